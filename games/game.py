@@ -1,0 +1,101 @@
+"""The Python-side game object: name, notation, and the kernels engines compile against."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from games.kernels import ONGOING
+
+
+class NotationError(ValueError):
+    """A position or move string that cannot be parsed, or describes something impossible."""
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """A game's compiled kernels; see :mod:`games.kernels` for the contract of each."""
+
+    legal_moves: Any
+    play: Any
+    outcome: Any
+    hash: Any
+    evaluate: Any
+    is_noisy: Any
+
+
+class Game:
+    """A game: its notation on the Python side and its kernels on the numba side.
+
+    Subclasses set the class attributes and implement the four notation methods. Everything
+    else here is written once, over the kernels.
+    """
+
+    name: str = ""
+    position_width: int = 0  # uint64 words per position
+    max_moves: int = 0  # an upper bound on the number of legal moves in any position
+    move_space: int = 0  # moves are ints in [0, move_space)
+    max_game_length: int = 0  # an upper bound on the plies of any game (for per-ply buffers)
+    kernels: Kernels
+
+    # --- notation (per game) -----------------------------------------------------------
+    def parse_position(self, text: str) -> np.ndarray:
+        """Parse a position in this game's notation (or ``startpos``); raise NotationError."""
+        raise NotImplementedError
+
+    def format_position(self, position: np.ndarray) -> str:
+        """Format a position in this game's notation."""
+        raise NotImplementedError
+
+    def parse_move(self, position: np.ndarray, text: str) -> int:
+        """Parse a move in this game's notation; raise NotationError unless it is legal here."""
+        raise NotImplementedError
+
+    def format_move(self, position: np.ndarray, move: int) -> str:
+        """Format a move (legal in ``position``) in this game's notation."""
+        raise NotImplementedError
+
+    # --- conveniences over the kernels ---------------------------------------------------
+    def start_position(self) -> np.ndarray:
+        """The initial position."""
+        return self.parse_position("startpos")
+
+    def new_position(self) -> np.ndarray:
+        """A zeroed position array of the right width (a buffer for ``play``)."""
+        return np.zeros(self.position_width, dtype=np.uint64)
+
+    def legal_moves(self, position: np.ndarray) -> list[int]:
+        """The legal moves of ``position`` as a list of ints."""
+        buffer = np.empty(self.max_moves, dtype=np.int32)
+        count = self.kernels.legal_moves(position, buffer)
+        return [int(m) for m in buffer[:count]]
+
+    def play(self, position: np.ndarray, move: int) -> np.ndarray:
+        """The position after ``move`` (which must be legal)."""
+        child = self.new_position()
+        self.kernels.play(position, np.int32(move), child)
+        return child
+
+    def outcome(self, position: np.ndarray) -> int:
+        """WIN, DRAW, LOSS (for the side to move) or ONGOING."""
+        buffer = np.empty(self.max_moves, dtype=np.int32)
+        count = self.kernels.legal_moves(position, buffer)
+        return int(self.kernels.outcome(position, count))
+
+    def is_over(self, position: np.ndarray) -> bool:
+        """Whether the game has ended in ``position``."""
+        return self.outcome(position) != ONGOING
+
+    def hash(self, position: np.ndarray) -> int:
+        """The 64-bit hash of ``position``."""
+        return int(self.kernels.hash(position))
+
+    def play_moves(self, position: np.ndarray, moves: list[str]) -> np.ndarray:
+        """Play a sequence of moves in notation; raise NotationError at the first illegal one."""
+        for text in moves:
+            position = self.play(position, self.parse_move(position, text))
+        return position
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

@@ -1,0 +1,75 @@
+"""The kernel contract: the compiled functions every game provides to every engine.
+
+This module is the one place where the contract is written down. Engines (perft, retrograde
+analysis, proof-number search, alpha-beta) are compiled once against these signatures and
+receive a game's kernels as first-class function arguments typed with ``numba.types.FunctionType``.
+That typing is what lets numba serve the engines from its on-disk cache: a jitted function that
+receives an *untyped* jitted function as an argument recompiles in every process.
+
+Positions
+    A position is a one-dimensional, C-contiguous ``uint64`` array of a fixed, game-specific
+    width (``Game.position_width``). Kernels never keep references to it. Engines use
+    copy-make: ``play`` writes the child into a separate array, so undo is never needed.
+
+Moves
+    A move is an ``int32`` in ``[0, Game.move_space)``: dense per game, so engines may index
+    tables (history heuristics, proof trees) by move.
+
+Kernels (all ``nopython``, cached, with the explicit signatures below)
+
+``legal_moves(pos, moves) -> int64``
+    Writes the legal moves of ``pos`` into ``moves[0:n]`` and returns ``n``. ``moves`` has room
+    for ``Game.max_moves`` entries. A finished game (a Connect Four or tic-tac-toe line made,
+    a checkmate or stalemate) has no legal moves. Order is deterministic.
+
+``play(pos, move, child) -> None``
+    Writes into ``child`` the position after the legal ``move``. ``child`` and ``pos`` must be
+    distinct arrays. Behaviour for an illegal move is undefined (engines only play listed moves).
+
+``outcome(pos, n_legal) -> int64``
+    The result of ``pos`` from the side to move's point of view: ``WIN``, ``DRAW``, ``LOSS``,
+    or ``ONGOING``. ``n_legal`` is the number ``legal_moves`` returned for ``pos``; passing it
+    saves the kernel from generating moves again (a chess position with no moves is mate or
+    stalemate). Only rules-level results count: chess repetitions and the 50-move rule are the
+    engines' business, but dead positions (insufficient material) are ``DRAW``.
+
+``hash(pos) -> uint64``
+    A 64-bit hash that is a function of the position alone (the same position reached by
+    different move orders hashes equally). Suitable for transposition tables.
+
+``evaluate(pos) -> int32``
+    A static evaluation from the side to move's point of view, within
+    ``[-EVAL_LIMIT, EVAL_LIMIT]`` so that engines can place mate and database scores outside it.
+
+``is_noisy(pos, move) -> boolean``
+    Whether quiescence search should expand ``move`` (chess: captures and promotions; Connect
+    Four: moves that win at once or block an immediate win of the opponent).
+"""
+from numba import types
+
+# Results from the side to move's point of view. ONGOING is not a result: the game goes on.
+LOSS = -1
+DRAW = 0
+WIN = 1
+ONGOING = 2
+
+# Static evaluations stay strictly inside this bound.
+EVAL_LIMIT = 20000
+
+POSITION = types.Array(types.uint64, 1, "C")
+MOVE_BUFFER = types.Array(types.int32, 1, "C")
+
+LEGAL_MOVES_SIGNATURE = types.int64(POSITION, MOVE_BUFFER)
+PLAY_SIGNATURE = types.void(POSITION, types.int32, POSITION)
+OUTCOME_SIGNATURE = types.int64(POSITION, types.int64)
+HASH_SIGNATURE = types.uint64(POSITION)
+EVALUATE_SIGNATURE = types.int32(POSITION)
+IS_NOISY_SIGNATURE = types.boolean(POSITION, types.int32)
+
+# Argument types for engines that receive kernels: declare engine parameters with these.
+LegalMovesKernel = types.FunctionType(LEGAL_MOVES_SIGNATURE)
+PlayKernel = types.FunctionType(PLAY_SIGNATURE)
+OutcomeKernel = types.FunctionType(OUTCOME_SIGNATURE)
+HashKernel = types.FunctionType(HASH_SIGNATURE)
+EvaluateKernel = types.FunctionType(EVALUATE_SIGNATURE)
+IsNoisyKernel = types.FunctionType(IS_NOISY_SIGNATURE)

@@ -1,0 +1,2 @@
+"""Retrograde analysis: builds and verifies win/draw/loss and distance-to-mate tables over the
+game interface, scheduled locally or on a Dask cluster."""

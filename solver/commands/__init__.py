@@ -1,0 +1,8 @@
+"""One module per `solver` subcommand; each exposes ``register(subparsers)``.
+
+A command module adds its parser with ``set_defaults(run=...)``; ``run(args)`` returns the exit
+status. Add new command modules to ``COMMAND_MODULES``.
+"""
+COMMAND_MODULES = [
+    "solver.commands.perft",
+]

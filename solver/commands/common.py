@@ -1,0 +1,46 @@
+"""Helpers shared by the subcommands: game lookup and position parsing with one-line errors."""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+import games
+from solver.errors import UsageError
+
+
+def add_game_argument(parser: argparse.ArgumentParser) -> None:
+    """The positional GAME argument."""
+    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(games.names())}")
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    """The --json flag every command takes."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def load_game(name: str) -> games.Game:
+    """The registered game, or a UsageError naming the known ones."""
+    try:
+        return games.get(name)
+    except games.UnknownGameError as error:
+        raise UsageError(str(error)) from None
+
+
+def load_position(game: games.Game, text: str) -> np.ndarray:
+    """Parse a position in the game's notation, or a UsageError saying what is wrong."""
+    try:
+        return game.parse_position(text)
+    except games.NotationError as error:
+        raise UsageError(f"bad {game.name} position: {error}") from None
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type for depths and counts."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
