@@ -44,3 +44,12 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
     return value
+
+
+def position_inputs(text: str, stdin) -> list[str] | None:
+    """For `probe`, `prove` and `search`: ``-`` means one position per line of ``stdin``
+    (blank lines and ``#`` comments skipped); returns None for a single position argument."""
+    if text != "-":
+        return None
+    lines = (line.strip() for line in stdin)
+    return [line for line in lines if line and not line.startswith("#")]
