@@ -5,4 +5,7 @@ status. Add new command modules to ``COMMAND_MODULES``.
 """
 COMMAND_MODULES = [
     "solver.commands.perft",
+    "solver.commands.build",
+    "solver.commands.probe",
+    "solver.commands.verify",
 ]

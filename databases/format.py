@@ -1,0 +1,90 @@
+"""The on-disk format of a table: entry codes, page size, filters and attribute names.
+
+Every entry is one small unsigned integer (a *code*) packing the game-theoretic value and the
+distance to the end of the game in plies (``dtm``)::
+
+    0            invalid index (no legal position has this index)
+    1            draw
+    2 + 2 * d    the side to move loses in d plies (d = 0: it is mated / has lost)
+    3 + 2 * d    the side to move wins in d plies
+
+Codes are stored as ``uint8`` when the longest distance allows (``d <= 126``), else ``uint16``.
+While a table is being built, ``UNKNOWN`` (the dtype's maximum) marks unresolved entries; it
+never reaches a finished file.
+
+>>> encode(WIN, 5), encode(LOSS, 0), encode(DRAW, 0)
+(13, 2, 1)
+>>> decode(13), decode(2), decode(1)
+((1, 5), (-1, 0), (0, 0))
+>>> signed_dtm(13), signed_dtm(2)
+(5, 0)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from games.kernels import DRAW, LOSS, WIN
+
+FORMAT_VERSION = 1
+DATASET = "entries"
+
+INVALID = 0
+CODE_DRAW = 1
+UNKNOWN = 0xFFFF  # build-time only (in uint16 work arrays)
+INVALID_VALUE = 3  # the value decode() reports for an invalid index
+
+# One page = one HDF5 chunk = PAGE_ENTRIES entries (16 KiB of uint8 codes). Chosen by
+# measurement (docs/database-format.md): smaller pages cost disk space and per-chunk overhead
+# when reading, larger ones cost decode time per cold random probe.
+PAGE_SHIFT = 14
+PAGE_ENTRIES = 1 << PAGE_SHIFT
+PAGE_MASK = PAGE_ENTRIES - 1
+
+ATTRIBUTES = (
+    "format_version", "game", "table", "index_scheme", "index_version", "entries", "sides",
+    "entries_per_side", "wins", "draws", "losses", "invalid", "longest_mate", "generator",
+    "generator_version", "settings", "build_seconds", "built_at", "page_entries", "compression",
+)
+
+
+def encode(value: int, dtm: int) -> int:
+    """The code of ``value`` (WIN/DRAW/LOSS for the side to move) reached in ``dtm`` plies."""
+    if value == DRAW:
+        return CODE_DRAW
+    if value == WIN:
+        return 3 + 2 * dtm
+    if value == LOSS:
+        return 2 + 2 * dtm
+    raise ValueError(f"not a value: {value}")
+
+
+def decode(code: int) -> tuple[int, int]:
+    """``(value, dtm)`` of a code: value WIN/DRAW/LOSS (or INVALID_VALUE), dtm in plies >= 0."""
+    code = int(code)
+    if code == INVALID:
+        return INVALID_VALUE, 0
+    if code == CODE_DRAW:
+        return DRAW, 0
+    return (WIN if code & 1 else LOSS), (code - 2) >> 1
+
+
+def signed_dtm(code: int) -> int:
+    """Distance to mate, python-chess's Gaviota convention: plies, positive when the side to move
+    wins, negative when it loses, 0 for a draw (and for a side already mated)."""
+    value, dtm = decode(code)
+    return dtm if value == WIN else -dtm if value == LOSS else 0
+
+
+def decode_arrays(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised :func:`decode`: (values int8, signed dtm int16) for an array of codes."""
+    codes = codes.astype(np.int32)
+    values = np.where(codes == CODE_DRAW, DRAW, np.where(codes & 1, WIN, LOSS)).astype(np.int8)
+    values[codes == INVALID] = INVALID_VALUE
+    dtm = np.where(codes >= 2, (codes - 2) >> 1, 0)
+    dtm = np.where(values == LOSS, -dtm, dtm).astype(np.int16)
+    return values, dtm
+
+
+def storage_dtype(longest: int) -> np.dtype:
+    """The narrowest code dtype holding distances up to ``longest`` plies."""
+    return np.dtype(np.uint8) if 3 + 2 * longest < 255 else np.dtype(np.uint16)

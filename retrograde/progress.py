@@ -1,0 +1,42 @@
+"""A one-line progress bar on stderr (only on a terminal, never under --json)."""
+from __future__ import annotations
+
+import sys
+import time
+
+
+class Progress:
+    """Shows ``label: phase  done/total  rate positions/s`` and rewrites it in place."""
+
+    def __init__(self, label: str, enabled: bool | None = None, stream=None):
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.label = label
+        self.started = time.perf_counter()
+        self.positions = 0
+        self._last = 0.0
+
+    def update(self, phase: str, done: int = 0, total: int = 0, positions: int = 0) -> None:
+        """Report ``positions`` more positions processed in ``phase`` (at most 10 redraws/s)."""
+        self.positions += positions
+        now = time.perf_counter()
+        if not self.enabled or now - self._last < 0.1:
+            return
+        self._last = now
+        rate = self.positions / max(now - self.started, 1e-9)
+        share = f" {100 * done / total:5.1f}%" if total else ""
+        self.stream.write(f"\r\x1b[K{self.label}: {phase}{share}  {rate:,.0f} positions/s")
+        self.stream.flush()
+
+    def done(self, message: str = "") -> None:
+        """Clear the line (and print ``message`` if given)."""
+        if self.enabled:
+            self.stream.write("\r\x1b[K" + (message + "\n" if message else ""))
+            self.stream.flush()
+
+
+class Silent(Progress):
+    """A progress object that shows nothing."""
+
+    def __init__(self, label: str = ""):
+        super().__init__(label, enabled=False)

@@ -1,0 +1,72 @@
+"""`solver build GAME [TABLE ...]`: build endgame tables and the tables they depend on."""
+from __future__ import annotations
+
+import argparse
+
+from databases.families import NoTablesError, get_family
+from databases.location import default_database_dir
+from databases.writer import COMPRESSIONS, DEFAULT_COMPRESSION
+from retrograde.build import UnknownTableError, build_tables
+from solver.commands.common import add_game_argument, add_json_flag, load_game, non_negative_int
+from solver.errors import UsageError
+from solver.output import emit
+
+
+def add_db_argument(parser: argparse.ArgumentParser) -> None:
+    """The --db option shared by build, probe and verify."""
+    parser.add_argument("--db", metavar="DIR",
+                        help="database directory (default: $SOLVER_DB, else ~/.local/share/solver/db)")
+
+
+def load_family(name: str):
+    """The game's table family, or a UsageError."""
+    load_game(name)
+    try:
+        return get_family(name)
+    except NoTablesError as error:
+        raise UsageError(str(error)) from None
+
+
+def register(subparsers) -> None:
+    """Add the build subcommand."""
+    parser = subparsers.add_parser(
+        "build", help="build endgame tables by retrograde analysis",
+        description="Build the tables of GAME (all of them, the named TABLEs, or every table up "
+        "to --pieces N) and the tables they depend on, into <db>/<game>/<table>.h5. Tables "
+        "already built and valid are skipped.")
+    add_game_argument(parser)
+    parser.add_argument("tables", metavar="TABLE", nargs="*", help="tables to build (chess: KQvKR)")
+    parser.add_argument("--pieces", type=non_negative_int, metavar="N",
+                        help="build every table with at most N pieces (chess)")
+    add_db_argument(parser)
+    parser.add_argument("--workers", type=non_negative_int, metavar="N",
+                        help="threads to use (results do not depend on it)")
+    parser.add_argument("--scheduler", metavar="ADDR",
+                        help="a distributed scheduler address (not supported yet)")
+    parser.add_argument("--force", action="store_true", help="rebuild tables already built")
+    parser.add_argument("--compression", choices=COMPRESSIONS, default=DEFAULT_COMPRESSION,
+                        help=f"page compression (default {DEFAULT_COMPRESSION})")
+    add_json_flag(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build and print what was built and skipped."""
+    load_family(args.game)
+    if args.scheduler:
+        raise UsageError("--scheduler is not supported yet: builds run on this machine")
+    if args.workers == 0:
+        raise UsageError("--workers must be at least 1")
+    root = default_database_dir(args.db)
+    try:
+        result = build_tables(args.game, args.tables or None, root, max_pieces=args.pieces,
+                              workers=args.workers, show_progress=False if args.json else None,
+                              force=args.force, compression=args.compression)
+    except UnknownTableError as error:
+        raise UsageError(str(error)) from None
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    emit(result, args.json,
+         lambda r: f"built {len(r['built'])} table(s), skipped {len(r['skipped'])} already built, "
+                   f"in {r['seconds']:.1f} s ({root})")
+    return 0
