@@ -16,6 +16,7 @@ from games.kernels import DRAW, LOSS, ONGOING, WIN
 _REGISTRY = {
     "tictactoe": ("games.tictactoe", "TicTacToe"),
     "connect4": ("games.connect4", "ConnectFour"),
+    "chess": ("games.chess", "Chess"),
 }
 
 

@@ -1,0 +1,31 @@
+"""Chess behind the game-kernel interface: bitboards, fully legal move generation, FEN/UCI.
+
+Modules: ``position`` (the position array layout, drawn there, the Zobrist hash, building and
+inspecting positions), ``tables`` (attack tables and Zobrist keys), ``attacks`` (sliding and
+stepping attacks), ``movegen`` (``legal_moves``; the move encoding is documented there),
+``makemove`` (``play``), ``rules`` (``outcome``, ``evaluate``, ``is_noisy``, draws by rule),
+``notation`` (FEN, UCI, material signatures), ``game`` (the ``Chess`` game object).
+
+Public kernels beyond the contract of :mod:`games.kernels`: ``in_check``, ``opponent_in_check``,
+``hash_from_scratch``, ``build_position`` (the retrograde builder's fast constructor),
+``piece_count``, ``piece_on``, ``halfmove_clock``, ``insufficient_material``,
+``is_fifty_move_draw``, ``repetition_count``.
+
+>>> from games.chess import Chess
+>>> game = Chess()
+>>> pos = game.parse_position("startpos")
+>>> len(game.legal_moves(pos)), game.format_move(pos, game.parse_move(pos, "g1f3"))
+(20, 'g1f3')
+"""
+from games.chess.game import Chess
+from games.chess.makemove import play
+from games.chess.movegen import MAX_MOVES, MOVE_SPACE, legal_moves
+from games.chess.notation import STANDARD_START, format_fen, format_uci, material_signature, parse_fen, parse_uci
+from games.chess.position import (POSITION_WIDTH, build_position, hash_from_scratch, hash_position, in_check,
+                                  opponent_in_check, piece_count, piece_on)
+from games.chess.rules import evaluate, insufficient_material, is_fifty_move_draw, is_noisy, outcome, repetition_count
+
+__all__ = ["Chess", "MAX_MOVES", "MOVE_SPACE", "POSITION_WIDTH", "STANDARD_START", "build_position", "evaluate",
+           "format_fen", "format_uci", "hash_from_scratch", "hash_position", "in_check", "insufficient_material",
+           "is_fifty_move_draw", "is_noisy", "legal_moves", "material_signature", "opponent_in_check", "outcome",
+           "parse_fen", "parse_uci", "piece_count", "piece_on", "play", "repetition_count"]
