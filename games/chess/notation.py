@@ -104,8 +104,8 @@ def _parse_castling(text: str, board: dict[int, int], chess960: bool) -> int:
                 raise NotationError(f"castling right {char} needs the {name} king on {square_name(back_rank + 4)} "
                                     f"and a rook on {square_name(rook_square)}")
         else:
-            if king_square >> 3 != back_rank >> 3 or king_square & 7 in (0, 7):
-                raise NotationError(f"castling right {char} needs the {name} king on its back rank between rooks")
+            if king_square >> 3 != back_rank >> 3:
+                raise NotationError(f"castling right {char} needs the {name} king on its back rank")
             if char.lower() == "k":
                 files = [f for f in range(7, (king_square & 7), -1) if board.get(back_rank + f) == rook_code]
             elif char.lower() == "q":
