@@ -1,0 +1,479 @@
+"""Depth-first proof-number search (Nagai's df-pn) over the kernel interface.
+
+One engine, compiled once, serves every game: the game's kernels arrive as arguments typed
+``numba.types.FunctionType`` (see :mod:`games.kernels`), so numba loads it from its cache.
+
+phi/delta
+    OR nodes (attacker to move) and AND nodes (defender to move) share one code path. Every
+    node is seen from its own side to move: ``phi`` is the cost of proving that the mover gets
+    what it wants, ``delta`` the cost of refuting that. For a node,
+    ``phi = min(delta(child))`` and ``delta = sum(phi(child))``; at an OR node phi/delta are the
+    proof/disproof numbers, at an AND node the other way round. A solved node has
+    ``(0, INF)`` (the mover succeeds) or ``(INF, 0)`` (it fails).
+
+Threshold loop (the MID procedure, written as an explicit stack)
+    A node is searched until ``phi >= th_phi`` or ``delta >= th_delta``. The child with the
+    least delta is searched with ``th_phi(child) = th_delta - delta + phi(child)`` and
+    ``th_delta(child) = min(th_phi, ceil(delta_2 * (1 + epsilon)))`` where ``delta_2`` is the
+    second-least delta: the 1+epsilon trick (Pawlewicz and Lew) that keeps the search longer in
+    one child instead of switching back and forth between two nearly equal ones.
+
+Initial numbers
+    A new node gets ``phi = 1`` and ``delta`` = its number of moves (candidate moves when the
+    game offers a ``proof_candidates`` kernel, below). Children are tried in the order of the
+    static evaluation (best for the parent first).
+
+Graph-history interaction
+    A position that repeats one on the current path (or in the given history) is a draw leaf.
+    Every solved node records the shallowest path index whose presence its result relies on
+    (``dep``). A node at index ``i`` with ``dep >= i`` relies only on its own subtree: its result
+    holds whatever the path, and only such results are stored as solved in the transposition
+    table. A result that relies on a shallower ancestor is kept by its parent for as long as
+    the parent is being searched, never stored, so no repetition-based proof or disproof can
+    leak into another path through the table.
+
+Depth bound
+    With ``max_depth``, a position ``max_depth`` plies below the root that is not finished is a
+    leaf that fails ``win`` and survives for ``draw``; results leaning on such leaves are marked
+    bounded (the search reports them as ``unknown``). Keys then include the remaining depth.
+
+Optional kernel ``proof_candidates(pos, moves) -> int64`` (same signature as ``legal_moves``,
+an attribute of the game object when it has one): writes a subset of the legal moves such that
+every legal move left out loses at once (the opponent can then finish the game with a win in one
+move); it may return 0 when every move loses so. Without it the search uses ``legal_moves``
+(correct, only slower where immediate threats abound, as in Connect Four).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from games import kernels as K
+from games.game import Game
+from proofsearch.goals import GOAL_DRAW, GOAL_WIN, goal_code, mover_succeeds
+from proofsearch.table import FLAG_BOUNDED, INFINITY, TABLE, TranspositionTable, probe, store
+
+INF = np.int64(INFINITY)
+NO_DEP = np.int64(1) << 40
+
+# Per-child fields of the child_vals[ply, child, field] array.
+C_PHI, C_DELTA, C_DEP, C_BOUNDED, C_SOLVED, C_ORDER = range(6)
+CHILD_FIELDS = 6
+# Per-ply fields of the frames[ply, field] array.
+F_TH_PHI, F_TH_DELTA, F_COUNT, F_SELECTED, F_START = range(5)
+FRAME_FIELDS = 5
+# Parameters (params[...]).
+P_GOAL, P_MAX_DEPTH, P_BUDGET, P_EPSILON, P_GENERATION, P_SALT, P_HISTORY, P_CANDIDATES = range(8)
+PARAMS = 8
+# Results (stats[...]).
+S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI = range(7)
+STATS = 7
+
+DEPTH_SALT = np.uint64(0x9E3779B97F4A7C15)
+
+INT64_1D = types.Array(types.int64, 1, "C")
+INT64_2D = types.Array(types.int64, 2, "C")
+INT64_3D = types.Array(types.int64, 3, "C")
+UINT64_1D = types.Array(types.uint64, 1, "C")
+UINT64_2D = types.Array(types.uint64, 2, "C")
+INT32_2D = types.Array(types.int32, 2, "C")
+
+
+@nb.njit(types.uint64(types.uint64, types.uint64, types.int64, types.int64), cache=True, inline="always")
+def table_key(position_hash, salt, max_depth, ply):
+    """The table key of a position at ``ply``: its hash, the search's salt and, under a depth
+    bound, the remaining depth."""
+    key = position_hash ^ salt
+    if max_depth >= 0:
+        key ^= types.uint64(max_depth - ply + 1) * DEPTH_SALT
+    if key == 0:
+        key = types.uint64(1)
+    return key
+
+
+@nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.int64, types.boolean), cache=True, inline="always")
+def read_entry(table, row, mover_is_attacker):
+    """(phi, delta) of a table row for a node whose mover is or is not the attacker."""
+    word = table[row, 1]
+    pn = np.int64(word & types.uint64(0xFFFFFFFF))
+    dn = np.int64(word >> types.uint64(32))
+    if mover_is_attacker:
+        return pn, dn
+    return dn, pn
+
+
+@nb.njit(types.int64(
+    K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
+    UINT64_2D, INT32_2D, INT32_2D, UINT64_2D, INT64_3D, INT64_2D, UINT64_1D, TABLE, INT64_1D, INT64_1D),
+    cache=True)
+def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
+                positions, move_buffer, child_moves, child_hashes, child_vals, frames,
+                path_hash, table, params, stats):
+    """Search ``positions[0]`` until it is solved or ``params[P_BUDGET]`` nodes are expanded.
+
+    ``positions`` and ``move_buffer`` have one row per ply plus a scratch row; ``path_hash``
+    holds the hashes of the history (``params[P_HISTORY]`` entries) followed by room for the
+    path. Writes the root's numbers into ``stats`` and returns the number of nodes expanded.
+    """
+    goal = params[P_GOAL]
+    max_depth = params[P_MAX_DEPTH]
+    budget = params[P_BUDGET]
+    epsilon = params[P_EPSILON]  # threshold factor in 1/1024ths
+    generation = params[P_GENERATION]
+    salt = types.uint64(params[P_SALT])
+    history = params[P_HISTORY]
+    use_candidates = params[P_CANDIDATES] != 0
+    stack = positions.shape[0] - 1
+    scratch = positions[stack]
+    scratch_moves = move_buffer[stack]
+    nodes = np.int64(0)
+
+    path_hash[history] = hash_position(positions[0])
+    frames[0, F_TH_PHI] = INF
+    frames[0, F_TH_DELTA] = INF
+    ply = 0
+    expand = True
+    while True:
+        mover_is_attacker = ply % 2 == 0
+        if expand:
+            # --- 1. generate the children of the node at ply and give each its numbers ---
+            expand = False
+            nodes += 1
+            frames[ply, F_START] = nodes
+            parent = positions[ply]
+            remaining = max_depth - ply if max_depth >= 0 else np.int64(1) << 30
+            count = legal_moves(parent, move_buffer[ply])
+            if use_candidates and remaining >= 2:
+                count = candidates(parent, move_buffer[ply])
+            child = positions[ply + 1]
+            child_remaining = remaining - 1
+            for i in range(count):
+                move = move_buffer[ply, i]
+                play(parent, move, child)
+                child_hash = hash_position(child)
+                child_moves[ply, i] = move
+                child_hashes[ply, i] = child_hash
+                vals = child_vals[ply, i]
+                vals[C_DEP] = NO_DEP
+                vals[C_BOUNDED] = 0
+                vals[C_SOLVED] = 0
+                vals[C_ORDER] = 0
+                child_is_attacker = not mover_is_attacker
+                solved = False
+                succeeds = False
+                n_child = legal_moves(child, scratch_moves)
+                result = outcome(child, n_child)
+                if result != K.ONGOING:
+                    solved = True
+                    succeeds = mover_succeeds(goal, child_is_attacker, result)
+                else:
+                    repeated = np.int64(-1)
+                    j = history + ply - 1  # same side to move as the child: every other index
+                    while j >= 0:
+                        if path_hash[j] == child_hash:
+                            repeated = j
+                            break
+                        j -= 2
+                    if repeated >= 0:
+                        solved = True
+                        succeeds = mover_succeeds(goal, child_is_attacker, K.DRAW)
+                        vals[C_DEP] = repeated
+                    elif child_remaining <= 0 or ply + 1 >= stack - 1:
+                        # The depth horizon (or the end of the stack): unknown, counted as
+                        # failing `win` and surviving for `draw`.
+                        solved = True
+                        attacker_ok = goal == GOAL_DRAW
+                        succeeds = attacker_ok if child_is_attacker else not attacker_ok
+                        vals[C_BOUNDED] = 1
+                if not solved:
+                    row = probe(table, table_key(child_hash, salt, max_depth, ply + 1))
+                    if row >= 0:
+                        phi, delta = read_entry(table, row, child_is_attacker)
+                        vals[C_PHI] = phi
+                        vals[C_DELTA] = delta
+                        if phi == 0 or delta == 0:
+                            vals[C_SOLVED] = 1
+                            vals[C_BOUNDED] = np.int64(table[row, 2] >> types.uint64(40)) & FLAG_BOUNDED
+                    else:
+                        mobility = n_child
+                        if use_candidates and child_remaining >= 2:
+                            mobility = candidates(child, scratch_moves)
+                            if mobility == 0:
+                                solved = True
+                                succeeds = False
+                            elif mobility == 1:
+                                # A single candidate: a forced win at once shows here.
+                                play(child, scratch_moves[0], scratch)
+                                n_grand = legal_moves(scratch, scratch_moves)
+                                grand = outcome(scratch, n_grand)
+                                if grand != K.ONGOING:
+                                    solved = True
+                                    succeeds = not mover_succeeds(goal, mover_is_attacker, grand)
+                        if not solved:
+                            vals[C_PHI] = 1
+                            vals[C_DELTA] = max(mobility, 1)
+                    vals[C_ORDER] = -np.int64(evaluate(child))
+                if solved:
+                    vals[C_SOLVED] = 1
+                    if succeeds:
+                        vals[C_PHI] = 0
+                        vals[C_DELTA] = INF
+                        vals[C_ORDER] = -(np.int64(1) << 40)  # useless to the parent: last
+                    else:
+                        vals[C_PHI] = INF
+                        vals[C_DELTA] = 0
+                        vals[C_ORDER] = np.int64(1) << 40  # refutes the child's mover: first
+            # Order children best-first for the parent (insertion sort on C_ORDER, stable).
+            for i in range(1, count):
+                j = i
+                while j > 0 and child_vals[ply, j - 1, C_ORDER] < child_vals[ply, j, C_ORDER]:
+                    for f in range(CHILD_FIELDS):
+                        tmp = child_vals[ply, j - 1, f]
+                        child_vals[ply, j - 1, f] = child_vals[ply, j, f]
+                        child_vals[ply, j, f] = tmp
+                    tm = child_moves[ply, j - 1]
+                    child_moves[ply, j - 1] = child_moves[ply, j]
+                    child_moves[ply, j] = tm
+                    th = child_hashes[ply, j - 1]
+                    child_hashes[ply, j - 1] = child_hashes[ply, j]
+                    child_hashes[ply, j] = th
+                    j -= 1
+            frames[ply, F_COUNT] = count
+
+        # --- 2. the node's phi/delta from its children (refreshed from the table) ---
+        count = frames[ply, F_COUNT]
+        phi = INF
+        delta = np.int64(0)
+        best = np.int64(-1)
+        delta_2 = INF
+        child_is_attacker = not mover_is_attacker
+        for i in range(count):
+            vals = child_vals[ply, i]
+            if vals[C_SOLVED] == 0:
+                row = probe(table, table_key(child_hashes[ply, i], salt, max_depth, ply + 1))
+                if row >= 0:
+                    c_phi, c_delta = read_entry(table, row, child_is_attacker)
+                    vals[C_PHI] = c_phi
+                    vals[C_DELTA] = c_delta
+                    if c_phi == 0 or c_delta == 0:
+                        vals[C_SOLVED] = 1
+                        vals[C_DEP] = NO_DEP
+                        vals[C_BOUNDED] = np.int64(table[row, 2] >> types.uint64(40)) & FLAG_BOUNDED
+            c_phi = vals[C_PHI]
+            c_delta = vals[C_DELTA]
+            if c_phi >= INF or delta >= INF:
+                delta = INF
+            else:
+                delta = min(delta + c_phi, INF - 1)
+            if c_delta < phi or best < 0:
+                delta_2 = phi
+                phi = c_delta
+                best = i
+            elif c_delta < delta_2:
+                delta_2 = c_delta
+        if count == 0:
+            phi = INF
+            delta = 0
+
+        # --- 3. leave the node when a threshold is reached or the budget is spent ---
+        if phi >= frames[ply, F_TH_PHI] or delta >= frames[ply, F_TH_DELTA] or nodes >= budget:
+            dep = NO_DEP
+            bounded = np.int64(0)
+            solved_here = phi == 0 or delta == 0
+            if phi == 0:
+                # The mover succeeds through one refuted child: pick the least path-dependent,
+                # unbounded one.
+                choice = -1
+                for i in range(count):
+                    vals = child_vals[ply, i]
+                    if vals[C_DELTA] == 0:
+                        if (choice < 0 or vals[C_BOUNDED] < child_vals[ply, choice, C_BOUNDED]
+                                or (vals[C_BOUNDED] == child_vals[ply, choice, C_BOUNDED]
+                                    and vals[C_DEP] > child_vals[ply, choice, C_DEP])):
+                            choice = i
+                best = choice
+                dep = child_vals[ply, choice, C_DEP]
+                bounded = child_vals[ply, choice, C_BOUNDED]
+            elif delta == 0:
+                # The mover fails: every child was needed.
+                for i in range(count):
+                    dep = min(dep, child_vals[ply, i, C_DEP])
+                    bounded |= child_vals[ply, i, C_BOUNDED]
+            if dep >= history + ply:
+                dep = NO_DEP
+            if mover_is_attacker:
+                pn, dn = phi, delta
+            else:
+                pn, dn = delta, phi
+            if not solved_here or dep == NO_DEP:
+                store(table, table_key(path_hash[history + ply], salt, max_depth, ply), pn, dn,
+                      nodes - frames[ply, F_START] + 1, FLAG_BOUNDED if bounded else 0, generation)
+            if ply == 0:
+                stats[S_NODES] = nodes
+                stats[S_PN] = pn
+                stats[S_DN] = dn
+                stats[S_DEP] = dep
+                stats[S_BOUNDED] = bounded
+                stats[S_BEST] = child_moves[0, best] if best >= 0 else -1
+                stats[S_BEST_PHI] = phi
+                return nodes
+            ply -= 1
+            vals = child_vals[ply, frames[ply, F_SELECTED]]
+            vals[C_PHI] = phi
+            vals[C_DELTA] = delta
+            if solved_here:
+                vals[C_SOLVED] = 1
+                vals[C_DEP] = dep
+                vals[C_BOUNDED] = bounded
+            continue
+
+        # --- 4. descend into the most promising child ---
+        frames[ply, F_SELECTED] = best
+        c_phi = child_vals[ply, best, C_PHI]
+        th_phi = frames[ply, F_TH_DELTA] - delta + c_phi
+        th_delta = frames[ply, F_TH_PHI]
+        if delta_2 < INF:
+            widened = max(delta_2 + 1, (delta_2 * epsilon + 1023) >> 10)
+            th_delta = min(th_delta, widened)
+        play(positions[ply], child_moves[ply, best], positions[ply + 1])
+        ply += 1
+        path_hash[history + ply] = child_hashes[ply - 1, best]
+        frames[ply, F_TH_PHI] = min(th_phi, INF)
+        frames[ply, F_TH_DELTA] = min(th_delta, INF)
+        expand = True
+
+
+@dataclass
+class SearchResult:
+    """What a df-pn search found at the root."""
+
+    result: str  # "proven", "disproven" or "unknown"
+    goal: str
+    best: int | None  # a move proving the goal (proven), else the most promising one, if any
+    nodes: int
+    seconds: float
+    reason: str = ""  # why "unknown": "node limit", "time limit", "depth limit"
+    pn: int = 0
+    dn: int = 0
+
+
+def _candidates_kernel(game: Game):
+    """The game's optional ``proof_candidates`` kernel, or its ``legal_moves``."""
+    kernel = getattr(game, "proof_candidates", None)
+    return (kernel, True) if kernel is not None else (game.kernels.legal_moves, False)
+
+
+class DfpnSearch:
+    """Reusable df-pn search over one game: buffers and a transposition table kept between
+    calls (each call is a fresh search; the table's generations keep them apart)."""
+
+    def __init__(self, game: Game, table: TranspositionTable | None = None, stack: int | None = None,
+                 epsilon: float = 0.25):
+        self.game = game
+        self.table = table if table is not None else TranspositionTable()
+        self.epsilon = epsilon
+        self.stack = stack if stack is not None else min(game.max_game_length, 1000) + 2
+        width, moves = game.position_width, game.max_moves
+        self.positions = np.zeros((self.stack + 1, width), dtype=np.uint64)
+        self.move_buffer = np.zeros((self.stack + 1, moves), dtype=np.int32)
+        self.child_moves = np.zeros((self.stack, moves), dtype=np.int32)
+        self.child_hashes = np.zeros((self.stack, moves), dtype=np.uint64)
+        self.child_vals = np.zeros((self.stack, moves, CHILD_FIELDS), dtype=np.int64)
+        self.frames = np.zeros((self.stack, FRAME_FIELDS), dtype=np.int64)
+        self.candidates, self.has_candidates = _candidates_kernel(game)
+
+    def prove(self, position: np.ndarray, goal: str = "win", max_nodes: int | None = None,
+              seconds: float | None = None, max_depth: int | None = None,
+              history: list[int] | None = None, progress=None) -> SearchResult:
+        """Prove or disprove ``goal`` for the side to move in ``position``.
+
+        ``history`` is the hashes of earlier positions of the game (oldest first, the
+        position's parent last): repeating one of them is a draw. Limits on nodes, seconds and
+        depth give ``unknown`` when hit, never a guess. ``progress(nodes, seconds)`` is called
+        between chunks of work.
+        """
+        code = goal_code(goal)
+        if max_depth is not None and max_depth < 0:
+            raise ValueError("max_depth must be >= 0")
+        started = time.perf_counter()
+        history = list(history or [])
+        path_hash = np.zeros(len(history) + self.stack + 1, dtype=np.uint64)
+        path_hash[:len(history)] = np.array(history, dtype=np.uint64)
+        self.positions[0] = position
+        generation, salt = self.table.new_search()
+        params = np.zeros(PARAMS, dtype=np.int64)
+        params[P_GOAL] = code
+        params[P_MAX_DEPTH] = -1 if max_depth is None else max_depth
+        params[P_EPSILON] = int(round((1 + self.epsilon) * 1024))
+        params[P_GENERATION] = generation
+        params[P_SALT] = np.int64(np.uint64(salt).view(np.int64))
+        params[P_HISTORY] = len(history)
+        params[P_CANDIDATES] = int(self.has_candidates)
+        stats = np.zeros(STATS, dtype=np.int64)
+        kernels = self.game.kernels
+
+        root_result = self._root_outcome(position, code)
+        if root_result is not None:
+            return SearchResult(root_result, goal, None, 0, time.perf_counter() - started)
+
+        total = 0
+        chunk = 20000
+        reason = ""
+        while True:
+            budget = chunk if max_nodes is None else min(chunk, max_nodes - total)
+            params[P_BUDGET] = max(budget, 1)
+            self.positions[0] = position
+            total += dfpn_kernel(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
+                                 kernels.hash, kernels.evaluate, self.positions, self.move_buffer,
+                                 self.child_moves, self.child_hashes, self.child_vals, self.frames,
+                                 path_hash, self.table.rows, params, stats)
+            pn, dn = int(stats[S_PN]), int(stats[S_DN])
+            elapsed = time.perf_counter() - started
+            if pn == 0 or dn == 0:
+                break
+            if max_nodes is not None and total >= max_nodes:
+                reason = "node limit"
+                break
+            if seconds is not None and elapsed >= seconds:
+                reason = "time limit"
+                break
+            if progress is not None:
+                progress(total, elapsed)
+            if seconds is not None:
+                rate = total / max(elapsed, 1e-6)
+                chunk = int(max(1000, min(chunk * 2, rate * max(seconds - elapsed, 0.01) + 1, 2_000_000)))
+            else:
+                chunk = min(chunk * 2, 2_000_000)
+        elapsed = time.perf_counter() - started
+        best = int(stats[S_BEST]) if stats[S_BEST] >= 0 else None
+        if pn == 0 or dn == 0:
+            result = "proven" if pn == 0 else "disproven"
+            if stats[S_BOUNDED]:
+                result, reason = "unknown", "depth limit"
+            if result != "proven":
+                best = best if result == "unknown" else None
+        else:
+            result = "unknown"
+        return SearchResult(result, goal, best, total, elapsed, reason, pn, dn)
+
+    def _root_outcome(self, position: np.ndarray, code: int) -> str | None:
+        """"proven"/"disproven" when the game is already over at the root, else None."""
+        buffer = np.empty(self.game.max_moves, dtype=np.int32)
+        count = self.game.kernels.legal_moves(position, buffer)
+        result = int(self.game.kernels.outcome(position, count))
+        if result == K.ONGOING:
+            return None
+        return "proven" if mover_succeeds(code, True, result) else "disproven"
+
+
+def prove(game: Game, position: np.ndarray, goal: str = "win", **limits) -> SearchResult:
+    """One df-pn search with a fresh default table (see :meth:`DfpnSearch.prove`)."""
+    return DfpnSearch(game).prove(position, goal, **limits)
+
+
+__all__ = ["DfpnSearch", "SearchResult", "prove", "dfpn_kernel", "INF", "GOAL_WIN", "GOAL_DRAW"]

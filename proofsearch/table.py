@@ -1,0 +1,111 @@
+"""The df-pn transposition table: a fixed-size array of entries in buckets of four.
+
+Entry layout (one row of a ``uint64[size, 3]`` array)::
+
+    word 0   key: the position's 64-bit hash mixed with the search's salt (0 = empty slot)
+    word 1   bits  0-31  proof number     (0xFFFFFFFF = infinity)
+             bits 32-63  disproof number  (0xFFFFFFFF = infinity)
+    word 2   bits  0-31  work: nodes expanded below this entry when it was stored (saturating)
+             bits 32-39  generation of the search that stored it
+             bits 40-47  flags (FLAG_BOUNDED: the proof or disproof leans on the depth horizon)
+
+Proof and disproof numbers are absolute (for the attacker), not phi/delta.
+
+Index: ``key & (size - 1)`` rounded down to a multiple of four picks a bucket of four
+consecutive rows; a probe scans the bucket for the full key.
+
+Replacement rule: a store overwrites the row holding the same key; otherwise it takes an empty
+row, else a row from an older generation, else the row with the least work (ties: the first).
+Solved entries are stored like any other, so a solved position that cost much work is kept
+longest. Only path-independent results are ever stored as solved (see :mod:`proofsearch.dfpn`),
+so an entry never carries a repetition-dependent proof or disproof: this is the graph-history
+interaction rule.
+
+Memory is ``24 * size`` bytes, fixed when the table is made.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+
+INFINITY = 0xFFFFFFFF  # proof/disproof number of a solved node's losing side
+BUCKET = 4
+WORDS = 3
+FLAG_BOUNDED = 1
+WORK_MASK = 0xFFFFFFFF
+
+TABLE = types.Array(types.uint64, 2, "C")
+
+
+@nb.njit(types.int64(TABLE, types.uint64), cache=True)
+def probe(table, key):
+    """Row index holding ``key``, or -1."""
+    mask = types.uint64(table.shape[0] - 1)
+    base = np.int64(key & mask) & ~np.int64(BUCKET - 1)
+    for row in range(base, base + BUCKET):
+        if table[row, 0] == key:
+            return row
+    return -1
+
+
+@nb.njit(types.void(TABLE, types.uint64, types.int64, types.int64, types.int64, types.int64,
+                    types.int64), cache=True)
+def store(table, key, pn, dn, work, flags, generation):
+    """Store an entry by the replacement rule in the module docstring."""
+    mask = types.uint64(table.shape[0] - 1)
+    base = np.int64(key & mask) & ~np.int64(BUCKET - 1)
+    victim = -1
+    victim_score = np.int64(1) << 62
+    for row in range(base, base + BUCKET):
+        stored = table[row, 0]
+        if stored == key:
+            victim = row
+            break
+        if stored == 0:
+            score = np.int64(-2)
+        elif np.int64((table[row, 2] >> types.uint64(32)) & types.uint64(0xFF)) != generation:
+            score = np.int64(-1)
+        else:
+            score = np.int64(table[row, 2] & types.uint64(WORK_MASK))
+        if score < victim_score:
+            victim_score = score
+            victim = row
+    if work > WORK_MASK:
+        work = WORK_MASK
+    table[victim, 0] = key
+    table[victim, 1] = types.uint64(pn) | (types.uint64(dn) << types.uint64(32))
+    table[victim, 2] = (types.uint64(work) | (types.uint64(generation & 0xFF) << types.uint64(32))
+                        | (types.uint64(flags & 0xFF) << types.uint64(40)))
+
+
+class TranspositionTable:
+    """A fixed-size table (``size`` rows, a power of two >= 4) reused across searches.
+
+    Each search takes a new generation and a fresh random salt for its keys, so entries of
+    earlier searches never match and are the first to be replaced.
+    """
+
+    def __init__(self, size: int = 1 << 20):
+        if size < BUCKET or size & (size - 1):
+            raise ValueError(f"table size must be a power of two >= {BUCKET}, got {size}")
+        self.size = size
+        self.rows = np.zeros((size, WORDS), dtype=np.uint64)
+        self.generation = 0
+        self._random = np.random.default_rng(0x5EED)
+
+    @classmethod
+    def from_megabytes(cls, megabytes: float) -> "TranspositionTable":
+        """The largest power-of-two table that fits in ``megabytes``."""
+        rows = max(BUCKET, int(megabytes * 2**20) // (8 * WORDS))
+        return cls(1 << (rows.bit_length() - 1))
+
+    def new_search(self) -> tuple[int, int]:
+        """(generation, salt) for a new search."""
+        self.generation = (self.generation + 1) & 0xFF
+        salt = int(self._random.integers(1, 2**63, dtype=np.int64))
+        return self.generation, salt
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self.rows[:] = 0
