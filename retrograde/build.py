@@ -44,10 +44,11 @@ def build_order(family, tables: list[str] | None, max_pieces: int | None) -> lis
 
 def solve_table(family, table: str, root, progress) -> tuple:
     """The codes of one table (its dependencies already on disk)."""
-    engine = getattr(family, "solve_table", None)
-    if engine is not None:  # a family with its own (un-move) generator
-        return engine(table, root, progress), "unmove"
     children, offsets, longest = load_children(root, family, family.dependencies(table))
+    if family.game.name == "chess":  # un-move generation (games/chess/endgames.py indexing)
+        from retrograde.chess_generator import solve_table as solve_chess
+
+        return solve_chess(table, children, offsets, progress), "unmove"
     return solve_forward(family, table, children, offsets, longest, progress), "forward"
 
 

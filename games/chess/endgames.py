@@ -1,0 +1,462 @@
+"""Chess endgame tables (3 and 4 pieces, plus the trivial KvK): names, dependencies and indexing.
+
+Tables are named like Syzygy's (``KQvKR``): the stronger side first, pieces in the order
+K Q R B N P. A position whose stronger material is Black's is looked up in the table of the
+colour-swapped position (ranks mirrored, side to move swapped).
+
+Pieces of a table (its *spec*) are listed as ``WK, BK``, then White's other pieces strongest
+first, then Black's: piece codes ``colour * 6 + type`` (type 0..5 = P N B R Q K), as in
+:mod:`games.chess.position`.
+
+Two index spaces (GUIDE.md, "two index spaces")
+    *Generation index* ``g = stm * 64^n + sum(square[i] * 64^i)`` over the spec's pieces in
+    order: every placement, including impossible ones; a move of piece ``i`` from ``a`` to ``b``
+    is ``g + (b - a) * 64^i``. Used only while building (one byte per entry).
+
+    *Storage index* (what the files hold), per side to move::
+
+        index = stm * per_side + ((kings * G1 + g1) * G2 + g2)
+
+    ``kings``: without pawns, the 8 board symmetries put the white king in the triangle
+    a1-d1-d4 (10 squares; if it is on the a1-h8 diagonal, the black king on or below it), so
+    ``kings = triangle(wk) * 64 + bk`` (640 values); with pawns only the left-right mirror
+    applies (white king on files a-d): ``kings = (rank * 4 + file)(wk) * 64 + bk`` (2048).
+    ``G1, G2`` are the remaining groups of like pieces: one piece takes its square (pawns: the
+    square minus 8, 48 values), two like pieces the binomial index ``a + b(b-1)/2`` of their
+    sorted squares (2016, pawns 1128). Indices of impossible placements hold INVALID.
+
+Castling rights are never in a table; an en-passant right is handled by the reader, which
+looks one ply ahead (see ``needs_children``).
+"""
+from __future__ import annotations
+
+from itertools import combinations, combinations_with_replacement
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from games.kernels import POSITION
+from games.table_family import RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE, TableFamily
+
+PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 0, 1, 2, 3, 4, 5
+LETTERS = "PNBRQK"  # by piece type
+STRENGTH = {"Q": 5, "R": 4, "B": 3, "N": 2, "P": 1}
+MAX_PIECES = 4
+INDEX_SCHEME = "chess-kk-binomial"
+INDEX_VERSION = 1
+
+# --- names and specs ----------------------------------------------------------------------
+
+
+def _side_key(pieces: str):
+    return (len(pieces), sorted((STRENGTH[p] for p in pieces), reverse=True))
+
+
+def _side_text(pieces: str) -> str:
+    return "K" + "".join(sorted(pieces, key=lambda p: -STRENGTH[p]))
+
+
+def canonical_name(white: str, black: str) -> tuple[str, bool]:
+    """(table name, colours swapped) for White's and Black's non-king pieces (letters)."""
+    if _side_key(white) >= _side_key(black):
+        return f"{_side_text(white)}v{_side_text(black)}", False
+    return f"{_side_text(black)}v{_side_text(white)}", True
+
+
+def _all_names(max_pieces: int) -> list[str]:
+    names = set()
+    for extra in range(max_pieces - 1):
+        for pieces in combinations_with_replacement("QRBNP", extra):
+            for split in range(extra + 1):
+                for white in set(combinations(pieces, split)):
+                    black = list(pieces)
+                    for p in white:
+                        black.remove(p)
+                    names.add(canonical_name("".join(white), "".join(black))[0])
+    return sorted(names)
+
+
+def sides_of(name: str) -> tuple[str, str]:
+    """The non-king pieces of each side of a table name: ``KQvKR`` -> ("Q", "R")."""
+    white, black = name.split("v")
+    return white[1:], black[1:]
+
+
+def dependencies_of(name: str) -> list[str]:
+    """Tables a move can leave ``name`` for: captures, promotions, and both at once."""
+    white, black = sides_of(name)
+    result = set()
+    for mover, other, swap in ((white, black, False), (black, white, True)):
+        captures = [other.replace(p, "", 1) for p in set(other)] + [other]
+        for remaining in captures:
+            options = [mover] if remaining != other else []
+            if "P" in mover:
+                options += [mover.replace("P", q, 1) for q in "QRBN"]
+            for new_mover in options:
+                w, b = (new_mover, remaining) if not swap else (remaining, new_mover)
+                if (w, b) != (white, black):
+                    result.add(canonical_name(w, b)[0])
+    result.discard(name)
+    return sorted(result)
+
+
+def _build_order(names: list[str]) -> list[str]:
+    ordered, done = [], set()
+
+    def visit(name):
+        if name in done:
+            return
+        done.add(name)
+        for dep in dependencies_of(name):
+            visit(dep)
+        ordered.append(name)
+
+    for name in sorted(names, key=lambda n: (len(n), n)):
+        visit(name)
+    return ordered
+
+
+TABLES = _build_order(_all_names(MAX_PIECES))
+TABLE_IDS = {name: i for i, name in enumerate(TABLES)}
+
+
+def spec_of(name: str) -> list[int]:
+    """Piece codes of a table in spec order (WK, BK, White's others, Black's others)."""
+    white, black = sides_of(name)
+    codes = [KING, 6 + KING]
+    codes += [LETTERS.index(p) for p in white]
+    codes += [6 + LETTERS.index(p) for p in black]
+    return codes
+
+
+def _group_sizes(codes: list[int]) -> list[tuple[int, int, int]]:
+    """(first slot, count, values) of each like-piece group after the kings."""
+    groups = []
+    slot = 2
+    while slot < len(codes):
+        count = 1
+        while slot + count < len(codes) and codes[slot + count] == codes[slot]:
+            count += 1
+        squares = 48 if codes[slot] % 6 == PAWN else 64
+        values = squares if count == 1 else squares * (squares - 1) // 2
+        groups.append((slot, count, values))
+        slot += count
+    return groups
+
+
+def has_pawns(name: str) -> bool:
+    """Whether either side has a pawn."""
+    return "P" in name
+
+
+def per_side_size(name: str) -> int:
+    """Storage indices per side to move."""
+    size = 2048 if has_pawns(name) else 640
+    for _, _, values in _group_sizes(spec_of(name)):
+        size *= values
+    return size
+
+
+# Arrays for the kernels: per table id.
+N_TABLES = len(TABLES)
+SPEC = np.full((N_TABLES, MAX_PIECES), -1, dtype=np.int8)
+COUNT = np.zeros(N_TABLES, dtype=np.int64)
+PAWNFUL = np.zeros(N_TABLES, dtype=np.bool_)
+# Up to two groups after the kings: (first slot, count, values), zero-filled when absent.
+GROUPS = np.zeros((N_TABLES, 2, 3), dtype=np.int64)
+PER_SIDE = np.zeros(N_TABLES, dtype=np.int64)
+for _t, _name in enumerate(TABLES):
+    _codes = spec_of(_name)
+    SPEC[_t, :len(_codes)] = _codes
+    COUNT[_t] = len(_codes)
+    PAWNFUL[_t] = has_pawns(_name)
+    for _g, _group in enumerate(_group_sizes(_codes)):
+        GROUPS[_t, _g] = _group
+    PER_SIDE[_t] = per_side_size(_name)
+
+# Material key: base-3 digits of the counts of the 10 non-king coloured pieces.
+KEY_SIZE = 3 ** 10
+MATERIAL = np.full(KEY_SIZE, -1, dtype=np.int32)  # table_id * 2 + colours swapped
+
+
+def _key_of_codes(codes) -> int:
+    key = 0
+    for code in codes:
+        if code % 6 != KING:
+            key += 3 ** ((code // 6) * 5 + code % 6)
+    return key
+
+
+for _name in TABLES:
+    _white, _black = sides_of(_name)
+    _codes = spec_of(_name)
+    MATERIAL[_key_of_codes(_codes)] = TABLE_IDS[_name] * 2
+    _swapped = [(c + 6) % 12 for c in _codes]
+    if MATERIAL[_key_of_codes(_swapped)] < 0:
+        MATERIAL[_key_of_codes(_swapped)] = TABLE_IDS[_name] * 2 + 1
+
+TRIANGLE = np.full(64, -1, dtype=np.int64)  # a1-d1-d4 triangle squares -> 0..9
+TRIANGLE_SQUARES = np.zeros(10, dtype=np.int64)
+_n = 0
+for _sq in range(64):
+    if (_sq & 7) <= 3 and (_sq >> 3) <= (_sq & 7):
+        TRIANGLE[_sq] = _n
+        TRIANGLE_SQUARES[_n] = _sq
+        _n += 1
+
+# --- index kernels ----------------------------------------------------------------------------
+SQUARES = types.Array(types.int64, 1, "C")
+CODES8 = types.Array(types.int8, 1, "C")
+
+
+@nb.njit(types.int64(types.int64, types.boolean, types.boolean, types.boolean), cache=True,
+         inline="always")
+def transform(square, flip_file, flip_rank, diagonal):
+    """A square under the chosen board symmetry."""
+    if flip_file:
+        square ^= 7
+    if flip_rank:
+        square ^= 56
+    if diagonal:
+        square = ((square & 7) << 3) | (square >> 3)
+    return square
+
+
+@nb.njit(types.int64(types.int64, SQUARES, types.int64), cache=True)
+def storage_index(table, squares, stm):
+    """Storage index of the placement ``squares`` (spec order; like pieces in any order) with
+    ``stm`` to move, in table ``table``. Applies the symmetry reduction."""
+    n = COUNT[table]
+    wk = squares[0]
+    bk = squares[1]
+    flip_file = (wk & 7) > 3
+    flip_rank = False
+    diagonal = False
+    if not PAWNFUL[table]:
+        flip_rank = (wk >> 3) > 3
+        w = transform(wk, flip_file, flip_rank, False)
+        b = transform(bk, flip_file, flip_rank, False)
+        if (w >> 3) > (w & 7):
+            diagonal = True
+        elif (w >> 3) == (w & 7) and (b >> 3) > (b & 7):
+            diagonal = True
+    w = transform(wk, flip_file, flip_rank, diagonal)
+    b = transform(bk, flip_file, flip_rank, diagonal)
+    if PAWNFUL[table]:
+        index = ((w >> 3) * 4 + (w & 7)) * 64 + b
+    else:
+        index = TRIANGLE[w] * 64 + b
+    for g in range(2):
+        first = GROUPS[table, g, 0]
+        count = GROUPS[table, g, 1]
+        values = GROUPS[table, g, 2]
+        if count == 0:
+            break
+        offset = 8 if SPEC[table, first] % 6 == PAWN else 0
+        a = transform(squares[first], flip_file, flip_rank, diagonal) - offset
+        if count == 1:
+            part = a
+        else:
+            c = transform(squares[first + 1], flip_file, flip_rank, diagonal) - offset
+            lo = min(a, c)
+            hi = max(a, c)
+            part = lo + hi * (hi - 1) // 2
+        index = index * values + part
+    return stm * PER_SIDE[table] + index
+
+
+@nb.njit(types.int64(types.int64, types.int64, SQUARES), cache=True)
+def storage_unrank(table, index, squares):
+    """Inverse of :func:`storage_index`: writes the (canonical) squares in spec order and
+    returns the side to move, or -1 if two pieces would share a square or the index is one
+    that :func:`storage_index` never produces (a placement symmetric to a canonical one)."""
+    per_side = PER_SIDE[table]
+    stm = index // per_side
+    rest = index % per_side
+    for g in range(1, -1, -1):
+        count = GROUPS[table, g, 1]
+        if count == 0:
+            continue
+        first = GROUPS[table, g, 0]
+        values = GROUPS[table, g, 2]
+        offset = 8 if SPEC[table, first] % 6 == PAWN else 0
+        part = rest % values
+        rest //= values
+        if count == 1:
+            squares[first] = part + offset
+        else:
+            hi = 1
+            while (hi + 1) * hi // 2 <= part:
+                hi += 1
+            squares[first] = part - hi * (hi - 1) // 2 + offset
+            squares[first + 1] = hi + offset
+    squares[1] = rest % 64
+    kings = rest // 64
+    if PAWNFUL[table]:
+        squares[0] = (kings // 4) * 8 + kings % 4
+    else:
+        squares[0] = TRIANGLE_SQUARES[kings]
+    n = COUNT[table]
+    for i in range(n):
+        for j in range(i):
+            if squares[i] == squares[j]:
+                return -1
+    if storage_index(table, squares, stm) != index:  # a symmetric duplicate: never used
+        return -1
+    return stm
+
+
+@nb.njit(types.int64(CODES8, SQUARES, types.int64, types.int64, SQUARES), cache=True)
+def locate_pieces(codes, squares, count, stm, spec_squares):
+    """``table << TABLE_SHIFT | storage index`` of the position with ``codes[i]`` on
+    ``squares[i]`` (i < count) and ``stm`` to move, or -1 if no table holds it.
+    ``spec_squares`` is scratch space of 4."""
+    if count > MAX_PIECES or count < 2:
+        return -1
+    key = 0
+    for i in range(count):
+        code = codes[i]
+        if code % 6 != KING:
+            key += 3 ** ((code // 6) * 5 + code % 6)
+    entry = MATERIAL[key]
+    if entry < 0:
+        return -1
+    table = entry >> 1
+    swapped = entry & 1
+    used = 0
+    for slot in range(COUNT[table]):
+        want = SPEC[table, slot]
+        for i in range(count):
+            code = codes[i]
+            if swapped:
+                code = (code + 6) % 12
+            if code == want and not (used >> i) & 1:
+                used |= 1 << i
+                spec_squares[slot] = squares[i] ^ 56 if swapped else squares[i]
+                break
+    side = stm ^ 1 if swapped else stm
+    return (table << TABLE_SHIFT) | storage_index(table, spec_squares, side)
+
+
+# --- the family over the chess position layout --------------------------------------------------
+WHITE_WORD, BLACK_WORD, PAWNS_WORD, CASTLING_WORD, STATE_WORD = 0, 1, 2, 8, 9
+
+
+@nb.njit(RANK_SIGNATURE, cache=True)
+def rank(pos):
+    """Table and storage index of a chess position (games.chess.position layout); -1 when it
+    has castling rights or more than four pieces. En-passant rights are ignored here."""
+    if pos[CASTLING_WORD] != 0:
+        return -1
+    occupied = pos[WHITE_WORD] | pos[BLACK_WORD]
+    codes = np.empty(MAX_PIECES, dtype=np.int8)
+    squares = np.empty(MAX_PIECES, dtype=np.int64)
+    scratch = np.empty(MAX_PIECES, dtype=np.int64)
+    count = 0
+    for square in range(64):
+        bit = types.uint64(1) << types.uint64(square)
+        if not occupied & bit:
+            continue
+        if count == MAX_PIECES:
+            return -1
+        colour = 0 if pos[WHITE_WORD] & bit else 1
+        kind = 0
+        for piece_type in range(6):
+            if pos[PAWNS_WORD + piece_type] & bit:
+                kind = piece_type
+        codes[count] = colour * 6 + kind
+        squares[count] = square
+        count += 1
+    return locate_pieces(codes, squares, count, np.int64(pos[STATE_WORD] & types.uint64(1)),
+                         scratch)
+
+
+def _build_position():
+    from games.chess.position import build_position
+    return build_position
+
+
+class ChessEndgames(TableFamily):
+    """Every chess ending of up to four pieces (35 tables plus KvK)."""
+
+    index_scheme = INDEX_SCHEME
+    index_version = INDEX_VERSION
+    sides = 2
+
+    def __init__(self):
+        import games
+
+        self.game = games.get("chess")
+        self.rank = rank
+        self.unrank = _unrank_kernel()
+
+    def table_names(self, max_pieces=None):
+        """All tables (dependencies first), or those of at most ``max_pieces`` pieces."""
+        if max_pieces is None:
+            return list(TABLES)
+        return [t for t in TABLES if len(t) - 1 <= max_pieces]
+
+    def table_id(self, table):
+        """Position of ``table`` in :data:`TABLES`."""
+        return TABLE_IDS[table]
+
+    def table_name(self, table_id):
+        """Inverse of :meth:`table_id`."""
+        return TABLES[table_id]
+
+    def dependencies(self, table):
+        """Captures and promotions out of ``table``."""
+        return dependencies_of(table)
+
+    def size(self, table):
+        """Storage indices of ``table`` (both sides to move)."""
+        return 2 * per_side_size(table)
+
+    def locate(self, position):
+        """(table, index), or KeyError saying why the position is not covered."""
+        if int(position[CASTLING_WORD]):
+            raise KeyError("positions with castling rights are not covered by the tables")
+        packed = int(self.rank(position))
+        if packed < 0:
+            pieces = bin(int(position[WHITE_WORD] | position[BLACK_WORD])).count("1")
+            raise KeyError(f"no table for this material ({pieces} pieces; tables go up to "
+                           f"{MAX_PIECES})")
+        return TABLES[packed >> TABLE_SHIFT], packed & ((1 << TABLE_SHIFT) - 1)
+
+    def needs_children(self, position):
+        """A position with an en-passant right is valued by looking at its moves."""
+        return bool((int(position[STATE_WORD]) >> 8) & 63)
+
+
+_UNRANK = None
+
+
+def _unrank_kernel():
+    """The unrank kernel over the chess position layout (compiled on first use)."""
+    global _UNRANK
+    if _UNRANK is None:
+        build_position = _build_position()
+
+        @nb.njit(UNRANK_SIGNATURE, cache=True)
+        def unrank(table, index, pos):
+            """The canonical position at a storage index; False if squares collide or the side
+            not to move is in check."""
+            squares = np.empty(MAX_PIECES, dtype=np.int64)
+            stm = storage_unrank(table, index, squares)
+            if stm < 0:
+                return False
+            n = COUNT[table]
+            for i in range(n):
+                if SPEC[table, i] % 6 == PAWN and (squares[i] < 8 or squares[i] >= 56):
+                    return False
+            codes = np.empty(MAX_PIECES, dtype=np.int8)
+            sq8 = np.empty(MAX_PIECES, dtype=np.int8)
+            for i in range(n):
+                codes[i] = SPEC[table, i]
+                sq8[i] = squares[i]
+            build_position(codes, sq8, n, stm, pos)
+            return True
+
+        _UNRANK = unrank
+    return _UNRANK

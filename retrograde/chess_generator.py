@@ -1,0 +1,613 @@
+"""The chess table generator: retrograde analysis with un-move generation.
+
+Works in the generation index of :mod:`games.chess.endgames` (every placement of the table's
+pieces, ``64^n`` per side, one byte per entry), then maps the result to the compact storage
+index. Codes are those of :mod:`databases.format` with ``UNKNOWN = 255``.
+
+Level ``d`` (d = 1, 2, ...) evaluates the positions *flagged* for it by a forward look at
+their moves, counting a child as known only if its distance is below ``d``:
+
+- a known child that is lost makes the position won (in the child's distance + 1);
+- every child known and won makes it lost (in the longest distance + 1).
+
+A position resolved at level ``d`` flags its predecessors (un-moves of the side that just moved,
+never captures or promotions) for level ``d + 1``. Moves leaving the table (captures,
+promotions) are looked up in the child tables, built first; a position whose such child
+becomes known only at a later level is *woken* at that level. Entries written during a level
+are never read by it, and flags are written to a separate array, so the result does not
+depend on the number of threads. What is unresolved at the end is drawn.
+
+A double pawn push after which the opponent can capture en passant leads to a position that
+is not the table's entry: its value is the opponent's best of the entry and the en-passant
+capture.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import prange, types
+
+from games.chess import endgames as E
+from games.chess.bitops import lsb
+from games.table_family import INDEX_MASK, TABLE_SHIFT
+
+UNKNOWN = 255
+NO_WAKE = 255
+BLOCK = 4096
+MAX_MOVES = 96
+
+SPEC8 = types.Array(types.int8, 1, "C")
+U8 = types.Array(types.uint8, 1, "C")
+U16 = types.Array(types.uint16, 1, "C")
+I64 = types.Array(types.int64, 1, "C")
+BB = types.Array(types.uint64, 1, "C")
+
+
+def _step_table(steps) -> np.ndarray:
+    table = np.zeros(64, dtype=np.uint64)
+    for square in range(64):
+        f, r = square & 7, square >> 3
+        for df, dr in steps:
+            if 0 <= f + df < 8 and 0 <= r + dr < 8:
+                table[square] |= np.uint64(1) << np.uint64((r + dr) * 8 + f + df)
+    return table
+
+
+# Directions 0-3 orthogonal, 4-7 diagonal; even ones increase the square number.
+DIRECTIONS = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1)]
+
+
+def _geometry() -> np.ndarray:
+    """One uint64 array: king, knight, pawn (white, black) attacks, rays, between-masks and
+    alignment kinds, at the offsets below."""
+    king = _step_table(DIRECTIONS)
+    knight = _step_table([(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)])
+    pawn = np.concatenate([_step_table([(-1, 1), (1, 1)]), _step_table([(-1, -1), (1, -1)])])
+    rays = np.zeros(8 * 64, dtype=np.uint64)
+    between = np.zeros(64 * 64, dtype=np.uint64)
+    aligned = np.zeros(64 * 64, dtype=np.uint64)
+    for square in range(64):
+        for direction, (df, dr) in enumerate(DIRECTIONS):
+            f, r = (square & 7) + df, (square >> 3) + dr
+            path = 0
+            while 0 <= f < 8 and 0 <= r < 8:
+                target = r * 8 + f
+                rays[direction * 64 + square] |= np.uint64(1 << target)
+                between[square * 64 + target] = np.uint64(path)
+                aligned[square * 64 + target] = 1 if direction < 4 else 2
+                path |= 1 << target
+                f, r = f + df, r + dr
+    return np.concatenate([king, knight, pawn, rays, between, aligned])
+
+
+GEOMETRY = _geometry()
+KING_AT, KNIGHT_AT, PAWN_AT, RAYS_AT, BETWEEN_AT, ALIGNED_AT = 0, 64, 128, 256, 768, 4864
+
+
+@nb.njit(types.int64(types.uint64), cache=True, inline="always")
+def msb(bits):
+    """Index of the highest set bit of a non-zero uint64."""
+    index = 0
+    if bits >> types.uint64(32):
+        bits >>= types.uint64(32)
+        index += 32
+    if bits >> types.uint64(16):
+        bits >>= types.uint64(16)
+        index += 16
+    if bits >> types.uint64(8):
+        bits >>= types.uint64(8)
+        index += 8
+    if bits >> types.uint64(4):
+        bits >>= types.uint64(4)
+        index += 4
+    if bits >> types.uint64(2):
+        bits >>= types.uint64(2)
+        index += 2
+    if bits >> types.uint64(1):
+        index += 1
+    return index
+
+
+@nb.njit(types.uint64(types.int64, types.uint64, types.int64, types.int64, BB), cache=True)
+def slider_attacks(square, occupied, first_direction, last_direction, geo):
+    """Squares a slider on ``square`` attacks along directions [first, last)."""
+    result = types.uint64(0)
+    for direction in range(first_direction, last_direction):
+        ray = geo[RAYS_AT + direction * 64 + square]
+        blockers = ray & occupied
+        if blockers:
+            stop = lsb(blockers) if direction % 2 == 0 else msb(blockers)
+            ray &= ~geo[RAYS_AT + direction * 64 + stop]
+        result |= ray
+    return result
+
+
+@nb.njit(types.uint64(types.int64, types.int64, types.int64, types.uint64, BB), cache=True)
+def attacks_from(code, square, colour, occupied, geo):
+    """Squares attacked by piece ``code`` on ``square``."""
+    kind = code % 6
+    if kind == E.KING:
+        return geo[KING_AT + square]
+    if kind == E.KNIGHT:
+        return geo[KNIGHT_AT + square]
+    if kind == E.PAWN:
+        return geo[PAWN_AT + colour * 64 + square]
+    if kind == E.ROOK:
+        return slider_attacks(square, occupied, 0, 4, geo)
+    if kind == E.BISHOP:
+        return slider_attacks(square, occupied, 4, 8, geo)
+    return slider_attacks(square, occupied, 0, 8, geo)
+
+
+@nb.njit(types.boolean(types.int64, types.int64, SPEC8, I64, types.int64, types.uint64,
+                       types.int64, BB), cache=True)
+def is_attacked(target, by_colour, spec, squares, n, occupied, skip, geo):
+    """Whether a piece of ``by_colour`` (other than slot ``skip``) attacks ``target``."""
+    bit = types.uint64(1) << types.uint64(target)
+    for j in range(n):
+        if j == skip:
+            continue
+        code = np.int64(spec[j])
+        if code // 6 != by_colour:
+            continue
+        kind = code % 6
+        square = squares[j]
+        if kind == E.KING:
+            if geo[KING_AT + square] & bit:
+                return True
+        elif kind == E.KNIGHT:
+            if geo[KNIGHT_AT + square] & bit:
+                return True
+        elif kind == E.PAWN:
+            if geo[PAWN_AT + by_colour * 64 + square] & bit:
+                return True
+        else:
+            line = geo[ALIGNED_AT + square * 64 + target]
+            if line == 0 or (line == 1 and kind == E.BISHOP) or (line == 2 and kind == E.ROOK):
+                continue
+            if not geo[BETWEEN_AT + square * 64 + target] & occupied:
+                return True
+    return False
+
+
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, BB), cache=True)
+def placement_valid(spec, squares, n, stm, geo):
+    """Distinct squares, pawns off the first and last ranks, the side not to move not in check."""
+    occupied = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        if occupied & bit:
+            return False
+        occupied |= bit
+        if spec[i] % 6 == E.PAWN and (squares[i] < 8 or squares[i] >= 56):
+            return False
+    return not is_attacked(squares[1 - stm], stm, spec, squares, n, occupied, -1, geo)
+
+
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, I64, BB), cache=True)
+def pseudo_moves(spec, squares, n, stm, occupied, moves, geo):
+    """Pseudo-legal moves of ``stm`` packed as ``slot | to << 3 | promotion << 9 |
+    (captured slot + 1) << 12 | double push << 16`` (promotion: piece type, 0 none)."""
+    count = 0
+    own = types.uint64(0)
+    for i in range(n):
+        if spec[i] // 6 == stm:
+            own |= types.uint64(1) << types.uint64(squares[i])
+    for i in range(n):
+        code = np.int64(spec[i])
+        if code // 6 != stm:
+            continue
+        sq = squares[i]
+        if code % 6 == E.PAWN:
+            forward = 8 if stm == 0 else -8
+            targets = geo[PAWN_AT + stm * 64 + sq] & occupied & ~own
+            one = sq + forward
+            if not (occupied >> types.uint64(one)) & types.uint64(1):
+                targets |= types.uint64(1) << types.uint64(one)
+                start_rank = 1 if stm == 0 else 6
+                two = one + forward
+                if (sq >> 3) == start_rank and not (occupied >> types.uint64(two)) & types.uint64(1):
+                    moves[count] = i | (two << 3) | (1 << 16)
+                    count += 1
+        else:
+            targets = attacks_from(code, sq, stm, occupied, geo) & ~own
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            captured = 0
+            if (occupied >> types.uint64(to)) & types.uint64(1):
+                for j in range(n):
+                    if squares[j] == to:
+                        captured = j + 1
+            base = i | (to << 3) | (captured << 12)
+            if code % 6 == E.PAWN and (to >= 56 or to < 8):
+                for promotion in (E.QUEEN, E.ROOK, E.BISHOP, E.KNIGHT):
+                    moves[count] = base | (promotion << 9)
+                    count += 1
+            else:
+                moves[count] = base
+                count += 1
+    return count
+
+
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.int64, BB), cache=True)
+def move_is_legal(spec, squares, n, stm, move, geo):
+    """Whether the pseudo-legal ``move`` leaves the mover's king safe (squares restored)."""
+    slot = move & 7
+    to = (move >> 3) & 63
+    captured = ((move >> 12) & 7) - 1
+    start = squares[slot]
+    squares[slot] = to
+    occupied = types.uint64(0)
+    for j in range(n):
+        if j != captured:
+            occupied |= types.uint64(1) << types.uint64(squares[j])
+    safe = not is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, captured, geo)
+    squares[slot] = start
+    return safe
+
+
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.int64, U16, I64,
+                     SPEC8, I64, I64), cache=True)
+def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets,
+              child_pieces, child_squares, scratch):
+    """Code (for the side to move after it) of the child a capture/promotion leads to.
+    ``ep_victim`` >= 0 removes that slot instead (en passant). The last three arguments are
+    scratch arrays of 4."""
+    slot = move & 7
+    to = (move >> 3) & 63
+    promotion = (move >> 9) & 7
+    captured = ((move >> 12) & 7) - 1
+    if ep_victim >= 0:
+        captured = ep_victim
+    count = 0
+    for j in range(n):
+        if j == captured:
+            continue
+        code = spec[j]
+        square = squares[j]
+        if j == slot:
+            square = to
+            if promotion:
+                code = np.int8((code // 6) * 6 + promotion)
+        child_pieces[count] = code
+        child_squares[count] = square
+        count += 1
+    packed = E.locate_pieces(child_pieces, child_squares, count, 1 - stm, scratch)
+    table = packed >> TABLE_SHIFT
+    return np.int64(child_codes[child_offsets[table] + (packed & INDEX_MASK)])
+
+
+@nb.njit(types.int64(types.int64), cache=True, inline="always")
+def parent_code(child):
+    """The code of a position whose move leads to a child with code ``child``."""
+    if child == 1:
+        return 1
+    distance = ((child - 2) >> 1) + 1
+    if child & 1:
+        return 2 + 2 * distance
+    return 3 + 2 * distance
+
+
+@nb.njit(types.boolean(types.int64, types.int64), cache=True, inline="always")
+def better(a, b):
+    """Whether code ``a`` is better than ``b`` for the side to move (both decided)."""
+    if a & 1 and a >= 3:
+        return not (b & 1 and b >= 3) or a < b
+    if a == 1:
+        return not (b & 1 and b >= 3) and b != 1
+    return (b % 2 == 0 and b >= 2) and a > b
+
+
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, U16, I64, BB, SPEC8,
+                     I64, I64), cache=True)
+def en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets, geo,
+                      child_pieces, child_squares, scratch):
+    """After the double push ``move`` by ``stm``: the opponent's best code (as the parent of
+    the capture's child) among its legal en-passant captures, or -1 if it has none."""
+    slot = move & 7
+    to = (move >> 3) & 63
+    target = to - 8 if stm == 0 else to + 8
+    them = 1 - stm
+    best = -1
+    start = squares[slot]
+    squares[slot] = to
+    for j in range(n):
+        if spec[j] != them * 6 + E.PAWN:
+            continue
+        sq = squares[j]
+        if (sq >> 3) != (to >> 3) or abs((sq & 7) - (to & 7)) != 1:
+            continue
+        squares[j] = target
+        occupied = types.uint64(0)
+        for k in range(n):
+            if k != slot:
+                occupied |= types.uint64(1) << types.uint64(squares[k])
+        safe = not is_attacked(squares[them], stm, spec, squares, n, occupied, slot, geo)
+        squares[j] = sq
+        if not safe:
+            continue
+        child = exit_code(spec, squares, n, them, j | (target << 3), slot, child_codes,
+                          child_offsets, child_pieces, child_squares, scratch)
+        option = parent_code(child)
+        if best < 0 or better(option, best):
+            best = option
+    squares[slot] = start
+    return best
+
+
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.int64), cache=True)
+def may_allow_en_passant(spec, squares, n, stm, move):
+    """Cheap test: after the double push ``move`` stands an enemy pawn beside the pawn?"""
+    if not (move >> 16) & 1:
+        return False
+    to = (move >> 3) & 63
+    for j in range(n):
+        if spec[j] == (1 - stm) * 6 + E.PAWN and (squares[j] >> 3) == (to >> 3) \
+                and abs((squares[j] & 7) - (to & 7)) == 1:
+            return True
+    return False
+
+
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.int64, U8, U8, U8,
+                     U16, I64, I64, BB, I64, SPEC8, I64, I64), cache=True)
+def evaluate(spec, squares, n, stm, g_base, d, codes, exit_win, exit_floor, child_codes,
+             child_offsets, powers, geo, moves, child_pieces, child_squares, scratch):
+    """The new code of an unresolved position at level ``d``, or UNKNOWN. ``g_base`` is its
+    generation index without the side-to-move part. Leaving moves are summarised by
+    ``exit_win``/``exit_floor`` (see ``initialise``); only moves within the table are looked at,
+    plus en-passant answers to double pushes."""
+    g = g_base + stm * powers[n]
+    if exit_win[g] <= d:
+        return 3 + 2 * np.int64(exit_win[g])
+    floor = np.int64(exit_floor[g])
+    can_lose = floor <= d
+    longest = floor - 1 if floor > 0 else 0
+    occupied = types.uint64(0)
+    for i in range(n):
+        occupied |= types.uint64(1) << types.uint64(squares[i])
+    count = pseudo_moves(spec, squares, n, stm, occupied, moves, geo)
+    child_stm_part = (1 - stm) * powers[n]
+    for m in range(count):
+        move = moves[m]
+        if (move >> 9) & 7 or (move >> 12) & 7:
+            continue  # leaves the table: summarised
+        if not move_is_legal(spec, squares, n, stm, move, geo):
+            continue
+        slot = move & 7
+        to = (move >> 3) & 63
+        child = np.int64(codes[g_base + child_stm_part + (to - squares[slot]) * powers[slot]])
+        known = child != UNKNOWN and (child == 1 or ((child - 2) >> 1) < d)
+        if may_allow_en_passant(spec, squares, n, stm, move):
+            option = en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets,
+                                       geo, child_pieces, child_squares, scratch)
+            if option >= 0:
+                if known:
+                    if better(option, child):
+                        child = option
+                elif option & 1 and option >= 3:
+                    child = option  # they win at least this fast by capturing
+                    known = ((child - 2) >> 1) < d
+        if not known:
+            if not can_lose:
+                continue
+            can_lose = False
+            continue
+        if child == 1:
+            can_lose = False
+            continue
+        distance = (child - 2) >> 1
+        if child & 1:
+            if distance > longest:
+                longest = distance
+        else:
+            return 3 + 2 * (distance + 1)
+    if can_lose:
+        return 2 + 2 * (longest + 1)
+    return UNKNOWN
+
+
+@nb.njit(types.void(SPEC8, I64, types.int64, types.int64, types.int64, U8, U8, I64, BB), cache=True)
+def flag_predecessors(spec, squares, n, stm, g_base, codes, flags, powers, geo):
+    """Flag every unresolved predecessor (the side not to move un-moves, no capture)."""
+    them = 1 - stm
+    occupied = types.uint64(0)
+    for i in range(n):
+        occupied |= types.uint64(1) << types.uint64(squares[i])
+    parent_stm_part = them * powers[n]
+    for i in range(n):
+        code = np.int64(spec[i])
+        if code // 6 != them:
+            continue
+        sq = squares[i]
+        if code % 6 == E.PAWN:
+            back = -8 if them == 0 else 8
+            origins = types.uint64(0)
+            one = sq + back
+            if 8 <= one < 56 and not (occupied >> types.uint64(one)) & types.uint64(1):
+                origins |= types.uint64(1) << types.uint64(one)
+                double_rank = 3 if them == 0 else 4
+                two = one + back
+                if (sq >> 3) == double_rank and not (occupied >> types.uint64(two)) & types.uint64(1):
+                    origins |= types.uint64(1) << types.uint64(two)
+        else:
+            origins = attacks_from(code, sq, them, occupied, geo) & ~occupied
+        while origins:
+            origin = lsb(origins)
+            origins &= origins - types.uint64(1)
+            squares[i] = origin
+            new_occupied = (occupied & ~(types.uint64(1) << types.uint64(sq))) | \
+                (types.uint64(1) << types.uint64(origin))
+            # In the predecessor, the side to move now (stm) must not be in check.
+            if not is_attacked(squares[stm], them, spec, squares, n, new_occupied, -1, geo):
+                g = g_base + parent_stm_part + (origin - sq) * powers[i]
+                if codes[g] == UNKNOWN:
+                    flags[g] = 1
+            squares[i] = sq
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64, I64), cache=True, inline="always")
+def decode_generation(g, n, powers, squares):
+    """Squares of generation index ``g``; returns the side to move."""
+    for i in range(n):
+        squares[i] = (g >> (6 * i)) & 63
+    return g // powers[n]
+
+
+@nb.njit(types.int64(SPEC8, types.int64, U8, U8, U8, U16, I64, I64, BB),
+         cache=True, parallel=True)
+def initialise(spec, n, codes, exit_win, exit_floor, child_codes, child_offsets, powers, geo):
+    """Invalid placements, mates and stalemates; and the summary of each position's moves
+    out of the table: ``exit_win`` = the level at which one of them wins (child lost in k:
+    k + 1; NO_WAKE if none), ``exit_floor`` = 0 with no such moves, NO_WAKE if one of them
+    draws, else the level from which all of them are known lost (longest + 1). Returns the
+    latest such level."""
+    size = codes.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    latest = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        squares = np.empty(4, dtype=np.int64)
+        moves = np.empty(MAX_MOVES, dtype=np.int64)
+        child_pieces = np.empty(4, dtype=np.int8)
+        child_squares = np.empty(4, dtype=np.int64)
+        scratch = np.empty(4, dtype=np.int64)
+        for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            stm = decode_generation(g, n, powers, squares)
+            exit_win[g] = NO_WAKE
+            exit_floor[g] = 0
+            if not placement_valid(spec, squares, n, stm, geo):
+                codes[g] = 0
+                continue
+            occupied = types.uint64(0)
+            for i in range(n):
+                occupied |= types.uint64(1) << types.uint64(squares[i])
+            count = pseudo_moves(spec, squares, n, stm, occupied, moves, geo)
+            legal = 0
+            win = NO_WAKE
+            floor = 0
+            for m in range(count):
+                move = moves[m]
+                if not move_is_legal(spec, squares, n, stm, move, geo):
+                    continue
+                legal += 1
+                if not ((move >> 9) & 7 or (move >> 12) & 7):
+                    continue
+                child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
+                                  child_pieces, child_squares, scratch)
+                if child == 1:
+                    floor = NO_WAKE
+                elif child & 1:  # they win: we lose at best in distance + 1
+                    if floor != NO_WAKE and ((child - 2) >> 1) + 1 > floor:
+                        floor = ((child - 2) >> 1) + 1
+                elif ((child - 2) >> 1) + 1 < win:
+                    win = ((child - 2) >> 1) + 1
+            if legal == 0:
+                checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1, geo)
+                codes[g] = 2 if checked else 1
+                continue
+            codes[g] = UNKNOWN
+            exit_win[g] = win
+            exit_floor[g] = floor
+            for level_ in (win, floor):
+                if level_ != NO_WAKE and level_ > latest[block]:
+                    latest[block] = level_
+    return latest.max()
+
+
+@nb.njit(types.void(SPEC8, types.int64, U8, U8, I64, BB), cache=True, parallel=True)
+def flag_after_initialise(spec, n, codes, flags_next, powers, geo):
+    """Flag the predecessors of mated positions for level 1."""
+    size = codes.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    for block in prange(blocks):
+        squares = np.empty(4, dtype=np.int64)
+        for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            if codes[g] == 2:
+                stm = decode_generation(g, n, powers, squares)
+                flag_predecessors(spec, squares, n, stm, g - stm * powers[n], codes, flags_next,
+                                  powers, geo)
+
+
+@nb.njit(types.int64(SPEC8, types.int64, types.int64, U8, U8, U8, U8, U8, U16, I64, I64, BB),
+         cache=True, parallel=True)
+def level(spec, n, d, codes, flags, flags_next, exit_win, exit_floor, child_codes,
+          child_offsets, powers, geo):
+    """Level ``d``: evaluate flagged positions and those whose leaving moves decide at ``d``;
+    flag the predecessors of the resolved ones into ``flags_next``. Returns the number
+    resolved."""
+    size = codes.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    resolved = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        squares = np.empty(4, dtype=np.int64)
+        moves = np.empty(MAX_MOVES, dtype=np.int64)
+        child_pieces = np.empty(4, dtype=np.int8)
+        child_squares = np.empty(4, dtype=np.int64)
+        scratch = np.empty(4, dtype=np.int64)
+        for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            if not flags[g] and exit_win[g] != d and exit_floor[g] != d:
+                continue
+            flags[g] = 0
+            if codes[g] != UNKNOWN:
+                continue
+            stm = decode_generation(g, n, powers, squares)
+            g_base = g - stm * powers[n]
+            code = evaluate(spec, squares, n, stm, g_base, d, codes, exit_win, exit_floor,
+                            child_codes, child_offsets, powers, geo, moves, child_pieces,
+                            child_squares, scratch)
+            if code != UNKNOWN:
+                codes[g] = code
+                resolved[block] += 1
+                flag_predecessors(spec, squares, n, stm, g_base, codes, flags_next, powers, geo)
+    return resolved.sum()
+
+
+@nb.njit(types.void(types.int64, types.int64, U8, I64, U16), cache=True, parallel=True)
+def to_storage(table, n, codes, powers, out):
+    """Storage codes from generation codes (UNKNOWN becomes a draw)."""
+    size = out.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    for block in prange(blocks):
+        squares = np.empty(4, dtype=np.int64)
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            stm = E.storage_unrank(table, index, squares)
+            if stm < 0:
+                out[index] = 0
+                continue
+            g = stm * powers[n]
+            for i in range(n):
+                g += squares[i] * powers[i]
+            code = codes[g]
+            out[index] = 1 if code == UNKNOWN else code
+
+
+def solve_table(table: str, children: np.ndarray, offsets: np.ndarray, progress) -> np.ndarray:
+    """Storage codes of one chess table, its child tables' codes in ``children``."""
+    table_id = E.TABLE_IDS[table]
+    spec = np.array(E.spec_of(table), dtype=np.int8)
+    n = len(spec)
+    powers = np.array([64 ** i for i in range(n + 1)], dtype=np.int64)
+    size = 2 * powers[n]
+    codes = np.empty(size, dtype=np.uint8)
+    flags = np.zeros(size, dtype=np.uint8)
+    flags_next = np.zeros(size, dtype=np.uint8)
+    exit_win = np.empty(size, dtype=np.uint8)
+    exit_floor = np.empty(size, dtype=np.uint8)
+    children = np.ascontiguousarray(children, dtype=np.uint16)
+    latest = initialise(spec, n, codes, exit_win, exit_floor, children, offsets, powers, GEOMETRY)
+    flag_after_initialise(spec, n, codes, flags_next, powers, GEOMETRY)
+    progress.update("initialise", 1, 1, int(size))
+    d = 1
+    while True:
+        flags, flags_next = flags_next, flags
+        resolved = level(spec, n, d, codes, flags, flags_next, exit_win, exit_floor, children,
+                         offsets, powers, GEOMETRY)
+        progress.update(f"level {d}", 0, 0, int(resolved))
+        if resolved == 0 and d >= latest and not flags_next.any():
+            break
+        d += 1
+        if d > 126:
+            raise RuntimeError(f"{table}: distances beyond the code range")
+    out = np.empty(2 * E.PER_SIDE[table_id], dtype=np.uint16)
+    to_storage(table_id, n, codes, powers, out)
+    return out
