@@ -16,6 +16,9 @@ give the king's moves and castling; if the king is attacked, the checkers give t
 (double check: king moves only); pieces pinned to the king move only along their pin ray
 (generated while the pins are found); en passant is checked by recomputing slider attacks on the
 king with both pawns moved, which covers the horizontal-pin case.
+
+Positions must hold exactly one king per side (the notation and the retrograde builder ensure
+it); the kernels do not check, for speed.
 """
 import numba as nb
 import numpy as np
