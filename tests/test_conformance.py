@@ -34,6 +34,13 @@ def random_playout(game, rng: random.Random, max_plies: int = 200):
     return trail
 
 
+def identity(game, position) -> str:
+    """What makes two positions the same for search: the notation, less chess's move counters
+    (the halfmove clock and move number are not part of a position's identity)."""
+    text = game.format_position(position)
+    return " ".join(text.split()[:4]) if game.name == "chess" else text
+
+
 def test_game_declares_its_shape(game):
     assert game.name in ALL_GAMES
     assert game.position_width > 0 and game.max_moves > 0 and game.move_space > 0
@@ -55,7 +62,7 @@ def test_hash_is_a_function_of_the_position(game):
     seen: dict[bytes, int] = {}
     for _ in range(PLAYOUTS):
         for position in random_playout(game, rng):
-            key = game.format_position(position)
+            key = identity(game, position)
             h = game.hash(position)
             assert seen.setdefault(key, h) == h, f"two hashes for {key}"
     # and different positions should (practically) never collide
@@ -70,7 +77,8 @@ def test_notation_round_trips(game):
             again = game.parse_position(text)
             assert np.array_equal(again, position), text
             assert game.format_position(again) == text
-            for move in game.legal_moves(position):
+            moves = game.legal_moves(position)
+            for move in rng.sample(moves, min(len(moves), 4)):
                 assert game.parse_move(position, game.format_move(position, move)) == move
 
 
@@ -101,7 +109,7 @@ def test_agrees_with_the_naive_reference(game):
     for _ in range(PLAYOUTS):
         position = game.start_position()
         text = game.format_position(position)
-        while True:
+        for _ in range(200):  # chess games can go on forever (bare kings)
             ours = {game.format_move(position, m) for m in game.legal_moves(position)}
             assert ours == reference.legal_moves(text), text
             assert game.outcome(position) == reference.outcome(text), text
