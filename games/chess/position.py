@@ -18,13 +18,14 @@ Position layout: ``POSITION_WIDTH = 11`` uint64 words (88 bytes, copied whole by
     10    HASH       Zobrist hash, updated incrementally by ``play``
 
     STATE word:
-     63                              32 31             16 15  14     8 7        1  0
-    +----------------------------------+-----------------+---+--------+----------+---+
-    |          fullmove number         | halfmove clock  | 0 |  ep sq | 0        |stm|
-    +----------------------------------+-----------------+---+--------+----------+---+
+     63                  32 31             16 15 14 13      8 7          1   0
+    +----------------------+-----------------+-----+---------+------------+-----+
+    |   fullmove number    | halfmove clock  | 0 0 |  ep sq  |  0 ... 0   | stm |
+    +----------------------+-----------------+-----+---------+------------+-----+
     stm: side to move, 0 = White, 1 = Black.  ep sq: the en-passant target square (0..63),
     0 = none (a1 can never be one). The square is stored only when an en-passant capture is
     legal, so equal positions have equal arrays (apart from the counters) and equal hashes.
+    The halfmove clock saturates at 65535 (FENs with a larger one are refused).
 
 Bitboards (one bit per square, bit i = square i, little-endian rank-file)::
 
