@@ -349,78 +349,172 @@ def may_allow_en_passant(spec, squares, n, stm, move):
     return False
 
 
-@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.int64, U8, U8, U8,
-                     U16, I64, I64, BB, I64, SPEC8, I64, I64), cache=True)
-def evaluate(spec, squares, n, stm, g_base, d, codes, exit_win, exit_floor, child_codes,
-             child_offsets, powers, geo, moves, child_pieces, child_squares, scratch):
-    """The new code of an unresolved position at level ``d``, or UNKNOWN. ``g_base`` is its
-    generation index without the side-to-move part. Leaving moves are summarised by
-    ``exit_win``/``exit_floor`` (see ``initialise``); only moves within the table are looked at,
-    plus en-passant answers to double pushes."""
-    g = g_base + stm * powers[n]
+# --- the generation index ------------------------------------------------------------------
+# Node g = stm * powers[n] + king(wk) + sum_{i>=1} squares[i] * powers[i], powers[1] = KINGS
+# (10 triangle squares without pawns, 32 squares on files a-d with pawns).
+KING_DOMAIN = np.full((2, 64), -1, dtype=np.int64)  # [pawnful, square] -> king slot or -1
+KING_SQUARES = np.zeros((2, 32), dtype=np.int64)
+for _sq in range(64):
+    if E.TRIANGLE[_sq] >= 0:
+        KING_DOMAIN[0, _sq] = E.TRIANGLE[_sq]
+        KING_SQUARES[0, E.TRIANGLE[_sq]] = _sq
+    if (_sq & 7) <= 3:
+        KING_DOMAIN[1, _sq] = (_sq >> 3) * 4 + (_sq & 7)
+        KING_SQUARES[1, (_sq >> 3) * 4 + (_sq & 7)] = _sq
+KINGS = (10, 32)
+I64_2D = types.Array(types.int64, 2, "C")
+
+
+@nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D), cache=True)
+def node_index(pawnful, squares, n, stm, powers, domain):
+    """Generation index of a placement (any white-king square): the symmetry that brings the
+    white king into its domain is applied first."""
+    wk = squares[0]
+    flip_file = (wk & 7) > 3
+    flip_rank = False
+    diagonal = False
+    if not pawnful:
+        flip_rank = (wk >> 3) > 3
+        w = E.transform(wk, flip_file, flip_rank, False)
+        diagonal = (w >> 3) > (w & 7)
+    g = domain[1 if pawnful else 0, E.transform(wk, flip_file, flip_rank, diagonal)]
+    for i in range(1, n):
+        g += E.transform(squares[i], flip_file, flip_rank, diagonal) * powers[i]
+    return g + stm * powers[n]
+
+
+@nb.njit(types.int64(types.int64, types.boolean, types.int64, I64, I64, I64_2D), cache=True)
+def decode_node(g, pawnful, n, powers, squares, king_squares):
+    """Squares of node ``g``; returns the side to move."""
+    if pawnful:
+        squares[0] = king_squares[1, g & 31]
+        rest = g >> 5
+    else:
+        rest = g // 10
+        squares[0] = king_squares[0, g - rest * 10]
+    for i in range(1, n):
+        squares[i] = rest & 63
+        rest >>= 6
+    return rest
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, I64_2D, I64_2D), cache=True)
+def twin(g, n, powers, squares, domain, king_squares):
+    """Without pawns: the node mirrored in the a1-h8 diagonal when the white king stands on it
+    (the same position), else -1. ``squares`` is scratch."""
+    stm = decode_node(g, False, n, powers, squares, king_squares)
+    wk = squares[0]
+    if (wk >> 3) != (wk & 7):
+        return -1
+    for i in range(n):
+        squares[i] = E.transform(squares[i], False, False, True)
+    other = node_index(False, squares, n, stm, powers, domain)
+    return -1 if other == g else other
+
+
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
+                     types.boolean, U8, U8, U8, U16, I64, I64, BB, I64, SPEC8, I64, I64,
+                     I64_2D), cache=True)
+def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit_win,
+             exit_floor, child_codes, child_offsets, powers, geo, moves, child_pieces,
+             child_squares, scratch, domain):
+    """The new code of an unresolved position at level ``d``, or UNKNOWN, from its moves within
+    the table (children known only below distance ``d``) and the summary of its leaving moves.
+    Without en-passant possibilities it stops at the first child not known yet."""
+    g = node_index(pawnful, squares, n, stm, powers, domain)
     if exit_win[g] <= d:
         return 3 + 2 * np.int64(exit_win[g])
     floor = np.int64(exit_floor[g])
+    if floor > d and not en_passant_possible:
+        return UNKNOWN
     can_lose = floor <= d
     longest = floor - 1 if floor > 0 else 0
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
-    count = pseudo_moves(spec, squares, n, stm, occupied, moves, geo)
+    g_base = g - stm * powers[n]
     child_stm_part = (1 - stm) * powers[n]
-    for m in range(count):
-        move = moves[m]
-        if (move >> 9) & 7 or (move >> 12) & 7:
-            continue  # leaves the table: summarised
-        if not move_is_legal(spec, squares, n, stm, move, geo):
+    for slot in range(n):
+        piece = np.int64(spec[slot])
+        if piece // 6 != stm:
             continue
-        slot = move & 7
-        to = (move >> 3) & 63
-        child = np.int64(codes[g_base + child_stm_part + (to - squares[slot]) * powers[slot]])
-        known = child != UNKNOWN and (child == 1 or ((child - 2) >> 1) < d)
-        if may_allow_en_passant(spec, squares, n, stm, move):
-            option = en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets,
-                                       geo, child_pieces, child_squares, scratch)
-            if option >= 0:
-                if known:
-                    if better(option, child):
-                        child = option
-                elif option & 1 and option >= 3:
-                    child = option  # they win at least this fast by capturing
-                    known = ((child - 2) >> 1) < d
-        if not known:
-            if not can_lose:
-                continue
-            can_lose = False
-            continue
-        if child == 1:
-            can_lose = False
-            continue
-        distance = (child - 2) >> 1
-        if child & 1:
-            if distance > longest:
-                longest = distance
+        start = squares[slot]
+        if piece % 6 == E.PAWN:
+            forward = 8 if stm == 0 else -8
+            one = start + forward
+            if one >= 56 or one < 8 or (occupied >> types.uint64(one)) & types.uint64(1):
+                continue  # promotions leave the table; blocked pawns do not move
+            targets = types.uint64(1) << types.uint64(one)
+            two = one + forward
+            if (start >> 3) == (1 if stm == 0 else 6) and not (occupied >> types.uint64(two)) & types.uint64(1):
+                targets |= types.uint64(1) << types.uint64(two)
         else:
-            return 3 + 2 * (distance + 1)
+            targets = attacks_from(piece, start, stm, occupied, geo) & ~occupied
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            if slot == 0:
+                squares[0] = to
+                child_g = node_index(pawnful, squares, n, 1 - stm, powers, domain)
+                squares[0] = start
+            else:
+                child_g = g_base + child_stm_part + (to - start) * powers[slot]
+            child = np.int64(codes[child_g])
+            if child == 0:
+                continue  # the move leaves the mover's king attacked
+            known = child != UNKNOWN and (child == 1 or ((child - 2) >> 1) < d)
+            move = slot | (to << 3) | ((1 << 16) if abs(to - start) == 16 and piece % 6 == E.PAWN else 0)
+            if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
+                option = en_passant_option(spec, squares, n, stm, move, child_codes,
+                                           child_offsets, geo, child_pieces, child_squares,
+                                           scratch)
+                if option >= 0:
+                    if known:
+                        if better(option, child):
+                            child = option
+                    elif option & 1 and option >= 3:
+                        child = option  # they win at least this fast by capturing
+                        known = ((child - 2) >> 1) < d
+            if not known or child == 1:
+                if not en_passant_possible:
+                    return UNKNOWN
+                can_lose = False
+                continue
+            distance = (child - 2) >> 1
+            if child & 1:
+                if distance > longest:
+                    longest = distance
+            else:
+                return 3 + 2 * (distance + 1)
     if can_lose:
         return 2 + 2 * (longest + 1)
     return UNKNOWN
 
 
-@nb.njit(types.void(SPEC8, I64, types.int64, types.int64, types.int64, U8, U8, I64, BB), cache=True)
-def flag_predecessors(spec, squares, n, stm, g_base, codes, flags, powers, geo):
-    """Flag every unresolved predecessor (the side not to move un-moves, no capture)."""
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
+                     types.boolean, U8, U8, I64, BB, I64, I64_2D, I64_2D), cache=True)
+def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible, codes, flags,
+                      powers, geo, scratch, domain, king_squares):
+    """For a position just resolved with ``code``: its unresolved predecessors (the side not to
+    move un-moves, no capture) are won at once if it is lost (``code`` = the win's code), else
+    flagged for a look at all their moves. Returns how many were marked won."""
     them = 1 - stm
+    lost = code & 1 == 0
+    win_code = 3 + 2 * (((code - 2) >> 1) + 1)
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
+    g = node_index(pawnful, squares, n, stm, powers, domain)
+    g_base = g - stm * powers[n]
     parent_stm_part = them * powers[n]
+    marked = 0
     for i in range(n):
-        code = np.int64(spec[i])
-        if code // 6 != them:
+        piece = np.int64(spec[i])
+        if piece // 6 != them:
             continue
         sq = squares[i]
-        if code % 6 == E.PAWN:
+        double_rank = -1
+        if piece % 6 == E.PAWN:
             back = -8 if them == 0 else 8
             origins = types.uint64(0)
             one = sq + back
@@ -431,37 +525,53 @@ def flag_predecessors(spec, squares, n, stm, g_base, codes, flags, powers, geo):
                 if (sq >> 3) == double_rank and not (occupied >> types.uint64(two)) & types.uint64(1):
                     origins |= types.uint64(1) << types.uint64(two)
         else:
-            origins = attacks_from(code, sq, them, occupied, geo) & ~occupied
+            origins = attacks_from(piece, sq, them, occupied, geo) & ~occupied
         while origins:
             origin = lsb(origins)
             origins &= origins - types.uint64(1)
             squares[i] = origin
-            new_occupied = (occupied & ~(types.uint64(1) << types.uint64(sq))) | \
-                (types.uint64(1) << types.uint64(origin))
-            # In the predecessor, the side to move now (stm) must not be in check.
-            if not is_attacked(squares[stm], them, spec, squares, n, new_occupied, -1, geo):
-                g = g_base + parent_stm_part + (origin - sq) * powers[i]
-                if codes[g] == UNKNOWN:
-                    flags[g] = 1
+            # An impossible predecessor (the side to move now in check) holds code 0, so the
+            # UNKNOWN tests below skip it without an attack test.
+            if True:
+                if i == 0:
+                    parent = node_index(pawnful, squares, n, them, powers, domain)
+                else:
+                    parent = g_base + parent_stm_part + (origin - sq) * powers[i]
+                direct = lost
+                if lost and en_passant_possible and piece % 6 == E.PAWN and abs(origin - sq) == 16:
+                    squares[i] = sq
+                    direct = not may_allow_en_passant(spec, squares, n, them,
+                                                      i | (sq << 3) | (1 << 16))
+                # A white king on a long diagonal: the mirrored node is the same position.
+                king = origin if i == 0 else squares[0]
+                on_diagonal = not pawnful and ((king >> 3) == (king & 7) or (king >> 3) == 7 - (king & 7))
+                for k in range(2):
+                    if codes[parent] == UNKNOWN:
+                        if direct:
+                            codes[parent] = win_code
+                            marked += 1
+                        else:
+                            flags[parent] = 1
+                    if not on_diagonal or k == 1:
+                        break
+                    parent = twin(parent, n, powers, scratch, domain, king_squares)
+                    if parent < 0:
+                        break
             squares[i] = sq
+    return marked
 
 
-@nb.njit(types.int64(types.int64, types.int64, I64, I64), cache=True, inline="always")
-def decode_generation(g, n, powers, squares):
-    """Squares of generation index ``g``; returns the side to move."""
-    for i in range(n):
-        squares[i] = (g >> (6 * i)) & 63
-    return g // powers[n]
-
-
-@nb.njit(types.int64(SPEC8, types.int64, U8, U8, U8, U16, I64, I64, BB),
-         cache=True, parallel=True)
-def initialise(spec, n, codes, exit_win, exit_floor, child_codes, child_offsets, powers, geo):
+@nb.njit(types.int64(SPEC8, types.boolean, types.boolean, U8, U8, U8, U8, U16, I64, I64, BB,
+                     I64_2D), cache=True, parallel=True)
+def initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, wake,
+               child_codes, child_offsets, powers, geo, king_squares):
     """Invalid placements, mates and stalemates; and the summary of each position's moves
     out of the table: ``exit_win`` = the level at which one of them wins (child lost in k:
     k + 1; NO_WAKE if none), ``exit_floor`` = 0 with no such moves, NO_WAKE if one of them
-    draws, else the level from which all of them are known lost (longest + 1). Returns the
-    latest such level."""
+    draws, else the level from which all of them are known lost (longest + 1); ``wake`` = the
+    level at which an en-passant answer to a double push becomes known. Returns the latest
+    such level."""
+    n = spec.shape[0]
     size = codes.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     latest = np.zeros(blocks, dtype=np.int64)
@@ -472,9 +582,10 @@ def initialise(spec, n, codes, exit_win, exit_floor, child_codes, child_offsets,
         child_squares = np.empty(4, dtype=np.int64)
         scratch = np.empty(4, dtype=np.int64)
         for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            stm = decode_generation(g, n, powers, squares)
+            stm = decode_node(g, pawnful, n, powers, squares, king_squares)
             exit_win[g] = NO_WAKE
             exit_floor[g] = 0
+            wake[g] = NO_WAKE
             if not placement_valid(spec, squares, n, stm, geo):
                 codes[g] = 0
                 continue
@@ -485,12 +596,22 @@ def initialise(spec, n, codes, exit_win, exit_floor, child_codes, child_offsets,
             legal = 0
             win = NO_WAKE
             floor = 0
+            soonest = NO_WAKE
             for m in range(count):
                 move = moves[m]
+                leaves = (move >> 9) & 7 or (move >> 12) & 7
+                if legal > 0 and not leaves and not (en_passant_possible and (move >> 16) & 1):
+                    continue
                 if not move_is_legal(spec, squares, n, stm, move, geo):
                     continue
                 legal += 1
-                if not ((move >> 9) & 7 or (move >> 12) & 7):
+                if not leaves:
+                    if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
+                        option = en_passant_option(spec, squares, n, stm, move, child_codes,
+                                                   child_offsets, geo, child_pieces,
+                                                   child_squares, scratch)
+                        if option >= 2 and ((option - 2) >> 1) + 1 < soonest:
+                            soonest = ((option - 2) >> 1) + 1
                     continue
                 child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
                                   child_pieces, child_squares, scratch)
@@ -499,8 +620,10 @@ def initialise(spec, n, codes, exit_win, exit_floor, child_codes, child_offsets,
                 elif child & 1:  # they win: we lose at best in distance + 1
                     if floor != NO_WAKE and ((child - 2) >> 1) + 1 > floor:
                         floor = ((child - 2) >> 1) + 1
-                elif ((child - 2) >> 1) + 1 < win:
-                    win = ((child - 2) >> 1) + 1
+                else:  # we win by it, so we never lose
+                    floor = NO_WAKE
+                    if ((child - 2) >> 1) + 1 < win:
+                        win = ((child - 2) >> 1) + 1
             if legal == 0:
                 checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1, geo)
                 codes[g] = 2 if checked else 1
@@ -508,33 +631,50 @@ def initialise(spec, n, codes, exit_win, exit_floor, child_codes, child_offsets,
             codes[g] = UNKNOWN
             exit_win[g] = win
             exit_floor[g] = floor
-            for level_ in (win, floor):
+            wake[g] = soonest
+            for level_ in (win, floor, soonest):
                 if level_ != NO_WAKE and level_ > latest[block]:
                     latest[block] = level_
     return latest.max()
 
 
-@nb.njit(types.void(SPEC8, types.int64, U8, U8, I64, BB), cache=True, parallel=True)
-def flag_after_initialise(spec, n, codes, flags_next, powers, geo):
-    """Flag the predecessors of mated positions for level 1."""
+@nb.njit(types.int64(SPEC8, types.boolean, types.boolean, types.int64, U8, U8, U8, I64, BB,
+                     I64_2D, I64_2D), cache=True, parallel=True)
+def propagate(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, powers, geo,
+              domain, king_squares):
+    """Level ``d``, first half: from every position resolved at ``d - 1``, predecessors of lost
+    ones are won in ``d``, those of won ones flagged; leaving moves that win now are applied.
+    Returns the number of positions won here."""
+    n = spec.shape[0]
     size = codes.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
+    marked = np.zeros(blocks, dtype=np.int64)
+    lost_code = 2 + 2 * (d - 1)
+    won_code = 3 + 2 * (d - 1)
     for block in prange(blocks):
         squares = np.empty(4, dtype=np.int64)
+        scratch = np.empty(4, dtype=np.int64)
         for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            if codes[g] == 2:
-                stm = decode_generation(g, n, powers, squares)
-                flag_predecessors(spec, squares, n, stm, g - stm * powers[n], codes, flags_next,
-                                  powers, geo)
+            code = codes[g]
+            if code == lost_code or code == won_code:
+                stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+                marked[block] += mark_predecessors(spec, squares, n, stm, code, pawnful,
+                                                   en_passant_possible, codes, flags, powers, geo,
+                                                   scratch, domain, king_squares)
+            elif code == UNKNOWN and exit_win[g] == d:
+                codes[g] = 3 + 2 * d
+                marked[block] += 1
+    return marked.sum()
 
 
-@nb.njit(types.int64(SPEC8, types.int64, types.int64, U8, U8, U8, U8, U8, U16, I64, I64, BB),
-         cache=True, parallel=True)
-def level(spec, n, d, codes, flags, flags_next, exit_win, exit_floor, child_codes,
-          child_offsets, powers, geo):
-    """Level ``d``: evaluate flagged positions and those whose leaving moves decide at ``d``;
-    flag the predecessors of the resolved ones into ``flags_next``. Returns the number
+@nb.njit(types.int64(SPEC8, types.boolean, types.boolean, types.int64, U8, U8, U8, U8, U8, U16,
+                     I64, I64, BB, I64_2D, I64_2D), cache=True, parallel=True)
+def settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, exit_floor, wake,
+           child_codes, child_offsets, powers, geo, domain, king_squares):
+    """Level ``d``, second half: look at every move of the flagged positions (and of those
+    whose leaving moves or en-passant answers become known at ``d``). Returns the number
     resolved."""
+    n = spec.shape[0]
     size = codes.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     resolved = np.zeros(blocks, dtype=np.int64)
@@ -545,26 +685,25 @@ def level(spec, n, d, codes, flags, flags_next, exit_win, exit_floor, child_code
         child_squares = np.empty(4, dtype=np.int64)
         scratch = np.empty(4, dtype=np.int64)
         for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            if not flags[g] and exit_win[g] != d and exit_floor[g] != d:
+            if not flags[g] and exit_floor[g] != d and wake[g] != d:
                 continue
             flags[g] = 0
             if codes[g] != UNKNOWN:
                 continue
-            stm = decode_generation(g, n, powers, squares)
-            g_base = g - stm * powers[n]
-            code = evaluate(spec, squares, n, stm, g_base, d, codes, exit_win, exit_floor,
-                            child_codes, child_offsets, powers, geo, moves, child_pieces,
-                            child_squares, scratch)
+            stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+            code = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
+                            exit_win, exit_floor, child_codes, child_offsets, powers, geo, moves,
+                            child_pieces, child_squares, scratch, domain)
             if code != UNKNOWN:
                 codes[g] = code
                 resolved[block] += 1
-                flag_predecessors(spec, squares, n, stm, g_base, codes, flags_next, powers, geo)
     return resolved.sum()
 
 
-@nb.njit(types.void(types.int64, types.int64, U8, I64, U16), cache=True, parallel=True)
-def to_storage(table, n, codes, powers, out):
-    """Storage codes from generation codes (UNKNOWN becomes a draw)."""
+@nb.njit(types.void(types.int64, types.boolean, U8, I64, U16, I64_2D), cache=True, parallel=True)
+def to_storage(table, pawnful, codes, powers, out, domain):
+    """Storage codes from node codes (UNKNOWN becomes a draw)."""
+    n = E.COUNT[table]
     size = out.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     for block in prange(blocks):
@@ -574,10 +713,7 @@ def to_storage(table, n, codes, powers, out):
             if stm < 0:
                 out[index] = 0
                 continue
-            g = stm * powers[n]
-            for i in range(n):
-                g += squares[i] * powers[i]
-            code = codes[g]
+            code = codes[node_index(pawnful, squares, n, stm, powers, domain)]
             out[index] = 1 if code == UNKNOWN else code
 
 
@@ -586,28 +722,34 @@ def solve_table(table: str, children: np.ndarray, offsets: np.ndarray, progress)
     table_id = E.TABLE_IDS[table]
     spec = np.array(E.spec_of(table), dtype=np.int8)
     n = len(spec)
-    powers = np.array([64 ** i for i in range(n + 1)], dtype=np.int64)
-    size = 2 * powers[n]
+    pawnful = bool(E.PAWNFUL[table_id])
+    white, black = E.sides_of(table)
+    en_passant_possible = "P" in white and "P" in black
+    kings = KINGS[1 if pawnful else 0]
+    powers = np.array([1] + [kings * 64 ** (i - 1) for i in range(1, n + 1)], dtype=np.int64)
+    size = 2 * int(powers[n])
     codes = np.empty(size, dtype=np.uint8)
     flags = np.zeros(size, dtype=np.uint8)
-    flags_next = np.zeros(size, dtype=np.uint8)
     exit_win = np.empty(size, dtype=np.uint8)
     exit_floor = np.empty(size, dtype=np.uint8)
+    wake = np.empty(size, dtype=np.uint8)
     children = np.ascontiguousarray(children, dtype=np.uint16)
-    latest = initialise(spec, n, codes, exit_win, exit_floor, children, offsets, powers, GEOMETRY)
-    flag_after_initialise(spec, n, codes, flags_next, powers, GEOMETRY)
-    progress.update("initialise", 1, 1, int(size))
+    latest = initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, wake,
+                        children, offsets, powers, GEOMETRY, KING_SQUARES)
+    progress.update("initialise", 1, 1, size)
     d = 1
     while True:
-        flags, flags_next = flags_next, flags
-        resolved = level(spec, n, d, codes, flags, flags_next, exit_win, exit_floor, children,
-                         offsets, powers, GEOMETRY)
-        progress.update(f"level {d}", 0, 0, int(resolved))
-        if resolved == 0 and d >= latest and not flags_next.any():
+        won = propagate(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, powers,
+                        GEOMETRY, KING_DOMAIN, KING_SQUARES)
+        settled = settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win,
+                         exit_floor, wake, children, offsets, powers, GEOMETRY, KING_DOMAIN,
+                         KING_SQUARES)
+        progress.update(f"level {d}", 0, 0, int(won + settled))
+        if won + settled == 0 and d >= latest:
             break
         d += 1
         if d > 126:
             raise RuntimeError(f"{table}: distances beyond the code range")
     out = np.empty(2 * E.PER_SIDE[table_id], dtype=np.uint16)
-    to_storage(table_id, n, codes, powers, out)
+    to_storage(table_id, pawnful, codes, powers, out, KING_DOMAIN)
     return out
