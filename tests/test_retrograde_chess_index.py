@@ -1,0 +1,111 @@
+"""Chess table family: names, dependencies and the storage index (games/chess/endgames.py)."""
+from __future__ import annotations
+
+import random
+
+import chess
+import numpy as np
+import pytest
+
+from databases.families import get_family
+from games.chess import endgames as E
+
+SYZYGY_3_4 = {  # the 35 Syzygy 3-4 piece files (KvK is ours only)
+    "KBvK", "KNvK", "KPvK", "KQvK", "KRvK", "KBBvK", "KBNvK", "KBPvK", "KBvKB", "KBvKN",
+    "KBvKP", "KNNvK", "KNPvK", "KNvKN", "KNvKP", "KPPvK", "KPvKP", "KQBvK", "KQNvK", "KQPvK",
+    "KQQvK", "KQRvK", "KQvKB", "KQvKN", "KQvKP", "KQvKQ", "KQvKR", "KRBvK", "KRNvK", "KRPvK",
+    "KRRvK", "KRvKB", "KRvKN", "KRvKP", "KRvKR",
+}
+
+
+def test_table_names_match_syzygy():
+    assert set(E.TABLES) == SYZYGY_3_4 | {"KvK"}
+
+
+def test_dependencies_come_first():
+    seen = set()
+    for name in E.TABLES:
+        assert set(E.dependencies_of(name)) <= seen, name
+        seen.add(name)
+    assert set(E.dependencies_of("KPvKP")) >= {"KQvKP", "KPvK", "KQvK"}
+
+
+@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK", "KPPvK", "KBvKP", "KvK", "KQvK"])
+def test_storage_index_round_trip(table):
+    table_id = E.TABLE_IDS[table]
+    squares = np.zeros(4, dtype=np.int64)
+    rng = np.random.default_rng(7)
+    valid = 0
+    for index in rng.integers(0, 2 * E.PER_SIDE[table_id], 5000):
+        stm = E.storage_unrank(table_id, index, squares)
+        if stm >= 0:
+            valid += 1
+            assert E.storage_index(table_id, squares, stm) == index
+    assert valid > 1000
+
+
+def random_board(table: str, rng: random.Random) -> chess.Board:
+    """A random legal position with the table's material, either colour stronger."""
+    white, black = E.sides_of(table)
+    pieces = [("K", True), ("K", False)] + [(p, True) for p in white] + [(p, False) for p in black]
+    if rng.random() < 0.5:
+        pieces = [(p, not c) for p, c in pieces]
+    while True:
+        board = chess.Board(None)
+        for (letter, colour), square in zip(pieces, rng.sample(range(64), len(pieces))):
+            board.set_piece_at(square, chess.Piece(chess.PIECE_SYMBOLS.index(letter.lower()), colour))
+        board.turn = rng.random() < 0.5
+        if board.is_valid():
+            return board
+
+
+def images(board: chess.Board, pawns: bool):
+    """The board under every symmetry the tables use, and colour-swapped."""
+    boards = [board, board.transform(chess.flip_horizontal)]
+    if not pawns:
+        boards += [board.transform(t) for t in (chess.flip_vertical, chess.flip_diagonal,
+                                                chess.flip_anti_diagonal)]
+    return boards + [b.mirror() for b in boards]
+
+
+@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KBNvK", "KRvKP", "KQvK"])
+def test_symmetric_positions_share_an_entry(table):
+    family = get_family("chess")
+    game = family.game
+    rng = random.Random(3)
+    for _ in range(200):
+        board = random_board(table, rng)
+        located = {family.locate(game.parse_position(b.fen())) for b in images(board, "P" in table)}
+        assert {name for name, _ in located} == {table}
+        # Ties the index leaves unbroken (both entries hold the position): both kings on one
+        # long diagonal without pawns, or the same material on both sides.
+        white, black = E.sides_of(table)
+        kings = [board.king(chess.WHITE), board.king(chess.BLACK)]
+        on_diagonal = "P" not in table and (
+            all(chess.square_file(k) == chess.square_rank(k) for k in kings)
+            or all(chess.square_file(k) == 7 - chess.square_rank(k) for k in kings))
+        if not on_diagonal and white != black:
+            assert len(located) == 1, board.fen()
+
+
+@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK"])
+def test_unrank_then_rank_is_identity(table):
+    family = get_family("chess")
+    table_id = family.table_id(table)
+    pos = family.game.new_position()
+    rng = np.random.default_rng(5)
+    checked = 0
+    for index in rng.integers(0, family.size(table), 3000):
+        if family.unrank(table_id, int(index), pos):
+            checked += 1
+            assert family.locate(pos) == (table, int(index))
+    assert checked > 500
+
+
+def test_castling_rights_and_five_pieces_are_not_covered():
+    family = get_family("chess")
+    game = family.game
+    with pytest.raises(KeyError, match="castling"):
+        family.locate(game.parse_position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"))
+    with pytest.raises(KeyError, match="5 pieces"):
+        family.locate(game.parse_position("4k3/8/8/8/8/8/1PP5/R3K3 w - - 0 1"))
