@@ -9,7 +9,9 @@ indices that hold no legal position are allowed and reported invalid):
     holds no legal position (``pos`` is then undefined).
 
 ``rank(pos) -> int64``
-    ``table_id << TABLE_SHIFT | index`` of the table holding ``pos``, or -1 if no table does.
+    ``table_id << TABLE_SHIFT | index`` of the table holding ``pos``, -1 if no table does, or
+    ``NEEDS_CHILDREN`` (-2) if the entry of its placement does not give its value (chess: an
+    en-passant right) and its value must come from its children.
 
 An index covers the side to move: a table of ``sides`` sides has ``sides * entries_per_side``
 indices, side-major. Without un-move generation a family is solved by forward passes.
@@ -22,6 +24,7 @@ from numba import types
 from games.kernels import POSITION
 
 TABLE_SHIFT = 40
+NEEDS_CHILDREN = -2
 INDEX_MASK = (1 << TABLE_SHIFT) - 1
 
 RANK_SIGNATURE = types.int64(POSITION)

@@ -13,7 +13,7 @@ from numba import types
 from databases import format as F
 from databases.families import get_family
 from games import kernels as K
-from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel, UnrankKernel
+from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
 
@@ -21,67 +21,98 @@ CODES = types.Array(types.uint16, 1, "C")
 OFFSETS = types.Array(types.int64, 1, "C")
 
 
+@nb.njit(types.int64(RankKernel, types.int64, CODES, CODES, OFFSETS, K.POSITION), cache=True)
+def stored_code(rank, table_id, codes, other_codes, offsets, pos):
+    """The stored code of ``pos`` (a table being checked or a child table), UNKNOWN if no table
+    holds it, NEEDS_CHILDREN if its value must come from its own moves."""
+    packed = rank(pos)
+    if packed == NEEDS_CHILDREN:
+        return NEEDS_CHILDREN
+    if packed < 0:
+        return F.UNKNOWN
+    child_table = packed >> TABLE_SHIFT
+    child_index = packed & INDEX_MASK
+    if child_table == table_id:
+        return np.int64(codes[child_index])
+    if offsets[child_table] < 0:
+        return F.UNKNOWN
+    return np.int64(other_codes[offsets[child_table] + child_index])
+
+
+@nb.njit(types.int64(types.int64, types.int64), cache=True)
+def choose(best, child):
+    """The better of ``best`` (the mover's code so far, -1 for none) and the mover's code for
+    playing into ``child``; -2 propagates an undecidable child."""
+    if best == -2 or child == F.INVALID or child == F.UNKNOWN or child == NEEDS_CHILDREN:
+        return -2
+    if child == F.CODE_DRAW:
+        mine = F.CODE_DRAW
+    elif child & 1:  # the child wins: we lose one ply later
+        mine = 2 + 2 * (((child - 2) >> 1) + 1)
+    else:
+        mine = 3 + 2 * (((child - 2) >> 1) + 1)
+    if best < 0:
+        return mine
+    # wins (odd >= 3) beat draws beat losses; sooner wins and later losses are better
+    best_class = 2 if best & 1 and best >= 3 else (1 if best == F.CODE_DRAW else 0)
+    mine_class = 2 if mine & 1 and mine >= 3 else (1 if mine == F.CODE_DRAW else 0)
+    if mine_class != best_class:
+        return mine if mine_class > best_class else best
+    if mine_class == 2:
+        return min(mine, best)
+    if mine_class == 0:
+        return max(mine, best)
+    return best
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, RankKernel, types.int64,
+                     CODES, CODES, OFFSETS, K.POSITION, K.POSITION, K.MOVE_BUFFER, K.POSITION,
+                     K.MOVE_BUFFER), cache=True)
+def minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes, offsets, pos,
+                 child, moves, grandchild, more_moves):
+    """The code ``pos`` must have given the stored codes of its children (one ply; a child whose
+    entry does not tell its value is valued from its own children). -2 if undecidable."""
+    count = legal_moves(pos, moves)
+    if count == 0:
+        result = outcome(pos, count)
+        if result == K.DRAW:
+            return F.CODE_DRAW
+        return 3 if result == K.WIN else (2 if result == K.LOSS else -2)
+    best = -1
+    for i in range(count):
+        play(pos, moves[i], child)
+        code = stored_code(rank, table_id, codes, other_codes, offsets, child)
+        if code == NEEDS_CHILDREN:
+            inner = legal_moves(child, more_moves)
+            if inner == 0:
+                result = outcome(child, inner)
+                code = F.CODE_DRAW if result == K.DRAW else (2 if result == K.LOSS else -2)
+            else:
+                code = -1
+                for j in range(inner):
+                    play(child, more_moves[j], grandchild)
+                    code = choose(code, stored_code(rank, table_id, codes, other_codes, offsets,
+                                                    grandchild))
+                if code < 0:
+                    return -2
+        best = choose(best, code)
+    return best
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, UnrankKernel, RankKernel,
                      types.int64, CODES, CODES, OFFSETS, K.POSITION, K.POSITION, K.MOVE_BUFFER,
-                     types.int64, types.int64), cache=True)
+                     K.POSITION, K.MOVE_BUFFER, types.int64, types.int64), cache=True)
 def count_disagreements(legal_moves, play, outcome, unrank, rank, table_id, codes, other_codes,
-                        offsets, pos, child, moves, start, stop):
+                        offsets, pos, child, moves, grandchild, more_moves, start, stop):
     """Entries in ``[start, stop)`` whose stored code differs from the one-ply minimax."""
     errors = 0
     for index in range(start, stop):
         stored = np.int64(codes[index])
         if not unrank(table_id, index, pos):
-            if stored != F.INVALID:
-                errors += 1
+            errors += stored != F.INVALID
             continue
-        count = legal_moves(pos, moves)
-        if count == 0:
-            result = outcome(pos, count)
-            expected = F.CODE_DRAW if result == K.DRAW else (3 if result == K.WIN else 2)
-            if result == K.ONGOING:
-                expected = -1
-            errors += expected != stored
-            continue
-        # Best over children, from the mover's side: (class, distance) with class 2 = win.
-        best_class = -1
-        best_distance = 0
-        for i in range(count):
-            play(pos, moves[i], child)
-            packed = rank(child)
-            if packed < 0:
-                best_class = -2  # cannot be decided from the tables
-                break
-            child_table = packed >> TABLE_SHIFT
-            child_index = packed & INDEX_MASK
-            if child_table == table_id:
-                code = np.int64(codes[child_index])
-            elif offsets[child_table] < 0:
-                best_class = -2
-                break
-            else:
-                code = np.int64(other_codes[offsets[child_table] + child_index])
-            if code == F.INVALID or code == F.UNKNOWN:
-                best_class = -2
-                break
-            if code == F.CODE_DRAW:
-                mine, distance = 1, 0
-            elif code & 1:  # child wins: we lose, later is better
-                mine, distance = 0, ((code - 2) >> 1) + 1
-            else:  # child loses: we win, sooner is better
-                mine, distance = 2, ((code - 2) >> 1) + 1
-            if (mine > best_class or (mine == best_class and mine == 2 and distance < best_distance)
-                    or (mine == best_class and mine == 0 and distance > best_distance)):
-                best_class = mine
-                best_distance = distance
-        if best_class == -2:
-            errors += 1
-            continue
-        if best_class == 2:
-            expected = 3 + 2 * best_distance
-        elif best_class == 0:
-            expected = 2 + 2 * best_distance
-        else:
-            expected = F.CODE_DRAW
+        expected = minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes,
+                                offsets, pos, child, moves, grandchild, more_moves)
         errors += expected != stored
     return errors
 
@@ -93,18 +124,18 @@ def verify_table(game: str, table: str, root, progress=None, chunk: int = 1 << 1
     codes = read_codes(root, game, table)
     children, offsets, _ = load_children(root, family, family.dependencies(table))
     kernels = family.game.kernels
-    verifier = getattr(family, "verify_kernels", None)
-    legal_moves, play, outcome = (verifier() if verifier else
-                                  (kernels.legal_moves, kernels.play, kernels.outcome))
-    pos, child = family.game.new_position(), family.game.new_position()
-    moves = np.empty(family.game.max_moves, dtype=np.int32)
+    legal_moves, play, outcome = kernels.legal_moves, kernels.play, kernels.outcome
+    game = family.game
+    pos, child, grandchild = game.new_position(), game.new_position(), game.new_position()
+    moves = np.empty(game.max_moves, dtype=np.int32)
+    more_moves = np.empty(game.max_moves, dtype=np.int32)
     table_id = family.table_id(table)
     errors = 0
     for start in range(0, codes.size, chunk):
         stop = min(codes.size, start + chunk)
         errors += int(count_disagreements(legal_moves, play, outcome, family.unrank, family.rank,
                                           table_id, codes, children, offsets, pos, child, moves,
-                                          start, stop))
+                                          grandchild, more_moves, start, stop))
         progress.update("verify", stop, codes.size, stop - start)
     progress.done()
     return {"table": table, "entries": int(codes.size), "errors": errors}

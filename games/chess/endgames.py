@@ -37,7 +37,8 @@ import numpy as np
 from numba import types
 
 from games.kernels import POSITION
-from games.table_family import RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE, TableFamily
+from games.table_family import (NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE,
+                                TableFamily)
 
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 0, 1, 2, 3, 4, 5
 LETTERS = "PNBRQK"  # by piece type
@@ -344,9 +345,8 @@ WHITE_WORD, BLACK_WORD, PAWNS_WORD, CASTLING_WORD, STATE_WORD = 0, 1, 2, 8, 9
 
 
 @nb.njit(RANK_SIGNATURE, cache=True)
-def rank(pos):
-    """Table and storage index of a chess position (games.chess.position layout); -1 when it
-    has castling rights or more than four pieces. En-passant rights are ignored here."""
+def rank_ignoring_en_passant(pos):
+    """Like :func:`rank`, but the index of the position as if it had no en-passant right."""
     if pos[CASTLING_WORD] != 0:
         return -1
     occupied = pos[WHITE_WORD] | pos[BLACK_WORD]
@@ -372,9 +372,19 @@ def rank(pos):
                          scratch)
 
 
-def _build_position():
-    from games.chess.position import build_position
-    return build_position
+@nb.njit(RANK_SIGNATURE, cache=True)
+def rank(pos):
+    """Table and storage index of a chess position (games.chess.position layout); -1 when it
+    has castling rights or more than four pieces; NEEDS_CHILDREN when it has an en-passant
+    right (its entry holds the position without it)."""
+    if (pos[STATE_WORD] >> types.uint64(8)) & types.uint64(63):
+        return NEEDS_CHILDREN
+    return rank_ignoring_en_passant(pos)
+
+
+def _position_kernels():
+    from games.chess.position import build_position, opponent_in_check
+    return build_position, opponent_in_check
 
 
 class ChessEndgames(TableFamily):
@@ -417,7 +427,7 @@ class ChessEndgames(TableFamily):
         """(table, index), or KeyError saying why the position is not covered."""
         if int(position[CASTLING_WORD]):
             raise KeyError("positions with castling rights are not covered by the tables")
-        packed = int(self.rank(position))
+        packed = int(rank_ignoring_en_passant(position))
         if packed < 0:
             pieces = bin(int(position[WHITE_WORD] | position[BLACK_WORD])).count("1")
             raise KeyError(f"no table for this material ({pieces} pieces; tables go up to "
@@ -436,7 +446,7 @@ def _unrank_kernel():
     """The unrank kernel over the chess position layout (compiled on first use)."""
     global _UNRANK
     if _UNRANK is None:
-        build_position = _build_position()
+        build_position, opponent_in_check = _position_kernels()
 
         @nb.njit(UNRANK_SIGNATURE, cache=True)
         def unrank(table, index, pos):
@@ -456,7 +466,7 @@ def _unrank_kernel():
                 codes[i] = SPEC[table, i]
                 sq8[i] = squares[i]
             build_position(codes, sq8, n, stm, pos)
-            return True
+            return not opponent_in_check(pos)
 
         _UNRANK = unrank
     return _UNRANK
