@@ -1,0 +1,193 @@
+"""Chess tables against outside oracles: Syzygy WDL and Gaviota DTM (through python-chess,
+tables from $SOLVER_ORACLE_DATA/chess/syzygy and chess/gaviota), and the verifier.
+
+The normal run builds the 3-piece tables and KQvKR into a temporary directory and checks
+20,000 random legal positions per ending against Syzygy and 5,000 per 3-piece ending against
+Gaviota. The slow run (``pytest -m slow``) builds every 3-4 piece table and checks 20,000
+random positions of every ending (with en-passant positions where legal), every position of
+the five 3-piece endings against Gaviota, and every position of a table given by
+``SOLVER_EXHAUSTIVE_TABLES`` (comma-separated; default KQvKR, KPvKP) against Syzygy.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+import chess
+import chess.gaviota
+import chess.syzygy
+import numpy as np
+import pytest
+
+from databases import format as F
+from databases import open_database
+from games.chess import endgames as E
+from retrograde.build import build_tables
+from retrograde.tables import read_codes
+from retrograde.verify import verify_table
+
+NORMAL_TABLES = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KQvKR"]
+GAVIOTA_TABLES = ["KQvK", "KRvK", "KPvK", "KBvK", "KNvK"]
+RANDOM_POSITIONS = 20_000
+
+
+@pytest.fixture(scope="session")
+def normal_db(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chessdb")
+    build_tables("chess", ["KQvKR", "KPvK", "KBvK", "KNvK"], root, show_progress=False)
+    return root
+
+
+@pytest.fixture(scope="session")
+def full_db(tmp_path_factory):
+    root = os.environ.get("SOLVER_TEST_CHESS_DB") or tmp_path_factory.mktemp("fullchessdb")
+    build_tables("chess", None, root, max_pieces=4, show_progress=False)
+    return root
+
+
+@pytest.fixture(scope="session")
+def syzygy(oracle_data):
+    with chess.syzygy.open_tablebase(str(oracle_data("chess/syzygy"))) as tablebase:
+        yield tablebase
+
+
+@pytest.fixture(scope="session")
+def gaviota(oracle_data):
+    with chess.gaviota.open_tablebase(str(oracle_data("chess/gaviota"))) as tablebase:
+        yield tablebase
+
+
+def random_board(table: str, rng: random.Random) -> chess.Board:
+    """A random legal position with the table's material (either colour stronger, either side
+    to move); for tables with pawns on both sides, now and then one with an en-passant right."""
+    white, black = E.sides_of(table)
+    pieces = [("K", True), ("K", False)] + [(p, True) for p in white] + [(p, False) for p in black]
+    if rng.random() < 0.5:
+        pieces = [(p, not c) for p, c in pieces]
+    while True:
+        board = chess.Board(None)
+        for (letter, colour), square in zip(pieces, rng.sample(range(64), len(pieces))):
+            board.set_piece_at(square, chess.Piece(chess.PIECE_SYMBOLS.index(letter.lower()), colour))
+        board.turn = rng.random() < 0.5
+        if "P" in white and "P" in black and rng.random() < 0.3:
+            with_ep = en_passant_version(board)
+            if with_ep is not None:
+                return with_ep
+        if board.is_valid():
+            return board
+
+
+def en_passant_version(board: chess.Board) -> chess.Board | None:
+    """The board with its last move made a double push that can be taken en passant, if the
+    pawns stand so that this is possible and legal."""
+    mover = board.turn
+    for square in board.pieces(chess.PAWN, not mover):
+        rank = chess.square_rank(square)
+        if rank != (4 if mover == chess.BLACK else 3):
+            continue
+        behind = square + (8 if mover == chess.BLACK else -8)
+        start = square + (16 if mover == chess.BLACK else -16)
+        if board.piece_at(behind) or board.piece_at(start):
+            continue
+        candidate = board.copy()
+        candidate.ep_square = behind
+        if candidate.is_valid() and candidate.has_legal_en_passant():
+            return candidate
+    return None
+
+
+def syzygy_wdl(tablebase, board: chess.Board) -> int:
+    value = tablebase.probe_wdl(board)
+    return (value > 0) - (value < 0)  # cursed wins and blessed losses are wins and losses here
+
+
+def check_random_positions(db, syzygy, table: str, count: int, seed: int) -> None:
+    rng = random.Random(seed)
+    game = db.game
+    wrong, en_passant = [], 0
+    for _ in range(count):
+        board = random_board(table, rng)
+        en_passant += board.ep_square is not None
+        ours = db.probe_wdl(game.parse_position(board.fen()))
+        if ours != syzygy_wdl(syzygy, board):
+            wrong.append(board.fen())
+    assert not wrong, f"{table}: {len(wrong)} of {count} differ from Syzygy, e.g. {wrong[:3]}"
+    if "P" in table.split("v")[0] and "P" in table.split("v")[1]:
+        assert en_passant > 0
+
+
+@pytest.mark.parametrize("table", NORMAL_TABLES[1:])
+def test_wdl_matches_syzygy_on_random_positions(normal_db, syzygy, table):
+    with open_database(normal_db, "chess") as db:
+        check_random_positions(db, syzygy, table, RANDOM_POSITIONS, seed=hash(table) & 0xFFFF)
+
+
+@pytest.mark.parametrize("table", GAVIOTA_TABLES)
+def test_dtm_matches_gaviota_on_random_positions(normal_db, gaviota, table):
+    rng = random.Random(11)
+    with open_database(normal_db, "chess") as db:
+        for _ in range(5000):
+            board = random_board(table, rng)
+            assert db.probe_dtm(db.game.parse_position(board.fen())) == gaviota.probe_dtm(board), \
+                board.fen()
+
+
+def test_kvk_is_drawn_everywhere(normal_db):
+    codes = read_codes(normal_db, "chess", "KvK")
+    assert set(np.unique(codes)) == {F.INVALID, F.CODE_DRAW}
+
+
+@pytest.mark.parametrize("table", NORMAL_TABLES)
+def test_verify_finds_no_errors(normal_db, table):
+    assert verify_table("chess", table, normal_db)["errors"] == 0
+
+
+def test_probe_answers_the_issue_example(normal_db):
+    with open_database(normal_db, "chess") as db:
+        position = db.game.parse_position("8/8/3k4/8/8/8/8/K1Q5 w - - 0 1")
+        result = db.probe(position)
+        assert result.value == "win" and result.dtm > 0
+        child = db.game.play(position, db.best_move(position))
+        assert db.probe_dtm(child) == -(result.dtm - 1)
+
+
+# --- slow: every ending ---------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("table", E.TABLES[1:])
+def test_every_ending_wdl_matches_syzygy(full_db, syzygy, table):
+    with open_database(full_db, "chess") as db:
+        check_random_positions(db, syzygy, table, RANDOM_POSITIONS, seed=17)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", E.TABLES)
+def test_every_table_verifies(full_db, table):
+    assert verify_table("chess", table, full_db)["errors"] == 0
+
+
+def every_position(root, table: str):
+    """(board, our code) for every valid entry of a table."""
+    from databases.families import get_family
+
+    family = get_family("chess")
+    codes = read_codes(root, "chess", table)
+    pos = family.game.new_position()
+    table_id = family.table_id(table)
+    for index in np.flatnonzero(codes != F.INVALID):
+        assert family.unrank(table_id, int(index), pos)
+        yield chess.Board(family.game.format_position(pos)), int(codes[index])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", GAVIOTA_TABLES)
+def test_every_position_dtm_matches_gaviota(full_db, gaviota, table):
+    for board, code in every_position(full_db, table):
+        assert F.signed_dtm(code) == gaviota.probe_dtm(board), board.fen()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", os.environ.get("SOLVER_EXHAUSTIVE_TABLES", "KQvKR,KPvKP").split(","))
+def test_every_position_wdl_matches_syzygy(full_db, syzygy, table):
+    for board, code in every_position(full_db, table):
+        value, _ = F.decode(code)
+        assert value == syzygy_wdl(syzygy, board), board.fen()
