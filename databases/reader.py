@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import h5py
+import numba as nb
 import numpy as np
+from numba import types
 
 from databases import format as F
 from databases.cache import PageCache, gather_resident
@@ -23,9 +25,61 @@ from databases.errors import (DamagedPageError, DatabaseError, FormatError, Miss
                               NotCoveredError)
 from databases.families import get_family
 from databases.location import table_path
-from games.kernels import DRAW, LOSS, WIN
+from games.kernels import DRAW, LOSS, POSITION, WIN
+from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
 
 DEFAULT_CACHE_BYTES = 64 << 20
+
+
+@nb.njit(types.Array(types.int64, 1, "C")(RankKernel, types.Array(types.uint64, 2, "C")),
+         cache=True)
+def rank_rows(rank, positions):
+    """``rank`` of every row of ``positions``."""
+    out = np.empty(positions.shape[0], dtype=np.int64)
+    for row in range(positions.shape[0]):
+        out[row] = rank(positions[row])
+    return out
+
+
+@nb.njit(types.int64(RankKernel, types.Array(types.uint64, 2, "C"), types.Array(types.int32, 1, "C"),
+                     types.Array(types.int64, 1, "C"), types.Array(types.uint16, 2, "C"),
+                     types.Array(types.int8, 1, "C"), types.Array(types.int16, 1, "C")),
+         cache=True)
+def probe_rows_resident(rank, positions, directory, bases, arena, wdl, dtm):
+    """The warm batch path in one pass: rank, look up the resident page, decode. Returns the
+    number of rows it could not answer (page not resident, table not registered, position
+    not covered or needing its children); those rows are left unset."""
+    missing = 0
+    for row in range(positions.shape[0]):
+        packed = rank(positions[row])
+        if packed < 0:
+            missing += 1
+            continue
+        base = bases[packed >> TABLE_SHIFT]
+        index = packed & INDEX_MASK
+        if base < 0:
+            missing += 1
+            continue
+        slot = directory[base + (index >> F.PAGE_SHIFT)]
+        if slot < 0:
+            missing += 1
+            continue
+        code = np.int64(arena[slot, index & F.PAGE_MASK])
+        if code < 2:
+            if code == 0:
+                missing += 1
+                continue
+            wdl[row] = 0
+            dtm[row] = 0
+        else:
+            distance = (code - 2) >> 1
+            if code & 1:
+                wdl[row] = 1
+                dtm[row] = distance
+            else:
+                wdl[row] = -1
+                dtm[row] = -distance
+    return missing
 
 
 @dataclass(frozen=True)
@@ -111,6 +165,7 @@ class Database:
         self._files: OrderedDict[str, TableFile] = OrderedDict()
         self._bases: dict[str, int] = {}
         self._pages: dict[str, int] = {}
+        self._table_names = self.family.table_names()
 
     # --- context manager -----------------------------------------------------------------
     def __enter__(self):
@@ -198,7 +253,9 @@ class Database:
 
     def probe_code(self, table: str, index: int) -> int:
         """The code of one entry."""
-        base = self.base(table)
+        base = self._bases.get(table)
+        if base is None:
+            base = self.base(table)
         cache = self.cache
         slot = cache.directory[base + (index >> F.PAGE_SHIFT)]
         if slot < 0:
@@ -215,9 +272,14 @@ class Database:
             raise NotCoveredError(str(error.args[0]) if error.args else "not covered") from None
 
     def _code(self, position: np.ndarray) -> int:
-        if self.family.needs_children(position):
+        packed = int(self.family.rank(position))
+        if packed == NEEDS_CHILDREN:
             return self._code_from_children(position)
-        table, index = self.locate(position)
+        if packed < 0:
+            self.locate(position)  # raises NotCoveredError with the reason
+            raise NotCoveredError("position not covered by the tables")
+        table = self._table_names[packed >> TABLE_SHIFT]
+        index = packed & INDEX_MASK
         code = self.probe_code(table, index)
         if code == F.INVALID:
             raise NotCoveredError(f"{table}: index {index} holds no legal position")
@@ -266,6 +328,37 @@ class Database:
             return self.probe_dtm(position)
         except (MissingTableError, NotCoveredError):
             return default
+
+    def probe_batch(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised probe of a 2-D array of positions (one per row): ``(wdl, dtm)`` arrays
+        (int8 values 1/0/-1 and signed int16 distances as in :meth:`probe`). Positions no table
+        holds raise NotCoveredError; positions whose entry does not tell their value (chess:
+        an en-passant right) are probed one by one."""
+        positions = np.ascontiguousarray(positions, dtype=np.uint64)
+        bases = np.full(len(self._table_names), -1, dtype=np.int64)
+        for table, base in self._bases.items():
+            bases[self.family.table_id(table)] = base
+        wdl = np.empty(positions.shape[0], dtype=np.int8)
+        dtm = np.empty(positions.shape[0], dtype=np.int16)
+        if probe_rows_resident(self.family.rank, positions, self.cache.directory, bases,
+                               self.cache.arena, wdl, dtm) == 0:
+            return wdl, dtm
+        packed = rank_rows(self.family.rank, positions)
+        codes = np.empty(packed.size, dtype=np.uint16)
+        special = np.flatnonzero(packed == NEEDS_CHILDREN)
+        if np.any(packed[packed != NEEDS_CHILDREN] < 0):
+            raise NotCoveredError("a position in the batch is not covered by any table")
+        tables = packed >> TABLE_SHIFT
+        tables[special] = -1
+        for table_id in np.unique(tables[tables >= 0]):
+            rows = np.flatnonzero(tables == table_id)
+            codes[rows] = self.probe_codes(self.family.table_name(int(table_id)),
+                                           packed[rows] & INDEX_MASK)
+        for row in special:
+            codes[row] = self._code(positions[row])
+        if np.any(codes == F.INVALID):
+            raise NotCoveredError("a position in the batch holds no legal position's index")
+        return F.decode_arrays(codes)
 
     def best_move(self, position: np.ndarray) -> int | None:
         """A move keeping the value: for a win the quickest mate, for a loss the slowest, for

@@ -36,6 +36,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
+from games.chess.bitops import lsb
 from games.kernels import POSITION
 from games.table_family import (NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE,
                                 TableFamily)
@@ -178,6 +179,7 @@ for _t, _name in enumerate(TABLES):
 
 # Material key: base-3 digits of the counts of the 10 non-king coloured pieces.
 KEY_SIZE = 3 ** 10
+POWERS_OF_3 = np.array([3 ** i for i in range(10)], dtype=np.int64)
 MATERIAL = np.full(KEY_SIZE, -1, dtype=np.int32)  # table_id * 2 + colours swapped
 
 
@@ -224,13 +226,13 @@ def transform(square, flip_file, flip_rank, diagonal):
     return square
 
 
-@nb.njit(types.int64(types.int64, SQUARES, types.int64), cache=True)
-def storage_index(table, squares, stm):
-    """Storage index of the placement ``squares`` (spec order; like pieces in any order) with
-    ``stm`` to move, in table ``table``. Applies the symmetry reduction."""
-    n = COUNT[table]
-    wk = squares[0]
-    bk = squares[1]
+@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True)
+def storage_index_packed(table, packed_squares, stm):
+    """Storage index of the placement whose spec-order squares are packed 6 bits each
+    (slot i at bits 6i..6i+5; like pieces in any order) with ``stm`` to move. Applies the
+    symmetry reduction."""
+    wk = packed_squares & 63
+    bk = (packed_squares >> 6) & 63
     flip_file = (wk & 7) > 3
     flip_rank = False
     diagonal = False
@@ -255,16 +257,27 @@ def storage_index(table, squares, stm):
         if count == 0:
             break
         offset = 8 if SPEC[table, first] % 6 == PAWN else 0
-        a = transform(squares[first], flip_file, flip_rank, diagonal) - offset
+        a = transform((packed_squares >> (6 * first)) & 63, flip_file, flip_rank, diagonal) - offset
         if count == 1:
             part = a
         else:
-            c = transform(squares[first + 1], flip_file, flip_rank, diagonal) - offset
+            c = transform((packed_squares >> (6 * first + 6)) & 63, flip_file, flip_rank,
+                          diagonal) - offset
             lo = min(a, c)
             hi = max(a, c)
             part = lo + hi * (hi - 1) // 2
         index = index * values + part
     return stm * PER_SIDE[table] + index
+
+
+@nb.njit(types.int64(types.int64, SQUARES, types.int64), cache=True)
+def storage_index(table, squares, stm):
+    """Storage index of the placement ``squares`` (spec order; like pieces in any order) with
+    ``stm`` to move, in table ``table``. Applies the symmetry reduction."""
+    packed = 0
+    for i in range(COUNT[table]):
+        packed |= squares[i] << (6 * i)
+    return storage_index_packed(table, packed, stm)
 
 
 @nb.njit(types.int64(types.int64, types.int64, SQUARES), cache=True)
@@ -308,36 +321,51 @@ def storage_unrank(table, index, squares):
     return stm
 
 
-@nb.njit(types.int64(CODES8, SQUARES, types.int64, types.int64, SQUARES), cache=True)
-def locate_pieces(codes, squares, count, stm, spec_squares):
-    """``table << TABLE_SHIFT | storage index`` of the position with ``codes[i]`` on
-    ``squares[i]`` (i < count) and ``stm`` to move, or -1 if no table holds it.
-    ``spec_squares`` is scratch space of 4."""
+@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64), cache=True)
+def locate_packed(packed_codes, packed_squares, count, stm):
+    """``table << TABLE_SHIFT | storage index`` of the position with pieces ``i < count`` of
+    code ``(packed_codes >> 4i) & 15`` on square ``(packed_squares >> 6i) & 63`` and ``stm``
+    to move, or -1 if no table holds it."""
     if count > MAX_PIECES or count < 2:
         return -1
     key = 0
     for i in range(count):
-        code = codes[i]
+        code = (packed_codes >> (4 * i)) & 15
         if code % 6 != KING:
-            key += 3 ** ((code // 6) * 5 + code % 6)
+            key += POWERS_OF_3[(code // 6) * 5 + code % 6]
     entry = MATERIAL[key]
     if entry < 0:
         return -1
     table = entry >> 1
     swapped = entry & 1
     used = 0
+    spec_squares = 0
     for slot in range(COUNT[table]):
         want = SPEC[table, slot]
         for i in range(count):
-            code = codes[i]
+            code = (packed_codes >> (4 * i)) & 15
             if swapped:
                 code = (code + 6) % 12
             if code == want and not (used >> i) & 1:
                 used |= 1 << i
-                spec_squares[slot] = squares[i] ^ 56 if swapped else squares[i]
+                square = (packed_squares >> (6 * i)) & 63
+                spec_squares |= (square ^ 56 if swapped else square) << (6 * slot)
                 break
     side = stm ^ 1 if swapped else stm
-    return (table << TABLE_SHIFT) | storage_index(table, spec_squares, side)
+    return (table << TABLE_SHIFT) | storage_index_packed(table, spec_squares, side)
+
+
+@nb.njit(types.int64(CODES8, SQUARES, types.int64, types.int64, SQUARES), cache=True)
+def locate_pieces(codes, squares, count, stm, spec_squares):
+    """:func:`locate_packed` for pieces given as arrays (``spec_squares`` is unused scratch)."""
+    if count > MAX_PIECES:
+        return -1
+    packed_codes = 0
+    packed_squares = 0
+    for i in range(count):
+        packed_codes |= np.int64(codes[i]) << (4 * i)
+        packed_squares |= squares[i] << (6 * i)
+    return locate_packed(packed_codes, packed_squares, count, stm)
 
 
 # --- the family over the chess position layout --------------------------------------------------
@@ -350,26 +378,25 @@ def rank_ignoring_en_passant(pos):
     if pos[CASTLING_WORD] != 0:
         return -1
     occupied = pos[WHITE_WORD] | pos[BLACK_WORD]
-    codes = np.empty(MAX_PIECES, dtype=np.int8)
-    squares = np.empty(MAX_PIECES, dtype=np.int64)
-    scratch = np.empty(MAX_PIECES, dtype=np.int64)
+    packed_codes = 0
+    packed_squares = 0
     count = 0
-    for square in range(64):
-        bit = types.uint64(1) << types.uint64(square)
-        if not occupied & bit:
-            continue
+    while occupied:
         if count == MAX_PIECES:
             return -1
+        square = lsb(occupied)
+        bit = occupied & (~occupied + types.uint64(1))
+        occupied ^= bit
         colour = 0 if pos[WHITE_WORD] & bit else 1
         kind = 0
         for piece_type in range(6):
             if pos[PAWNS_WORD + piece_type] & bit:
                 kind = piece_type
-        codes[count] = colour * 6 + kind
-        squares[count] = square
+        packed_codes |= (colour * 6 + kind) << (4 * count)
+        packed_squares |= square << (6 * count)
         count += 1
-    return locate_pieces(codes, squares, count, np.int64(pos[STATE_WORD] & types.uint64(1)),
-                         scratch)
+    return locate_packed(packed_codes, packed_squares, count,
+                         np.int64(pos[STATE_WORD] & types.uint64(1)))
 
 
 @nb.njit(RANK_SIGNATURE, cache=True)
