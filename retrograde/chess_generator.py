@@ -34,6 +34,7 @@ from games.table_family import INDEX_MASK, TABLE_SHIFT
 UNKNOWN = 255
 NO_WAKE = 255
 BLOCK = 4096
+WORD_BLOCK = 1024
 MAX_MOVES = 96
 
 SPEC8 = types.Array(types.int8, 1, "C")
@@ -507,12 +508,21 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
     g = node_index(pawnful, squares, n, stm, powers, domain)
     g_base = g - stm * powers[n]
     parent_stm_part = them * powers[n]
+    # Without pawns and with the white king on the a1-h8 diagonal, every node has a mirror twin
+    # (the same position); un-moves of other pieces move both by simple arithmetic.
+    king_on_diagonal = not pawnful and (squares[0] >> 3) == (squares[0] & 7)
+    mirror_base = 0
+    if king_on_diagonal:
+        mirror_base = domain[0, squares[0]] + parent_stm_part
+        for i in range(1, n):
+            mirror_base += E.transform(squares[i], False, False, True) * powers[i]
     marked = 0
     for i in range(n):
         piece = np.int64(spec[i])
         if piece // 6 != them:
             continue
         sq = squares[i]
+        mirrored_sq = E.transform(sq, False, False, True)
         double_rank = -1
         if piece % 6 == E.PAWN:
             back = -8 if them == 0 else 8
@@ -542,21 +552,27 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
                     squares[i] = sq
                     direct = not may_allow_en_passant(spec, squares, n, them,
                                                       i | (sq << 3) | (1 << 16))
-                # A white king on a long diagonal: the mirrored node is the same position.
-                king = origin if i == 0 else squares[0]
-                on_diagonal = not pawnful and ((king >> 3) == (king & 7) or (king >> 3) == 7 - (king & 7))
+                # The predecessor's mirror twin, if it has one (-1 otherwise).
+                other = -1
+                if i == 0:
+                    if not pawnful and ((origin >> 3) == (origin & 7)
+                                        or (origin >> 3) == 7 - (origin & 7)):
+                        other = twin(parent, n, powers, scratch, domain, king_squares)
+                elif king_on_diagonal:
+                    other = mirror_base + (E.transform(origin, False, False, True)
+                                           - mirrored_sq) * powers[i]
+                    if other == parent:
+                        other = -1
                 for k in range(2):
                     if codes[parent] == UNKNOWN:
                         if direct:
                             codes[parent] = win_code
                             marked += 1
-                        else:
+                        elif flags[parent] == 0:
                             flags[parent] = 1
-                    if not on_diagonal or k == 1:
+                    if other < 0 or k == 1:
                         break
-                    parent = twin(parent, n, powers, scratch, domain, king_squares)
-                    if parent < 0:
-                        break
+                    parent = other
             squares[i] = sq
     return marked
 
@@ -638,45 +654,68 @@ def initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, 
     return latest.max()
 
 
+
+ONES = types.uint64(0x0101010101010101)
+HIGHS = types.uint64(0x8080808080808080)
+
+
+@nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
+def has_byte(word, value):
+    """Whether one of the 8 bytes of ``word`` equals ``value`` (lets scans skip 8 at once)."""
+    x = word ^ (ONES * types.uint64(value))
+    return ((x - ONES) & ~x & HIGHS) != 0
+
+
+WORDS = types.Array(types.uint64, 1, "C")
+
+
 @nb.njit(types.int64(SPEC8, types.boolean, types.boolean, types.int64, U8, U8, U8, I64, BB,
-                     I64_2D, I64_2D), cache=True, parallel=True)
+                     I64_2D, I64_2D, WORDS, WORDS, types.boolean), cache=True, parallel=True)
 def propagate(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, powers, geo,
-              domain, king_squares):
+              domain, king_squares, code_words, exit_win_words, exits_now):
     """Level ``d``, first half: from every position resolved at ``d - 1``, predecessors of lost
-    ones are won in ``d``, those of won ones flagged; leaving moves that win now are applied.
-    Returns the number of positions won here."""
+    ones are won in ``d``, those of won ones flagged; leaving moves that win now (only looked
+    for when ``exits_now``) are applied. ``*_words`` are uint64 views of the byte arrays, to
+    skip 8 entries at a time. Returns the number of positions won here."""
     n = spec.shape[0]
-    size = codes.shape[0]
-    blocks = (size + BLOCK - 1) // BLOCK
+    words = code_words.shape[0]
+    blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     marked = np.zeros(blocks, dtype=np.int64)
     lost_code = 2 + 2 * (d - 1)
     won_code = 3 + 2 * (d - 1)
     for block in prange(blocks):
         squares = np.empty(4, dtype=np.int64)
         scratch = np.empty(4, dtype=np.int64)
-        for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            code = codes[g]
-            if code == lost_code or code == won_code:
-                stm = decode_node(g, pawnful, n, powers, squares, king_squares)
-                marked[block] += mark_predecessors(spec, squares, n, stm, code, pawnful,
-                                                   en_passant_possible, codes, flags, powers, geo,
-                                                   scratch, domain, king_squares)
-            elif code == UNKNOWN and exit_win[g] == d:
-                codes[g] = 3 + 2 * d
-                marked[block] += 1
+        for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
+            word = code_words[w]
+            if not (has_byte(word, lost_code) or has_byte(word, won_code)
+                    or (exits_now and has_byte(exit_win_words[w], d))):
+                continue
+            for g in range(8 * w, 8 * w + 8):
+                code = codes[g]
+                if code == lost_code or code == won_code:
+                    stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+                    marked[block] += mark_predecessors(spec, squares, n, stm, code, pawnful,
+                                                       en_passant_possible, codes, flags, powers,
+                                                       geo, scratch, domain, king_squares)
+                elif code == UNKNOWN and exit_win[g] == d:
+                    codes[g] = 3 + 2 * d
+                    marked[block] += 1
     return marked.sum()
 
 
 @nb.njit(types.int64(SPEC8, types.boolean, types.boolean, types.int64, U8, U8, U8, U8, U8, U16,
-                     I64, I64, BB, I64_2D, I64_2D), cache=True, parallel=True)
+                     I64, I64, BB, I64_2D, I64_2D, WORDS, WORDS, WORDS, types.boolean),
+         cache=True, parallel=True)
 def settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, exit_floor, wake,
-           child_codes, child_offsets, powers, geo, domain, king_squares):
-    """Level ``d``, second half: look at every move of the flagged positions (and of those
-    whose leaving moves or en-passant answers become known at ``d``). Returns the number
-    resolved."""
+           child_codes, child_offsets, powers, geo, domain, king_squares, flag_words,
+           floor_words, wake_words, events_now):
+    """Level ``d``, second half: look at every move of the flagged positions (and, when
+    ``events_now``, of those whose leaving moves or en-passant answers become known at ``d``).
+    Returns the number resolved."""
     n = spec.shape[0]
-    size = codes.shape[0]
-    blocks = (size + BLOCK - 1) // BLOCK
+    words = flag_words.shape[0]
+    blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     resolved = np.zeros(blocks, dtype=np.int64)
     for block in prange(blocks):
         squares = np.empty(4, dtype=np.int64)
@@ -684,19 +723,23 @@ def settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, exit_f
         child_pieces = np.empty(4, dtype=np.int8)
         child_squares = np.empty(4, dtype=np.int64)
         scratch = np.empty(4, dtype=np.int64)
-        for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            if not flags[g] and exit_floor[g] != d and wake[g] != d:
+        for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
+            if flag_words[w] == 0 and not (events_now and (has_byte(floor_words[w], d)
+                                                           or has_byte(wake_words[w], d))):
                 continue
-            flags[g] = 0
-            if codes[g] != UNKNOWN:
-                continue
-            stm = decode_node(g, pawnful, n, powers, squares, king_squares)
-            code = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
-                            exit_win, exit_floor, child_codes, child_offsets, powers, geo, moves,
-                            child_pieces, child_squares, scratch, domain)
-            if code != UNKNOWN:
-                codes[g] = code
-                resolved[block] += 1
+            for g in range(8 * w, 8 * w + 8):
+                if not flags[g] and exit_floor[g] != d and wake[g] != d:
+                    continue
+                flags[g] = 0
+                if codes[g] != UNKNOWN:
+                    continue
+                stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+                code = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
+                                exit_win, exit_floor, child_codes, child_offsets, powers, geo,
+                                moves, child_pieces, child_squares, scratch, domain)
+                if code != UNKNOWN:
+                    codes[g] = code
+                    resolved[block] += 1
     return resolved.sum()
 
 
@@ -737,13 +780,18 @@ def solve_table(table: str, children: np.ndarray, offsets: np.ndarray, progress)
     latest = initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, wake,
                         children, offsets, powers, GEOMETRY, KING_SQUARES)
     progress.update("initialise", 1, 1, size)
+    # Levels at which leaving moves or en-passant answers decide something.
+    exit_levels = np.bincount(exit_win, minlength=256) > 0
+    event_levels = (np.bincount(exit_floor, minlength=256) > 0) | (np.bincount(wake, minlength=256) > 0)
+    views = codes.view(np.uint64), exit_win.view(np.uint64)
+    settle_views = flags.view(np.uint64), exit_floor.view(np.uint64), wake.view(np.uint64)
     d = 1
     while True:
         won = propagate(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, powers,
-                        GEOMETRY, KING_DOMAIN, KING_SQUARES)
+                        GEOMETRY, KING_DOMAIN, KING_SQUARES, *views, bool(exit_levels[d]))
         settled = settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win,
                          exit_floor, wake, children, offsets, powers, GEOMETRY, KING_DOMAIN,
-                         KING_SQUARES)
+                         KING_SQUARES, *settle_views, bool(event_levels[d]))
         progress.update(f"level {d}", 0, 0, int(won + settled))
         if won + settled == 0 and d >= latest:
             break
