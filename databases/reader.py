@@ -41,22 +41,23 @@ def rank_rows(rank, positions):
     return out
 
 
-@nb.njit(types.int64(RankKernel, types.Array(types.uint64, 2, "C"), types.Array(types.int32, 1, "C"),
+@nb.njit(types.int64(types.Array(types.int64, 1, "C"), types.Array(types.int32, 1, "C"),
                      types.Array(types.int64, 1, "C"), types.Array(types.uint16, 2, "C"),
                      types.Array(types.int8, 1, "C"), types.Array(types.int16, 1, "C")),
          cache=True)
-def probe_rows_resident(rank, positions, directory, bases, arena, wdl, dtm):
-    """The warm batch path in one pass: rank, look up the resident page, decode. Returns the
-    number of rows it could not answer (page not resident, table not registered, position
-    not covered or needing its children); those rows are left unset."""
+def probe_packed_resident(packed, directory, bases, arena, wdl, dtm):
+    """The warm batch path in one pass over ranked positions (``table << TABLE_SHIFT | index``):
+    look up the resident page, decode. Returns the number of rows it could not answer (page
+    not resident, table not registered, position not covered or needing its children); those
+    rows are left unset."""
     missing = 0
-    for row in range(positions.shape[0]):
-        packed = rank(positions[row])
-        if packed < 0:
+    for row in range(packed.shape[0]):
+        key = packed[row]
+        if key < 0:
             missing += 1
             continue
-        base = bases[packed >> TABLE_SHIFT]
-        index = packed & INDEX_MASK
+        base = bases[key >> TABLE_SHIFT]
+        index = key & INDEX_MASK
         if base < 0:
             missing += 1
             continue
@@ -340,10 +341,14 @@ class Database:
             bases[self.family.table_id(table)] = base
         wdl = np.empty(positions.shape[0], dtype=np.int8)
         dtm = np.empty(positions.shape[0], dtype=np.int16)
-        if probe_rows_resident(self.family.rank, positions, self.cache.directory, bases,
-                               self.cache.arena, wdl, dtm) == 0:
+        if self.family.rank_many is not None:
+            packed = self.family.rank_many(positions)
+        else:
+            packed = rank_rows(self.family.rank, positions)
+        if probe_packed_resident(packed, self.cache.directory, bases, self.cache.arena,
+                                 wdl, dtm) == 0:
             return wdl, dtm
-        packed = rank_rows(self.family.rank, positions)
+        packed = packed.copy()
         codes = np.empty(packed.size, dtype=np.uint16)
         special = np.flatnonzero(packed == NEEDS_CHILDREN)
         if np.any(packed[packed != NEEDS_CHILDREN] < 0):

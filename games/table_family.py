@@ -42,6 +42,7 @@ class TableFamily:
     sides: int = 1
     rank = None
     unrank = None
+    rank_many = None  # optional: a kernel ranking every row of a 2-D array (faster batches)
 
     def table_names(self, max_pieces: int | None = None) -> list[str]:
         """Every table (up to ``max_pieces`` where that means something), dependencies first."""

@@ -426,6 +426,7 @@ class ChessEndgames(TableFamily):
 
         self.game = games.get("chess")
         self.rank = rank
+        self.rank_many = rank_many
         self.unrank = _unrank_kernel()
 
     def table_names(self, max_pieces=None):
@@ -497,3 +498,12 @@ def _unrank_kernel():
 
         _UNRANK = unrank
     return _UNRANK
+
+
+@nb.njit(types.Array(types.int64, 1, "C")(types.Array(types.uint64, 2, "C")), cache=True)
+def rank_many(positions):
+    """:func:`rank` of every row of ``positions`` (statically bound, for batch probes)."""
+    out = np.empty(positions.shape[0], dtype=np.int64)
+    for row in range(positions.shape[0]):
+        out[row] = rank(positions[row])
+    return out
