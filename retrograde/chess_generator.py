@@ -415,13 +415,17 @@ def twin(g, n, powers, squares, domain, king_squares):
 
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
                      types.boolean, U8, U8, U8, U16, I64, I64, BB, I64, SPEC8, I64, I64,
-                     I64_2D), cache=True)
+                     I64_2D, U8), cache=True)
 def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit_win,
              exit_floor, child_codes, child_offsets, powers, geo, moves, child_pieces,
-             child_squares, scratch, domain):
+             child_squares, scratch, domain, hints):
     """The new code of an unresolved position at level ``d``, or UNKNOWN, from its moves within
     the table (children known only below distance ``d``) and the summary of its leaving moves.
-    Without en-passant possibilities it stops at the first child not known yet."""
+
+    Without en-passant possibilities it stops at the first child not known yet and remembers
+    its ordinal in ``hints``: the children before it stay known won, so the next look starts
+    there; a loss found at level ``d`` is then a loss in ``d`` (its last child was won in
+    ``d - 1``, or its leaving moves become known at ``d``)."""
     g = node_index(pawnful, squares, n, stm, powers, domain)
     if exit_win[g] <= d:
         return 3 + 2 * np.int64(exit_win[g])
@@ -435,6 +439,8 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
         occupied |= types.uint64(1) << types.uint64(squares[i])
     g_base = g - stm * powers[n]
     child_stm_part = (1 - stm) * powers[n]
+    skip = 0 if en_passant_possible else np.int64(hints[g])
+    ordinal = -1
     for slot in range(n):
         piece = np.int64(spec[slot])
         if piece // 6 != stm:
@@ -454,6 +460,9 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
+            ordinal += 1
+            if ordinal < skip:
+                continue  # known won at an earlier look
             if slot == 0:
                 squares[0] = to
                 child_g = node_index(pawnful, squares, n, 1 - stm, powers, domain)
@@ -478,6 +487,7 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
                         known = ((child - 2) >> 1) < d
             if not known or child == 1:
                 if not en_passant_possible:
+                    hints[g] = ordinal
                     return UNKNOWN
                 can_lose = False
                 continue
@@ -488,6 +498,8 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
             else:
                 return 3 + 2 * (distance + 1)
     if can_lose:
+        if not en_passant_possible:
+            return 2 + 2 * d
         return 2 + 2 * (longest + 1)
     return UNKNOWN
 
@@ -705,11 +717,11 @@ def propagate(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, pow
 
 
 @nb.njit(types.int64(SPEC8, types.boolean, types.boolean, types.int64, U8, U8, U8, U8, U8, U16,
-                     I64, I64, BB, I64_2D, I64_2D, WORDS, WORDS, WORDS, types.boolean),
+                     I64, I64, BB, I64_2D, I64_2D, WORDS, WORDS, WORDS, types.boolean, U8),
          cache=True, parallel=True)
 def settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, exit_floor, wake,
            child_codes, child_offsets, powers, geo, domain, king_squares, flag_words,
-           floor_words, wake_words, events_now):
+           floor_words, wake_words, events_now, hints):
     """Level ``d``, second half: look at every move of the flagged positions (and, when
     ``events_now``, of those whose leaving moves or en-passant answers become known at ``d``).
     Returns the number resolved."""
@@ -736,7 +748,7 @@ def settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, exit_f
                 stm = decode_node(g, pawnful, n, powers, squares, king_squares)
                 code = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
                                 exit_win, exit_floor, child_codes, child_offsets, powers, geo,
-                                moves, child_pieces, child_squares, scratch, domain)
+                                moves, child_pieces, child_squares, scratch, domain, hints)
                 if code != UNKNOWN:
                     codes[g] = code
                     resolved[block] += 1
@@ -776,6 +788,7 @@ def solve_table(table: str, children: np.ndarray, offsets: np.ndarray, progress)
     exit_win = np.empty(size, dtype=np.uint8)
     exit_floor = np.empty(size, dtype=np.uint8)
     wake = np.empty(size, dtype=np.uint8)
+    hints = np.zeros(size, dtype=np.uint8)
     children = np.ascontiguousarray(children, dtype=np.uint16)
     latest = initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, wake,
                         children, offsets, powers, GEOMETRY, KING_SQUARES)
@@ -791,7 +804,7 @@ def solve_table(table: str, children: np.ndarray, offsets: np.ndarray, progress)
                         GEOMETRY, KING_DOMAIN, KING_SQUARES, *views, bool(exit_levels[d]))
         settled = settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win,
                          exit_floor, wake, children, offsets, powers, GEOMETRY, KING_DOMAIN,
-                         KING_SQUARES, *settle_views, bool(event_levels[d]))
+                         KING_SQUARES, *settle_views, bool(event_levels[d]), hints)
         progress.update(f"level {d}", 0, 0, int(won + settled))
         if won + settled == 0 and d >= latest:
             break
