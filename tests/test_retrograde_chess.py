@@ -202,3 +202,19 @@ def test_every_position_wdl_matches_syzygy(full_db, syzygy, table):
     for board, code in every_position(full_db, table):
         value, _ = F.decode(code)
         assert value == syzygy_wdl(syzygy, board), board.fen()
+
+
+def test_cli_probe_chess(normal_db, gaviota, capsys):
+    import json
+
+    from solver.cli import main
+
+    fen = "8/8/3k4/8/8/8/8/K1Q5 w - - 0 1"
+    assert main(["probe", "chess", fen, "--db", str(normal_db), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["value"] == "win" and answer["dtm"] == gaviota.probe_dtm(chess.Board(fen))
+    board = chess.Board(fen)
+    board.push_uci(answer["best"])
+    assert gaviota.probe_dtm(board) == -(answer["dtm"] - 1)
+    assert main(["probe", "chess", "r3k3/8/8/8/8/8/8/4K3 w q - 0 1", "--db", str(normal_db)]) == 2
+    assert "castling" in capsys.readouterr().err
