@@ -68,13 +68,14 @@ CHILD_FIELDS = 6
 F_TH_PHI, F_TH_DELTA, F_COUNT, F_SELECTED, F_START = range(5)
 FRAME_FIELDS = 5
 # Parameters (params[...]).
-P_GOAL, P_MAX_DEPTH, P_BUDGET, P_EPSILON, P_GENERATION, P_SALT, P_HISTORY, P_CANDIDATES = range(8)
-PARAMS = 8
+P_GOAL, P_MAX_DEPTH, P_BUDGET, P_EPSILON, P_GENERATION, P_SALT, P_HISTORY, P_CANDIDATES, P_EVAL_SCALE = range(9)
+PARAMS = 9
 # Results (stats[...]).
 S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI = range(7)
 STATS = 7
 
 DEPTH_SALT = np.uint64(0x9E3779B97F4A7C15)
+GOAL_SALT = np.uint64(0xD6E8FEB86659FD93)
 
 INT64_1D = types.Array(types.int64, 1, "C")
 INT64_2D = types.Array(types.int64, 2, "C")
@@ -84,11 +85,15 @@ UINT64_2D = types.Array(types.uint64, 2, "C")
 INT32_2D = types.Array(types.int32, 2, "C")
 
 
-@nb.njit(types.uint64(types.uint64, types.uint64, types.int64, types.int64), cache=True, inline="always")
-def table_key(position_hash, salt, max_depth, ply):
-    """The table key of a position at ``ply``: its hash, the search's salt and, under a depth
-    bound, the remaining depth."""
+@nb.njit(types.uint64(types.uint64, types.uint64, types.int64, types.int64, types.int64), cache=True,
+         inline="always")
+def table_key(position_hash, salt, goal, max_depth, ply):
+    """The table key of a position at ``ply``: its hash, the table's salt, the goal of the side
+    to move there (the root's goal at even plies, its dual at odd ones) and, under a depth bound,
+    the remaining depth."""
     key = position_hash ^ salt
+    if (goal ^ (ply & 1)) != 0:
+        key ^= GOAL_SALT
     if max_depth >= 0:
         key ^= types.uint64(max_depth - ply + 1) * DEPTH_SALT
     if key == 0:
@@ -96,15 +101,11 @@ def table_key(position_hash, salt, max_depth, ply):
     return key
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.int64, types.boolean), cache=True, inline="always")
-def read_entry(table, row, mover_is_attacker):
-    """(phi, delta) of a table row for a node whose mover is or is not the attacker."""
+@nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.int64), cache=True, inline="always")
+def read_entry(table, row):
+    """(phi, delta) of a table row."""
     word = table[row, 1]
-    pn = np.int64(word & types.uint64(0xFFFFFFFF))
-    dn = np.int64(word >> types.uint64(32))
-    if mover_is_attacker:
-        return pn, dn
-    return dn, pn
+    return np.int64(word & types.uint64(0xFFFFFFFF)), np.int64(word >> types.uint64(32))
 
 
 @nb.njit(types.int64(
@@ -128,6 +129,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
     salt = types.uint64(params[P_SALT])
     history = params[P_HISTORY]
     use_candidates = params[P_CANDIDATES] != 0
+    eval_scale = params[P_EVAL_SCALE]
     stack = positions.shape[0] - 1
     scratch = positions[stack]
     scratch_moves = move_buffer[stack]
@@ -191,9 +193,10 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                         succeeds = attacker_ok if child_is_attacker else not attacker_ok
                         vals[C_BOUNDED] = 1
                 if not solved:
-                    row = probe(table, table_key(child_hash, salt, max_depth, ply + 1))
+                    score = np.int64(evaluate(child))
+                    row = probe(table, table_key(child_hash, salt, goal, max_depth, ply + 1))
                     if row >= 0:
-                        phi, delta = read_entry(table, row, child_is_attacker)
+                        phi, delta = read_entry(table, row)
                         vals[C_PHI] = phi
                         vals[C_DELTA] = delta
                         if phi == 0 or delta == 0:
@@ -217,7 +220,12 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                         if not solved:
                             vals[C_PHI] = 1
                             vals[C_DELTA] = max(mobility, 1)
-                    vals[C_ORDER] = -np.int64(evaluate(child))
+                            if eval_scale > 0:
+                                # The static evaluation shades the numbers: the side it favours
+                                # looks cheaper to prove.
+                                vals[C_PHI] += max(-score, 0) // eval_scale
+                                vals[C_DELTA] += max(score, 0) // eval_scale
+                    vals[C_ORDER] = -score
                 if solved:
                     vals[C_SOLVED] = 1
                     if succeeds:
@@ -255,9 +263,9 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
         for i in range(count):
             vals = child_vals[ply, i]
             if vals[C_SOLVED] == 0:
-                row = probe(table, table_key(child_hashes[ply, i], salt, max_depth, ply + 1))
+                row = probe(table, table_key(child_hashes[ply, i], salt, goal, max_depth, ply + 1))
                 if row >= 0:
-                    c_phi, c_delta = read_entry(table, row, child_is_attacker)
+                    c_phi, c_delta = read_entry(table, row)
                     vals[C_PHI] = c_phi
                     vals[C_DELTA] = c_delta
                     if c_phi == 0 or c_delta == 0:
@@ -306,17 +314,13 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                     bounded |= child_vals[ply, i, C_BOUNDED]
             if dep >= history + ply:
                 dep = NO_DEP
-            if mover_is_attacker:
-                pn, dn = phi, delta
-            else:
-                pn, dn = delta, phi
             if not solved_here or dep == NO_DEP:
-                store(table, table_key(path_hash[history + ply], salt, max_depth, ply), pn, dn,
+                store(table, table_key(path_hash[history + ply], salt, goal, max_depth, ply), phi, delta,
                       nodes - frames[ply, F_START] + 1, FLAG_BOUNDED if bounded else 0, generation)
             if ply == 0:
                 stats[S_NODES] = nodes
-                stats[S_PN] = pn
-                stats[S_DN] = dn
+                stats[S_PN] = phi
+                stats[S_DN] = delta
                 stats[S_DEP] = dep
                 stats[S_BOUNDED] = bounded
                 stats[S_BEST] = child_moves[0, best] if best >= 0 else -1
@@ -373,8 +377,9 @@ class DfpnSearch:
     calls (each call is a fresh search; the table's generations keep them apart)."""
 
     def __init__(self, game: Game, table: TranspositionTable | None = None, stack: int | None = None,
-                 epsilon: float = 0.25):
+                 epsilon: float = 0.25, eval_scale: int = 0):
         self.game = game
+        self.eval_scale = eval_scale
         self.table = table if table is not None else TranspositionTable()
         self.epsilon = epsilon
         self.stack = stack if stack is not None else min(game.max_game_length, 1000) + 2
@@ -405,7 +410,7 @@ class DfpnSearch:
         path_hash = np.zeros(len(history) + self.stack + 1, dtype=np.uint64)
         path_hash[:len(history)] = np.array(history, dtype=np.uint64)
         self.positions[0] = position
-        generation, salt = self.table.new_search()
+        generation, salt = self.table.new_search(), self.table.salt
         params = np.zeros(PARAMS, dtype=np.int64)
         params[P_GOAL] = code
         params[P_MAX_DEPTH] = -1 if max_depth is None else max_depth
@@ -414,6 +419,7 @@ class DfpnSearch:
         params[P_SALT] = np.int64(np.uint64(salt).view(np.int64))
         params[P_HISTORY] = len(history)
         params[P_CANDIDATES] = int(self.has_candidates)
+        params[P_EVAL_SCALE] = self.eval_scale
         stats = np.zeros(STATS, dtype=np.int64)
         kernels = self.game.kernels
 

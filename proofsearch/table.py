@@ -3,13 +3,15 @@
 Entry layout (one row of a ``uint64[size, 3]`` array)::
 
     word 0   key: the position's 64-bit hash mixed with the search's salt (0 = empty slot)
-    word 1   bits  0-31  proof number     (0xFFFFFFFF = infinity)
-             bits 32-63  disproof number  (0xFFFFFFFF = infinity)
+    word 1   bits  0-31  phi   (0xFFFFFFFF = infinity)
+             bits 32-63  delta (0xFFFFFFFF = infinity)
     word 2   bits  0-31  work: nodes expanded below this entry when it was stored (saturating)
              bits 32-39  generation of the search that stored it
              bits 40-47  flags (FLAG_BOUNDED: the proof or disproof leans on the depth horizon)
 
-Proof and disproof numbers are absolute (for the attacker), not phi/delta.
+phi and delta are seen from the side to move, whose own goal is part of the key (the attacker's
+goal at its nodes, the dual goal at the defender's: ``win`` and ``draw`` are each other's
+duals), so searches from different roots share entries.
 
 Index: ``key & (size - 1)`` rounded down to a multiple of four picks a bucket of four
 consecutive rows; a probe scans the bucket for the full key.
@@ -82,8 +84,9 @@ def store(table, key, pn, dn, work, flags, generation):
 class TranspositionTable:
     """A fixed-size table (``size`` rows, a power of two >= 4) reused across searches.
 
-    Each search takes a new generation and a fresh random salt for its keys, so entries of
-    earlier searches never match and are the first to be replaced.
+    Each search takes a new generation: entries of earlier searches stay valid (they hold only
+    path-independent results) but are the first to be replaced. The salt, fixed per table,
+    keeps keys of unrelated tables apart.
     """
 
     def __init__(self, size: int = 1 << 20):
@@ -92,7 +95,7 @@ class TranspositionTable:
         self.size = size
         self.rows = np.zeros((size, WORDS), dtype=np.uint64)
         self.generation = 0
-        self._random = np.random.default_rng(0x5EED)
+        self.salt = int(np.random.default_rng().integers(1, 2**63, dtype=np.int64))
 
     @classmethod
     def from_megabytes(cls, megabytes: float) -> "TranspositionTable":
@@ -100,11 +103,10 @@ class TranspositionTable:
         rows = max(BUCKET, int(megabytes * 2**20) // (8 * WORDS))
         return cls(1 << (rows.bit_length() - 1))
 
-    def new_search(self) -> tuple[int, int]:
-        """(generation, salt) for a new search."""
+    def new_search(self) -> int:
+        """The generation number of a new search."""
         self.generation = (self.generation + 1) & 0xFF
-        salt = int(self._random.integers(1, 2**63, dtype=np.int64))
-        return self.generation, salt
+        return self.generation
 
     def clear(self) -> None:
         """Forget every entry."""

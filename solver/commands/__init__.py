@@ -8,4 +8,6 @@ COMMAND_MODULES = [
     "solver.commands.build",
     "solver.commands.probe",
     "solver.commands.verify",
+    "solver.commands.prove",
+    "solver.commands.check_proof",
 ]

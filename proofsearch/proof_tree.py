@@ -1,0 +1,185 @@
+"""Proof trees: extracting a solved search's strategy and saving it (docs/proof-format.md).
+
+After df-pn has solved the root, the strategy is read back from the transposition table: at a
+node where the prover is to move, a child that the table (or the rules: a finished game, a
+repetition) shows refuted for its mover; at a node where the opponent is to move, every legal
+move. Where the table has lost the needed entry (it is bounded in size, and repetition-dependent
+results are never stored), the node is searched again, with its path as history, and the
+search's best move is taken. A position whose subtree was already written, without repetition
+leaves, is written again as a reference ``=``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from games import ONGOING
+from games.game import Game
+from proofsearch.checker import DATABASE, FORMAT, REFERENCE, VERSION, position_identity
+from proofsearch.dfpn import DfpnSearch, INF, table_key
+from proofsearch.goals import GOALS, attacker_reaches_py
+from proofsearch.table import probe
+
+DUAL = {"win": "draw", "draw": "win"}
+
+
+class ProofExtractionError(RuntimeError):
+    """The strategy could not be rebuilt within the re-search budget."""
+
+
+class _Extractor:
+    def __init__(self, search: DfpnSearch, goal: str, claim: str, max_depth: int | None, budget: int,
+                 database_value=None):
+        self.search = search
+        self.game: Game = search.game
+        self.goal = goal
+        self.goal_code = GOALS[goal]
+        self.prover_is_attacker = claim == "proven"
+        self.max_depth = max_depth
+        self.budget = budget
+        self.database_value = database_value
+        self.tokens: list[str] = []
+        self.size = 0
+        self.written_height: dict[int, int] = {}
+        self.buffer = np.empty(self.game.max_moves, dtype=np.int32)
+
+    def prover_succeeds(self, attacker_result: int) -> bool:
+        reached = attacker_reaches_py(self.goal_code, attacker_result)
+        return reached if self.prover_is_attacker else not reached
+
+    def leaf_status(self, position: np.ndarray, ply: int, path: list[int]):
+        """(is_leaf, prover_succeeds) by the rules alone: finished game or repetition."""
+        count = int(self.game.kernels.legal_moves(position, self.buffer))
+        result = int(self.game.kernels.outcome(position, count))
+        if result != ONGOING:
+            return True, self.prover_succeeds(result if ply % 2 == 0 else -result)
+        if position_identity(self.game, position) in path:
+            return True, self.prover_succeeds(0)
+        return False, False
+
+    def refuted_in_table(self, child: np.ndarray, ply: int) -> bool:
+        """Whether the table holds the child (at ``ply``) as solved against its mover."""
+        kernels = self.game.kernels
+        key = table_key(kernels.hash(child), np.uint64(self.search.table.salt), self.goal_code,
+                        -1 if self.max_depth is None else self.max_depth, ply)
+        row = probe(self.search.table.rows, key)
+        if row < 0:
+            return False
+        word = int(self.search.table.rows[row, 1])
+        return (word & 0xFFFFFFFF) == INF and (word >> 32) == 0
+
+    def choose_move(self, position: np.ndarray, ply: int, path: list[int], hashes: list[int]) -> int:
+        """A move that keeps the prover's claim, from the rules, the table or a new search."""
+        moves = self.game.legal_moves(position)
+        children = [(move, self.game.play(position, move)) for move in moves]
+        for move, child in children:
+            is_leaf, succeeds = self.leaf_status(child, ply + 1, path + [position_identity(self.game, position)])
+            if is_leaf and succeeds:
+                return move
+        for move, child in children:
+            if not self.leaf_status(child, ply + 1, path + [position_identity(self.game, position)])[0] \
+                    and self.refuted_in_table(child, ply + 1):
+                return move
+        mover_goal = self.goal if ply % 2 == 0 else DUAL[self.goal]
+        depth = None if self.max_depth is None else self.max_depth - ply
+        found = self.search.prove(position, mover_goal, max_nodes=self.budget, max_depth=depth,
+                                  history=hashes)
+        if found.result != "proven" or found.best is None:
+            raise ProofExtractionError(
+                f"could not rebuild the strategy at {self.game.format_position(position)} "
+                f"({found.result}, {found.nodes} nodes)")
+        return found.best
+
+    def visit(self, position: np.ndarray, ply: int, path: list[int], hashes: list[int]) -> tuple[int, bool]:
+        """Write the subtree at ``position``; return (height, uses_repetition)."""
+        self.size += 1
+        is_leaf, succeeds = self.leaf_status(position, ply, path)
+        if is_leaf:
+            if not succeeds:
+                raise ProofExtractionError(f"leaf against the claim at {self.game.format_position(position)}")
+            identity = position_identity(self.game, position)
+            return 0, identity in path
+        if self.max_depth is not None and ply >= self.max_depth:
+            raise ProofExtractionError("the strategy reaches the depth limit")
+        identity = position_identity(self.game, position)
+        prover_to_move = (ply % 2 == 0) == self.prover_is_attacker
+        if prover_to_move:
+            height = self.written_height.get(identity)
+            if height is not None and (self.max_depth is None or ply + height <= self.max_depth):
+                self.tokens.append(REFERENCE)
+                return height, False
+            if self.database_value is not None:
+                value = self.database_value(position)
+                if value is not None and self.prover_succeeds(value if ply % 2 == 0 else -value):
+                    self.tokens.append(DATABASE)
+                    return 0, False
+        path.append(identity)
+        hashes.append(int(self.game.kernels.hash(position)))
+        try:
+            if prover_to_move:
+                move = self.choose_move(position, ply, path[:-1], hashes[:-1])
+                self.tokens.append(self.game.format_move(position, move))
+                child_height, repeats = self.visit(self.game.play(position, move), ply + 1, path, hashes)
+                height = child_height + 1
+            else:
+                height, repeats = 0, False
+                for move in self.game.legal_moves(position):
+                    child_height, child_repeats = self.visit(self.game.play(position, move), ply + 1, path, hashes)
+                    height = max(height, child_height + 1)
+                    repeats = repeats or child_repeats
+        finally:
+            path.pop()
+            hashes.pop()
+        if not repeats and identity not in self.written_height:
+            self.written_height[identity] = height
+        return height, repeats
+
+
+def extract_proof(search: DfpnSearch, position: np.ndarray, goal: str, claim: str,
+                  max_depth: int | None = None, budget: int = 10_000_000, database_value=None) -> dict:
+    """The proof document for a root that ``search`` has just solved (``claim`` is its result,
+    "proven" or "disproven"). ``database_value(position)`` gives database leaves (WIN/DRAW/LOSS
+    for the side to move, or None)."""
+    if claim not in ("proven", "disproven"):
+        raise ValueError(f"nothing to extract for a result of {claim!r}")
+    extractor = _Extractor(search, goal, claim, max_depth, budget, database_value)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))
+    try:
+        extractor.visit(position.copy(), 0, [], [])
+    finally:
+        sys.setrecursionlimit(limit)
+    game = search.game
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game.name,
+        "position": game.format_position(position),
+        "goal": goal,
+        "claim": claim,
+        "max_depth": max_depth,
+        "size": extractor.size,
+        "strategy": " ".join(extractor.tokens),
+    }
+
+
+def write_proof(document: dict, path: str) -> None:
+    """Write ``document`` to ``path`` atomically (a temporary file renamed into place)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".proof-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(document, out)
+            out.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+__all__ = ["extract_proof", "write_proof", "ProofExtractionError"]
