@@ -133,6 +133,45 @@ def is_noisy(pos, move):
     return (cell & threats) != 0
 
 
+# --- Optional kernel for proof search (used by proofsearch.dfpn; not part of games.kernels) ---
+# Without it the prover uses legal_moves: still correct, about three times slower on Pons' sets.
+
+@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
+def proof_candidates(pos, moves):
+    """The moves a proof must consider, centre first (Pons' ``possibleNonLosingMoves``): one
+    move that wins at once if there is one; otherwise the legal moves minus those that lose at
+    once (leaving an immediate win of the opponent unblocked, or playing just below a cell where
+    the opponent would win). Returns 0 when every move loses at once. Only for positions where
+    the game is not over."""
+    plies, width, height = _dimensions(pos[2])
+    mask = pos[1]
+    bottom = bottom_mask(width, height)
+    column_full = (U1 << types.uint64(height)) - U1
+    playable = (mask + bottom) & (bottom * column_full)
+    mine = winning_cells(pos[0], mask, width, height)
+    theirs = winning_cells(pos[0] ^ mask, mask, width, height)
+    wins_now = playable & mine
+    if wins_now:
+        chosen = wins_now & (~wins_now + U1)  # the lowest one
+    else:
+        chosen = playable
+        forced = playable & theirs
+        if forced:
+            if forced & (forced - U1):
+                return 0  # two immediate threats: nothing blocks both
+            chosen = forced
+        chosen &= ~(theirs >> U1)
+    count = 0
+    centre = width // 2
+    for k in range(width):
+        offset = (k + 1) // 2
+        column = centre - offset if k % 2 == 1 else centre + offset
+        if 0 <= column < width and chosen & (column_full << types.uint64(column * (height + 1))):
+            moves[count] = column
+            count += 1
+    return count
+
+
 class ConnectFour(Game):
     """Connect Four: a position is the columns played from the empty board, digits 1-9 left to
     right (Pascal Pons' convention, e.g. ``4453``); a move is one column digit."""
@@ -140,6 +179,7 @@ class ConnectFour(Game):
     name = "connect4"
     position_width = 3
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
+    proof_candidates = staticmethod(proof_candidates)  # optional kernel, see above
 
     def __init__(self, width: int = 7, height: int = 6):
         if not (4 <= width <= 9 and 4 <= height and width * (height + 1) <= 64):
