@@ -1,0 +1,141 @@
+"""df-pn against independent oracles: tic-tac-toe minimax, Pascal Pons' Connect Four sets."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import games
+from games import DRAW, LOSS, ONGOING, WIN
+from proofsearch.dfpn import DfpnSearch, prove
+from proofsearch.table import TranspositionTable
+from proofsearch.value import solve_value
+
+VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+
+
+@pytest.fixture(scope="module")
+def tictactoe():
+    return games.get("tictactoe")
+
+
+@pytest.fixture(scope="module")
+def connect4():
+    return games.get("connect4")
+
+
+def _minimax_values(game):
+    """Every reachable tic-tac-toe position (as its notation) -> value for the side to move,
+    by plain memoised minimax over the Python-side game object."""
+    values = {}
+
+    @functools.lru_cache(maxsize=None)
+    def value(text):
+        position = game.parse_position(text)
+        result = game.outcome(position)
+        if result != ONGOING:
+            return result
+        return max(-value(game.format_position(game.play(position, move))) for move in game.legal_moves(position))
+
+    def walk(text):
+        if text in values:
+            return
+        values[text] = value(text)
+        position = game.parse_position(text)
+        for move in game.legal_moves(position):
+            walk(game.format_position(game.play(position, move)))
+
+    walk(game.format_position(game.start_position()))
+    return values
+
+
+def test_tictactoe_start_is_a_draw(tictactoe):
+    start = tictactoe.start_position()
+    assert prove(tictactoe, start, "win").result == "disproven"
+    assert prove(tictactoe, start, "draw").result == "proven"
+
+
+def test_tictactoe_every_reachable_position_matches_minimax(tictactoe):
+    search = DfpnSearch(tictactoe, TranspositionTable(1 << 12))
+    values = _minimax_values(tictactoe)
+    assert len(values) == 5478  # reachable positions, the classical count
+    for text, expected in values.items():
+        value, _ = solve_value(search, tictactoe.parse_position(text))
+        assert value == VALUE_NAMES[expected], text
+
+
+def _pons_lines(oracle_data, name, limit=None):
+    """(moves, score) from Pascal Pons' Connect Four test sets (blog.gamesolver.org)."""
+    lines = oracle_data(f"connect4/{name}").read_text().split("\n")
+    pairs = [line.split() for line in lines if line.strip()]
+    return [(moves, int(score)) for moves, score in pairs][:limit]
+
+
+def _sign_name(score):
+    return "win" if score > 0 else "loss" if score < 0 else "draw"
+
+
+@pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1"])
+def test_connect4_sample_of_pons_sets(oracle_data, connect4, name):
+    search = DfpnSearch(connect4)
+    for moves, score in _pons_lines(oracle_data, name, 100 if name != "Test_L1_R1" else 30):
+        value, _ = solve_value(search, connect4.parse_position(moves))
+        assert value == _sign_name(score), moves
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1"])
+def test_connect4_full_pons_sets(oracle_data, connect4, name):
+    search = DfpnSearch(connect4)
+    wrong = []
+    for moves, score in _pons_lines(oracle_data, name):
+        value, _ = solve_value(search, connect4.parse_position(moves))
+        if value != _sign_name(score):
+            wrong.append((moves, score, value))
+    assert not wrong
+
+
+@pytest.mark.parametrize("size, name, count", [(16, "Test_L2_R1", 40), (1 << 22, "Test_L2_R1", 40),
+                                               (1 << 12, "Test_L2_R2", 12), (1 << 22, "Test_L2_R2", 12)])
+def test_same_results_with_tables_of_very_different_sizes(oracle_data, connect4, size, name, count):
+    # A 16-entry table forgets almost everything: slow, but never wrong.
+    search = DfpnSearch(connect4, TranspositionTable(size))
+    for moves, score in _pons_lines(oracle_data, name, count):
+        value, _ = solve_value(search, connect4.parse_position(moves), max_nodes=5_000_000)
+        assert value == _sign_name(score), (size, moves)
+
+
+def test_node_limit_gives_unknown_never_a_guess(connect4):
+    found = prove(connect4, connect4.parse_position("4453"), "win", max_nodes=50)
+    assert found.result == "unknown" and found.reason == "node limit"
+    assert found.nodes <= 50
+
+
+def test_time_limit_gives_unknown(connect4):
+    found = prove(connect4, connect4.parse_position(""), "win", seconds=0.2)
+    assert found.result == "unknown" and found.reason == "time limit"
+
+
+def test_depth_bound_proves_short_wins_and_leaves_longer_ones_unknown(connect4):
+    # x to move wins at once in column 4 (three in the bottom row).
+    position = connect4.parse_position("112233")
+    assert prove(connect4, position, "win", max_depth=1).result == "proven"
+    # x to move: the game is far from over, so no win within 3 plies; the search says unknown
+    # (the disproof leans on the horizon), never "disproven".
+    found = prove(connect4, connect4.parse_position("44"), "win", max_depth=3)
+    assert found.result == "unknown" and found.reason == "depth limit"
+
+
+def test_finished_position_at_the_root(tictactoe):
+    won_by_x = tictactoe.parse_position("xxxoo....")  # o to move, x has a line
+    assert prove(tictactoe, won_by_x, "win").result == "disproven"
+    assert prove(tictactoe, won_by_x, "draw").result == "disproven"
+
+
+def test_kernel_compiled_once_for_every_game(connect4, tictactoe):
+    from proofsearch.dfpn import dfpn_kernel
+
+    prove(connect4, connect4.parse_position("4453"), "win", max_nodes=10)
+    prove(tictactoe, tictactoe.start_position(), "win")
+    assert len(dfpn_kernel.signatures) == 1
