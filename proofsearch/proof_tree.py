@@ -45,6 +45,9 @@ class _Extractor:
         self.tokens: list[str] = []
         self.size = 0
         self.written_height: dict[int, int] = {}
+        self.written_order: list[int] = []
+        self.steps = 0
+        self.max_steps = 2_000_000
         self.buffer = np.empty(self.game.max_moves, dtype=np.int32)
 
     def prover_succeeds(self, attacker_result: int) -> bool:
@@ -72,40 +75,57 @@ class _Extractor:
         word = int(self.search.table.rows[row, 1])
         return (word & 0xFFFFFFFF) == INF and (word >> 32) == 0
 
-    def choose_move(self, position: np.ndarray, ply: int, path: list[int], hashes: list[int]) -> int:
-        """A move that keeps the prover's claim, from the rules, the table or a new search."""
+    def candidate_moves(self, position: np.ndarray, ply: int, path: list[int], hashes: list[int]):
+        """Moves that keep the prover's claim, best evidence first: finished games and
+        repetitions the rules decide, children the table holds as refuted, then the best move of
+        a new search from here with the path as history."""
         moves = self.game.legal_moves(position)
         children = [(move, self.game.play(position, move)) for move in moves]
+        inner_path = path + [position_identity(self.game, position)]
+        tried = set()
         for move, child in children:
-            is_leaf, succeeds = self.leaf_status(child, ply + 1, path + [position_identity(self.game, position)])
+            is_leaf, succeeds = self.leaf_status(child, ply + 1, inner_path)
             if is_leaf and succeeds:
-                return move
+                tried.add(move)
+                yield move
         for move, child in children:
-            if not self.leaf_status(child, ply + 1, path + [position_identity(self.game, position)])[0] \
+            if move not in tried and not self.leaf_status(child, ply + 1, inner_path)[0] \
                     and self.refuted_in_table(child, ply + 1):
-                return move
+                tried.add(move)
+                yield move
         mover_goal = self.goal if ply % 2 == 0 else DUAL[self.goal]
         depth = None if self.max_depth is None else self.max_depth - ply
         found = self.search.prove(position, mover_goal, max_nodes=self.budget, max_depth=depth,
                                   history=hashes)
-        if found.result != "proven" or found.best is None:
-            raise ProofExtractionError(
-                f"could not rebuild the strategy at {self.game.format_position(position)} "
-                f"({found.result}, {found.nodes} nodes)")
-        return found.best
+        if found.result == "proven" and found.best is not None and found.best not in tried:
+            tried.add(found.best)
+            yield found.best
+        # Last resort (small trees with cycles): every other move whose child a search with
+        # this path as history refutes.
+        child_goal = DUAL[mover_goal]
+        child_depth = None if depth is None else depth - 1
+        for move, child in children:
+            if move in tried or self.leaf_status(child, ply + 1, inner_path)[0]:
+                continue
+            found = self.search.prove(child, child_goal, max_nodes=self.budget, max_depth=child_depth,
+                                      history=hashes + [int(self.game.kernels.hash(position))])
+            if found.result == "disproven":
+                yield move
 
-    def visit(self, position: np.ndarray, ply: int, path: list[int], hashes: list[int]) -> tuple[int, bool]:
-        """Write the subtree at ``position``; return (height, uses_repetition)."""
+    def visit(self, position: np.ndarray, ply: int, path: list[int], hashes: list[int]):
+        """Write the subtree at ``position``; return (height, uses_repetition), or None when
+        this line cannot be completed (a strategy from the table that runs into a repetition
+        on this path): the caller then tries another move."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise ProofExtractionError(f"proof extraction gave up after {self.max_steps} steps")
         self.size += 1
         is_leaf, succeeds = self.leaf_status(position, ply, path)
-        if is_leaf:
-            if not succeeds:
-                raise ProofExtractionError(f"leaf against the claim at {self.game.format_position(position)}")
-            identity = position_identity(self.game, position)
-            return 0, identity in path
-        if self.max_depth is not None and ply >= self.max_depth:
-            raise ProofExtractionError("the strategy reaches the depth limit")
         identity = position_identity(self.game, position)
+        if is_leaf:
+            return (0, identity in path) if succeeds else None
+        if self.max_depth is not None and ply >= self.max_depth:
+            return None
         prover_to_move = (ply % 2 == 0) == self.prover_is_attacker
         if prover_to_move:
             height = self.written_height.get(identity)
@@ -120,23 +140,42 @@ class _Extractor:
         path.append(identity)
         hashes.append(int(self.game.kernels.hash(position)))
         try:
+            answer = None
             if prover_to_move:
-                move = self.choose_move(position, ply, path[:-1], hashes[:-1])
-                self.tokens.append(self.game.format_move(position, move))
-                child_height, repeats = self.visit(self.game.play(position, move), ply + 1, path, hashes)
-                height = child_height + 1
+                for move in self.candidate_moves(position, ply, path[:-1], hashes[:-1]):
+                    mark = (len(self.tokens), self.size, len(self.written_order))
+                    self.tokens.append(self.game.format_move(position, move))
+                    below = self.visit(self.game.play(position, move), ply + 1, path, hashes)
+                    if below is not None:
+                        answer = below[0] + 1, below[1]
+                        break
+                    self._roll_back(mark)
             else:
                 height, repeats = 0, False
                 for move in self.game.legal_moves(position):
-                    child_height, child_repeats = self.visit(self.game.play(position, move), ply + 1, path, hashes)
-                    height = max(height, child_height + 1)
-                    repeats = repeats or child_repeats
+                    below = self.visit(self.game.play(position, move), ply + 1, path, hashes)
+                    if below is None:
+                        break
+                    height = max(height, below[0] + 1)
+                    repeats = repeats or below[1]
+                else:
+                    answer = height, repeats
         finally:
             path.pop()
             hashes.pop()
-        if not repeats and identity not in self.written_height:
-            self.written_height[identity] = height
-        return height, repeats
+        if answer is not None and not answer[1] and identity not in self.written_height:
+            self.written_height[identity] = answer[0]
+            self.written_order.append(identity)
+        return answer
+
+    def _roll_back(self, mark) -> None:
+        """Forget what a failed attempt wrote (references to it would dangle)."""
+        tokens, size, written = mark
+        del self.tokens[tokens:]
+        self.size = size
+        for identity in self.written_order[written:]:
+            del self.written_height[identity]
+        del self.written_order[written:]
 
 
 def extract_proof(search: DfpnSearch, position: np.ndarray, goal: str, claim: str,
@@ -150,7 +189,8 @@ def extract_proof(search: DfpnSearch, position: np.ndarray, goal: str, claim: st
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))
     try:
-        extractor.visit(position.copy(), 0, [], [])
+        if extractor.visit(position.copy(), 0, [], []) is None:
+            raise ProofExtractionError("no strategy could be rebuilt from the search (claim not confirmed)")
     finally:
         sys.setrecursionlimit(limit)
     game = search.game
