@@ -56,16 +56,19 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
                  max_pieces: int | None = None, workers: int | None = None,
                  show_progress: bool | None = None, force: bool = False,
                  compression: str = DEFAULT_COMPRESSION) -> dict:
-    """Build ``tables`` of ``game`` (default: all, or all up to ``max_pieces``) under ``root``.
-    Returns ``{"built": [...], "skipped": [...], "seconds": s}``."""
+    """Build ``tables`` of ``game`` (default: all, or all up to ``max_pieces``) under ``root``,
+    and the tables they depend on if missing. ``force`` rebuilds the requested tables even if
+    they exist. Returns ``{"built": [...], "skipped": [...], "seconds": s}``."""
     family = get_family(game)
     root = Path(root)
     if workers:
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
     started = time.perf_counter()
     built, skipped = [], []
+    requested = set(tables) if tables else set(family.table_names(max_pieces))
     for table in build_order(family, tables, max_pieces):
-        if not force and is_built(root, family, table):
+        # --force rebuilds the requested tables; their dependencies only when missing
+        if not (force and table in requested) and is_built(root, family, table):
             skipped.append(table)
             continue
         progress = Progress(f"{game} {table}", show_progress) if show_progress is not False \

@@ -413,6 +413,27 @@ def twin(g, n, powers, squares, domain, king_squares):
     return -1 if other == g else other
 
 
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64), cache=True)
+def has_en_passant_push(spec, squares, n, stm):
+    """Whether ``stm`` has a pawn whose double push would land beside an enemy pawn."""
+    forward = 8 if stm == 0 else -8
+    occupied = types.uint64(0)
+    for i in range(n):
+        occupied |= types.uint64(1) << types.uint64(squares[i])
+    for i in range(n):
+        if spec[i] != stm * 6 + E.PAWN or (squares[i] >> 3) != (1 if stm == 0 else 6):
+            continue
+        one = squares[i] + forward
+        two = one + forward
+        if (occupied >> types.uint64(one)) & types.uint64(1) or (occupied >> types.uint64(two)) & types.uint64(1):
+            continue
+        for j in range(n):
+            if spec[j] == (1 - stm) * 6 + E.PAWN and (squares[j] >> 3) == (two >> 3) \
+                    and abs((squares[j] & 7) - (two & 7)) == 1:
+                return True
+    return False
+
+
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
                      types.boolean, U8, U8, U8, U16, I64, I64, BB, I64, SPEC8, I64, I64,
                      I64_2D, U8), cache=True)
@@ -429,6 +450,8 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
     g = node_index(pawnful, squares, n, stm, powers, domain)
     if exit_win[g] <= d:
         return 3 + 2 * np.int64(exit_win[g])
+    if en_passant_possible:  # only positions with a double push the opponent may take need care
+        en_passant_possible = has_en_passant_push(spec, squares, n, stm)
     floor = np.int64(exit_floor[g])
     if floor > d and not en_passant_possible:
         return UNKNOWN
