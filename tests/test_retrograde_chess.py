@@ -218,3 +218,26 @@ def test_cli_probe_chess(normal_db, gaviota, capsys):
     assert gaviota.probe_dtm(board) == -(answer["dtm"] - 1)
     assert main(["probe", "chess", "r3k3/8/8/8/8/8/8/4K3 w q - 0 1", "--db", str(normal_db)]) == 2
     assert "castling" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("table", ["KPvK", "KRvK"])
+def test_results_do_not_depend_on_threads(normal_db, table):
+    import numba
+
+    from databases.families import get_family
+    from retrograde.chess_generator import solve_table
+    from retrograde.progress import Silent
+    from retrograde.tables import load_children
+
+    family = get_family("chess")
+    children, offsets, _ = load_children(normal_db, family, family.dependencies(table))
+    before = numba.get_num_threads()
+    try:
+        results = []
+        for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+            numba.set_num_threads(threads)
+            results.append(solve_table(table, children, offsets, Silent()))
+    finally:
+        numba.set_num_threads(before)
+    assert all(np.array_equal(results[0], r) for r in results[1:])
+    assert np.array_equal(results[0], read_codes(normal_db, "chess", table))
