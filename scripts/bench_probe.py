@@ -43,12 +43,47 @@ def rate(count: int, seconds: float) -> float:
     return count / max(seconds, 1e-9)
 
 
+def page_sizes(root: Path, table: str = "KQvKR") -> None:
+    """The measurement behind the page size: file size and the cost of a cold random probe
+    (read and decode one page) for several page sizes and compressions."""
+    import tempfile
+
+    import h5py
+
+    from databases.writer import write_table
+    from retrograde.tables import read_codes
+
+    codes = read_codes(root, "chess", table)
+    rng = np.random.default_rng(1)
+    print(f"page size measurement on {table} ({codes.size:,} entries)")
+    print(f"{'compression':11} {'entries/page':>12} {'file KiB':>9} {'cold probe us':>13}")
+    for compression in ("zstd", "gzip", "lzf"):
+        for page in (1024, 4096, 16384, 65536):
+            with tempfile.TemporaryDirectory() as scratch:
+                path = Path(scratch) / "t.h5"
+                write_table(path, codes, game="chess", table=table, index_scheme="x",
+                            index_version=1, sides=2, generator="bench", generator_version="0",
+                            settings={}, build_seconds=0, compression=compression,
+                            page_entries=page)
+                import hdf5plugin  # noqa: F401
+                with h5py.File(path, "r") as handle:
+                    dataset = handle["entries"]
+                    starts = rng.integers(0, codes.size // page, 2000) * page
+                    started = time.perf_counter()
+                    for start in starts:
+                        dataset[start:start + page]
+                    cost = (time.perf_counter() - started) / starts.size * 1e6
+                print(f"{compression:11} {page:12,} {path.stat().st_size / 1024:9.0f} {cost:13.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="database directory")
     parser.add_argument("--syzygy", help="Syzygy directory")
     parser.add_argument("--positions", type=int, default=20000)
     parser.add_argument("--batch", type=int, default=2_000_000)
+    parser.add_argument("--pages", action="store_true",
+                        help="also measure file size and cold probe cost per page size")
     args = parser.parse_args()
     root = default_database_dir(args.db)
     syzygy_dir = args.syzygy or os.path.join(os.environ.get("SOLVER_ORACLE_DATA", ""), "chess", "syzygy")
@@ -95,6 +130,8 @@ def main() -> None:
         print(f"{table:7} {reference:14,.0f} {cold:13,.0f} {warm:13,.0f} {warm / reference:7.1f} "
               f"{batch:13,.0f} {by_index:12,.0f}", flush=True)
     print("bars: single >= 10x python-chess's Syzygy WDL rate; batch >= 5,000,000/s warm")
+    if args.pages:
+        page_sizes(root)
 
 
 if __name__ == "__main__":
