@@ -1,25 +1,30 @@
 """The chess table generator: retrograde analysis with un-move generation.
 
-Works in the generation index of :mod:`games.chess.endgames` (every placement of the table's
-pieces, ``64^n`` per side, one byte per entry), then maps the result to the compact storage
-index. Codes are those of :mod:`databases.format` with ``UNKNOWN = 255``.
+Works in a *generation index* (every placement of the table's pieces with White's king in its
+symmetry domain: the a1-d1-d4 triangle without pawns, files a-d with pawns; one byte per
+entry), then maps the result to the compact storage index of :mod:`games.chess.endgames`.
+Codes are those of :mod:`databases.format`, with ``UNKNOWN = 255`` while building.
 
-Level ``d`` (d = 1, 2, ...) evaluates the positions *flagged* for it by a forward look at
-their moves, counting a child as known only if its distance is below ``d``:
+1. ``initialise``: invalid placements (code 0), mates and stalemates, and for every position a
+   summary of its moves out of the table (captures, promotions), looked up once in the child
+   tables built before: the level at which one of them wins, and the level from which all of
+   them are known lost (never, if one draws or wins).
+2. Level ``d`` = 1, 2, ...: ``propagate`` takes every position resolved at ``d - 1``; the
+   unresolved predecessors of a lost one (un-moves of the side that just moved, never captures
+   or promotions) are won in ``d`` at once; those of a won one are flagged. Then ``settle``
+   looks at every move of the flagged positions: lost in ``d`` if every child is known won
+   (distance below ``d``) and the moves out of the table allow it. A candidate remembers its
+   first unknown child (``hints``), so the next look starts there.
+3. What is unresolved at the end is drawn.
 
-- a known child that is lost makes the position won (in the child's distance + 1);
-- every child known and won makes it lost (in the longest distance + 1).
-
-A position resolved at level ``d`` flags its predecessors (un-moves of the side that just moved,
-never captures or promotions) for level ``d + 1``. Moves leaving the table (captures,
-promotions) are looked up in the child tables, built first; a position whose such child
-becomes known only at a later level is *woken* at that level. Entries written during a level
-are never read by it, and flags are written to a separate array, so the result does not
-depend on the number of threads. What is unresolved at the end is drawn.
+Entries written during a level are never read as known by it and flags go to their own
+array, so the result does not depend on the number of threads. Positions whose white king
+stands on the long diagonal have a mirror twin in the generation index (the same position);
+un-moves mark both.
 
 A double pawn push after which the opponent can capture en passant leads to a position that
 is not the table's entry: its value is the opponent's best of the entry and the en-passant
-capture.
+capture; positions with such a push are always looked at in full.
 """
 from __future__ import annotations
 
