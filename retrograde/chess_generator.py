@@ -190,10 +190,12 @@ def placement_valid(spec, squares, n, stm, geo):
     return not is_attacked(squares[1 - stm], stm, spec, squares, n, occupied, -1, geo)
 
 
-@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, I64, BB), cache=True)
-def pseudo_moves(spec, squares, n, stm, occupied, moves, geo):
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, I64, BB, types.boolean,
+                     types.boolean), cache=True)
+def pseudo_moves(spec, squares, n, stm, occupied, moves, geo, leaving_only, double_pushes):
     """Pseudo-legal moves of ``stm`` packed as ``slot | to << 3 | promotion << 9 |
-    (captured slot + 1) << 12 | double push << 16`` (promotion: piece type, 0 none)."""
+    (captured slot + 1) << 12 | double push << 16`` (promotion: piece type, 0 none). With
+    ``leaving_only``, only captures and promotions (and double pushes if ``double_pushes``)."""
     count = 0
     own = types.uint64(0)
     for i in range(n):
@@ -209,14 +211,18 @@ def pseudo_moves(spec, squares, n, stm, occupied, moves, geo):
             targets = geo[PAWN_AT + stm * 64 + sq] & occupied & ~own
             one = sq + forward
             if not (occupied >> types.uint64(one)) & types.uint64(1):
-                targets |= types.uint64(1) << types.uint64(one)
+                if not leaving_only or one >= 56 or one < 8:
+                    targets |= types.uint64(1) << types.uint64(one)
                 start_rank = 1 if stm == 0 else 6
                 two = one + forward
-                if (sq >> 3) == start_rank and not (occupied >> types.uint64(two)) & types.uint64(1):
+                if (sq >> 3) == start_rank and not (occupied >> types.uint64(two)) & types.uint64(1) \
+                        and (double_pushes or not leaving_only):
                     moves[count] = i | (two << 3) | (1 << 16)
                     count += 1
         else:
             targets = attacks_from(code, sq, stm, occupied, geo) & ~own
+            if leaving_only:
+                targets &= occupied
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
@@ -251,6 +257,33 @@ def move_is_legal(spec, squares, n, stm, move, geo):
     safe = not is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, captured, geo)
     squares[slot] = start
     return safe
+
+
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.uint64, BB), cache=True)
+def has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
+    """Whether ``stm`` has a legal move that neither captures nor promotes (king first)."""
+    for k in range(n):
+        i = stm if k == 0 else (1 - stm if k == 1 else k)  # the mover's king, then the rest
+        code = np.int64(spec[i])
+        if code // 6 != stm:
+            continue
+        sq = squares[i]
+        if code % 6 == E.PAWN:
+            one = sq + (8 if stm == 0 else -8)
+            if one >= 56 or one < 8 or (occupied >> types.uint64(one)) & types.uint64(1):
+                continue
+            targets = types.uint64(1) << types.uint64(one)
+            two = one + (8 if stm == 0 else -8)
+            if (sq >> 3) == (1 if stm == 0 else 6) and not (occupied >> types.uint64(two)) & types.uint64(1):
+                targets |= types.uint64(1) << types.uint64(two)  # may block a check the single cannot
+        else:
+            targets = attacks_from(code, sq, stm, occupied, geo) & ~occupied
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            if move_is_legal(spec, squares, n, stm, i | (to << 3), geo):
+                return True
+    return False
 
 
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.int64, U16, I64,
@@ -648,7 +681,8 @@ def initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, 
             occupied = types.uint64(0)
             for i in range(n):
                 occupied |= types.uint64(1) << types.uint64(squares[i])
-            count = pseudo_moves(spec, squares, n, stm, occupied, moves, geo)
+            count = pseudo_moves(spec, squares, n, stm, occupied, moves, geo, True,
+                                 en_passant_possible)
             legal = 0
             win = NO_WAKE
             floor = 0
@@ -680,7 +714,7 @@ def initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, 
                     floor = NO_WAKE
                     if ((child - 2) >> 1) + 1 < win:
                         win = ((child - 2) >> 1) + 1
-            if legal == 0:
+            if legal == 0 and not has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
                 checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1, geo)
                 codes[g] = 2 if checked else 1
                 continue
