@@ -113,7 +113,7 @@ class _Replay:
                         raise InvalidProof(f"reference at {where}: the earlier proof is too long here")
                     return height, False
                 if token == DATABASE:
-                    return self.database_leaf(position, attacker_to_move, where), False
+                    return self.database_leaf(position, attacker_to_move, ply, where), False
                 try:
                     move = game.parse_move(position, token)
                 except NotationError as error:
@@ -134,14 +134,19 @@ class _Replay:
             self.proven_height[identity] = height
         return height, repeats
 
-    def database_leaf(self, position: np.ndarray, attacker_to_move: bool, where: str) -> int:
-        """A database leaf: the table's value must give the prover its goal."""
+    def database_leaf(self, position: np.ndarray, attacker_to_move: bool, ply: int, where: str) -> int:
+        """A database leaf: the table's value must give the prover its goal; under a depth
+        limit, a win for the attacker must also come with a mate that fits in the plies left."""
         if self.probe_database is None:
             raise InvalidProof(f"database leaf at {where} but no database given (--db)")
-        value = self.probe_database(position)
-        if value is None:
+        found = self.probe_database(position)
+        if found is None:
             raise InvalidProof(f"database leaf at {where} is not covered by any table")
+        value, distance = found
         attacker_result = value if attacker_to_move else -value
+        if (self.max_depth is not None and self.goal == "win" and attacker_result == WIN
+                and distance > self.max_depth - ply):
+            raise InvalidProof(f"database leaf at {where}: mate in {distance} plies does not fit the depth limit")
         if not self.prover_succeeds(attacker_result):
             raise InvalidProof(f"database leaf at {where}: the table's value does not give the prover its goal")
         return 0
@@ -149,7 +154,7 @@ class _Replay:
 
 def check_document(game: Game, document: dict, probe_database=None) -> CheckResult:
     """Check a parsed proof document; ``probe_database(position)`` returns the table value
-    (WIN/DRAW/LOSS for the side to move) or None, for database leaves."""
+    (WIN/DRAW/LOSS for the side to move, plies to mate) or None, for database leaves."""
     try:
         header = _read_header(game, document)
         root = game.parse_position(header["position"])

@@ -55,6 +55,10 @@ from numba import types
 
 from games import kernels as K
 from games.game import Game
+from databases.cache import ARENA, DIRECTORY
+from games.table_family import RankKernel
+from proofsearch.database_leaves import (PAGE_MISSING, DatabaseLeaves, database_code, decode_code,
+                                         empty_leaf_arrays, no_tables)
 from proofsearch.goals import GOAL_DRAW, GOAL_WIN, goal_code, mover_succeeds
 from proofsearch.table import FLAG_BOUNDED, INFINITY, TABLE, TranspositionTable, probe, store
 
@@ -68,11 +72,12 @@ CHILD_FIELDS = 6
 F_TH_PHI, F_TH_DELTA, F_COUNT, F_SELECTED, F_START = range(5)
 FRAME_FIELDS = 5
 # Parameters (params[...]).
-P_GOAL, P_MAX_DEPTH, P_BUDGET, P_EPSILON, P_GENERATION, P_SALT, P_HISTORY, P_CANDIDATES, P_EVAL_SCALE = range(9)
-PARAMS = 9
+(P_GOAL, P_MAX_DEPTH, P_BUDGET, P_EPSILON, P_GENERATION, P_SALT, P_HISTORY, P_CANDIDATES, P_EVAL_SCALE,
+ P_DATABASE) = range(10)
+PARAMS = 10
 # Results (stats[...]).
-S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI = range(7)
-STATS = 7
+S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING = range(8)
+STATS = 8
 
 DEPTH_SALT = np.uint64(0x9E3779B97F4A7C15)
 GOAL_SALT = np.uint64(0xD6E8FEB86659FD93)
@@ -110,16 +115,21 @@ def read_entry(table, row):
 
 @nb.njit(types.int64(
     K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-    UINT64_2D, INT32_2D, INT32_2D, UINT64_2D, INT64_3D, INT64_2D, UINT64_1D, TABLE, INT64_1D, INT64_1D),
+    UINT64_2D, INT32_2D, INT32_2D, UINT64_2D, INT64_3D, INT64_2D, UINT64_1D, TABLE, INT64_1D, INT64_1D,
+    RankKernel, DIRECTORY, INT64_1D, ARENA),
     cache=True)
 def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                 positions, move_buffer, child_moves, child_hashes, child_vals, frames,
-                path_hash, table, params, stats):
+                path_hash, table, params, stats, rank, db_directory, db_bases, db_arena):
     """Search ``positions[0]`` until it is solved or ``params[P_BUDGET]`` nodes are expanded.
 
     ``positions`` and ``move_buffer`` have one row per ply plus a scratch row; ``path_hash``
     holds the hashes of the history (``params[P_HISTORY]`` entries) followed by room for the
     path. Writes the root's numbers into ``stats`` and returns the number of nodes expanded.
+    With ``params[P_DATABASE]``, positions the tables cover are leaves (``rank`` and the page
+    cache arrays, see :mod:`proofsearch.database_leaves`); if a needed page is not resident the
+    kernel stops at once with ``stats[S_PAGE_MISSING] = 1`` and that position in
+    ``positions[ply + 1]``, for the caller to load the page and search again.
     """
     goal = params[P_GOAL]
     max_depth = params[P_MAX_DEPTH]
@@ -130,6 +140,8 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
     history = params[P_HISTORY]
     use_candidates = params[P_CANDIDATES] != 0
     eval_scale = params[P_EVAL_SCALE]
+    use_database = params[P_DATABASE] != 0
+    stats[S_PAGE_MISSING] = 0
     stack = positions.shape[0] - 1
     scratch = positions[stack]
     scratch_moves = move_buffer[stack]
@@ -168,12 +180,28 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                 child_is_attacker = not mover_is_attacker
                 solved = False
                 succeeds = False
+                leaf_distance = np.int64(0)  # plies to the end of a table leaf (move ordering)
                 n_child = legal_moves(child, scratch_moves)
                 result = outcome(child, n_child)
                 if result != K.ONGOING:
                     solved = True
                     succeeds = mover_succeeds(goal, child_is_attacker, result)
-                else:
+                elif use_database:
+                    code = database_code(rank, db_directory, db_bases, db_arena, child)
+                    if code == PAGE_MISSING:
+                        scratch[:] = child  # the caller loads its page from here
+                        stats[S_PAGE_MISSING] = 1
+                        return nodes
+                    if code > 0:
+                        value, distance = decode_code(code)
+                        attacker_value = value if child_is_attacker else -value
+                        # A table win for the attacker ends the line only if the mate fits.
+                        if not (max_depth >= 0 and goal == GOAL_WIN and attacker_value == K.WIN
+                                and distance > child_remaining):
+                            solved = True
+                            succeeds = mover_succeeds(goal, child_is_attacker, value)
+                            leaf_distance = distance
+                if result == K.ONGOING and not solved:
                     repeated = np.int64(-1)
                     j = history + ply - 1  # same side to move as the child: every other index
                     while j >= 0:
@@ -235,7 +263,8 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                     else:
                         vals[C_PHI] = INF
                         vals[C_DELTA] = 0
-                        vals[C_ORDER] = np.int64(1) << 40  # refutes the child's mover: first
+                        # Refutes the child's mover: first, the quickest table win foremost.
+                        vals[C_ORDER] = (np.int64(1) << 40) - leaf_distance
             # Order children best-first for the parent (insertion sort on C_ORDER, stable).
             for i in range(1, count):
                 j = i
@@ -377,8 +406,9 @@ class DfpnSearch:
     calls (each call is a fresh search; the table's generations keep them apart)."""
 
     def __init__(self, game: Game, table: TranspositionTable | None = None, stack: int | None = None,
-                 epsilon: float = 0.25, eval_scale: int = 0):
+                 epsilon: float = 0.25, eval_scale: int = 0, database: DatabaseLeaves | None = None):
         self.game = game
+        self.database = database
         self.eval_scale = eval_scale
         self.table = table if table is not None else TranspositionTable()
         self.epsilon = epsilon
@@ -391,6 +421,7 @@ class DfpnSearch:
         self.child_vals = np.zeros((self.stack, moves, CHILD_FIELDS), dtype=np.int64)
         self.frames = np.zeros((self.stack, FRAME_FIELDS), dtype=np.int64)
         self.candidates, self.has_candidates = _candidates_kernel(game)
+        self._no_database = empty_leaf_arrays()
 
     def prove(self, position: np.ndarray, goal: str = "win", max_nodes: int | None = None,
               seconds: float | None = None, max_depth: int | None = None,
@@ -420,6 +451,11 @@ class DfpnSearch:
         params[P_HISTORY] = len(history)
         params[P_CANDIDATES] = int(self.has_candidates)
         params[P_EVAL_SCALE] = self.eval_scale
+        params[P_DATABASE] = int(self.database is not None)
+        if self.database is not None:
+            rank, db_bases = self.database.rank, self.database.bases
+        else:
+            rank, db_bases = no_tables, self._no_database[1]
         stats = np.zeros(STATS, dtype=np.int64)
         kernels = self.game.kernels
 
@@ -434,12 +470,25 @@ class DfpnSearch:
             budget = chunk if max_nodes is None else min(chunk, max_nodes - total)
             params[P_BUDGET] = max(budget, 1)
             self.positions[0] = position
+            directory, arena = self._leaf_arrays()
             total += dfpn_kernel(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
                                  kernels.hash, kernels.evaluate, self.positions, self.move_buffer,
                                  self.child_moves, self.child_hashes, self.child_vals, self.frames,
-                                 path_hash, self.table.rows, params, stats)
-            pn, dn = int(stats[S_PN]), int(stats[S_DN])
+                                 path_hash, self.table.rows, params, stats,
+                                 rank, directory, db_bases, arena)
             elapsed = time.perf_counter() - started
+            if stats[S_PAGE_MISSING]:
+                # A database page was needed: load it and resume (the table keeps the work).
+                self.database.load_page_of(self.positions[self.stack])
+                pn = dn = -1
+                if max_nodes is not None and total >= max_nodes:
+                    reason = "node limit"
+                    break
+                if seconds is not None and elapsed >= seconds:
+                    reason = "time limit"
+                    break
+                continue
+            pn, dn = int(stats[S_PN]), int(stats[S_DN])
             if pn == 0 or dn == 0:
                 break
             if max_nodes is not None and total >= max_nodes:
@@ -466,6 +515,12 @@ class DfpnSearch:
         else:
             result = "unknown"
         return SearchResult(result, goal, best, total, elapsed, reason, pn, dn)
+
+    def _leaf_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(page directory, page arena) for the kernel: the database's, or empty ones."""
+        if self.database is None:
+            return self._no_database[0], self._no_database[2]
+        return self.database.directory, self.database.arena
 
     def _root_outcome(self, position: np.ndarray, code: int) -> str | None:
         """"proven"/"disproven" when the game is already over at the root, else None."""

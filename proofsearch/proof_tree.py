@@ -19,6 +19,7 @@ import numpy as np
 
 from games import ONGOING
 from games.game import Game
+from proofsearch.database_leaves import leaf_counts_for
 from proofsearch.checker import DATABASE, FORMAT, REFERENCE, VERSION, position_identity
 from proofsearch.dfpn import DfpnSearch, INF, table_key
 from proofsearch.goals import GOALS, attacker_reaches_py
@@ -133,10 +134,15 @@ class _Extractor:
                 self.tokens.append(REFERENCE)
                 return height, False
             if self.database_value is not None:
-                value = self.database_value(position)
-                if value is not None and self.prover_succeeds(value if ply % 2 == 0 else -value):
-                    self.tokens.append(DATABASE)
-                    return 0, False
+                found = self.database_value(position)
+                if found is not None:
+                    value, distance = found
+                    attacker_to_move = ply % 2 == 0
+                    plies_left = None if self.max_depth is None else self.max_depth - ply
+                    if (leaf_counts_for(value, distance, attacker_to_move, self.goal == "win", plies_left)
+                            and self.prover_succeeds(value if attacker_to_move else -value)):
+                        self.tokens.append(DATABASE)
+                        return 0, False
         path.append(identity)
         hashes.append(int(self.game.kernels.hash(position)))
         try:
@@ -181,8 +187,8 @@ class _Extractor:
 def extract_proof(search: DfpnSearch, position: np.ndarray, goal: str, claim: str,
                   max_depth: int | None = None, budget: int = 10_000_000, database_value=None) -> dict:
     """The proof document for a root that ``search`` has just solved (``claim`` is its result,
-    "proven" or "disproven"). ``database_value(position)`` gives database leaves (WIN/DRAW/LOSS
-    for the side to move, or None)."""
+    "proven" or "disproven"). ``database_value(position)`` gives database leaves: (WIN/DRAW/LOSS
+    for the side to move, plies to mate), or None where no table covers the position."""
     if claim not in ("proven", "disproven"):
         raise ValueError(f"nothing to extract for a result of {claim!r}")
     extractor = _Extractor(search, goal, claim, max_depth, budget, database_value)

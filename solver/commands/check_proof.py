@@ -30,10 +30,11 @@ def run(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     from proofsearch.checker import check_file
 
-    if args.db is not None:
-        raise UsageError("--db: database leaves are not available yet (the databases package has no reader)")
+    from solver.commands.prove import open_database_leaves
+
+    database = open_database_leaves(game, args.db)
     try:
-        verdict = check_file(game, args.file)
+        verdict = check_file(game, args.file, database.value if database is not None else None)
     except OSError as error:
         raise UsageError(f"cannot read {args.file}: {error.strerror or error}") from None
     result = {"valid": verdict.valid, "nodes": verdict.nodes}

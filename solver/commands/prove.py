@@ -68,11 +68,12 @@ def _megabytes(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     """Prove one position, or each line of stdin for POSITION '-'."""
     game = load_game(args.game)
-    database_value = _open_database(game, args.db)
+    database = open_database_leaves(game, args.db)
+    database_value = database.value if database is not None else None
     from proofsearch.dfpn import DfpnSearch
     from proofsearch.table import TranspositionTable
 
-    search = DfpnSearch(game, TranspositionTable.from_megabytes(args.table_mb))
+    search = DfpnSearch(game, TranspositionTable.from_megabytes(args.table_mb), database=database)
     lines = position_inputs(args.position, sys.stdin)
     if lines is None:
         position = load_position(game, args.position)
@@ -152,8 +153,20 @@ def _summary(result: dict) -> str:
     return text
 
 
-def _open_database(game, directory):
-    """A value function for database leaves, or None (no --db, or no database package yet)."""
+def open_database_leaves(game, directory):
+    """The built tables under ``--db DIR`` as search leaves, or None without ``--db``."""
     if directory is None:
         return None
-    raise UsageError("--db: database leaves are not available yet (the databases package has no reader)")
+    from databases.errors import DatabaseError
+    from databases.families import NoTablesError
+    from proofsearch.database_leaves import DatabaseLeaves
+
+    try:
+        database = DatabaseLeaves(game, directory)
+    except NoTablesError as error:
+        raise UsageError(f"--db: {error}") from None
+    except DatabaseError as error:
+        raise UsageError(str(error)) from None
+    if database.tables == 0:
+        raise UsageError(f"--db {directory}: no {game.name} tables built there (see `solver build`)")
+    return database

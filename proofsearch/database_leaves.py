@@ -1,0 +1,132 @@
+"""Database leaves: positions covered by a built table end the proof search with the table's value.
+
+The search kernel probes the page cache of :mod:`databases` directly (``database_code``). A
+probe whose page is not resident makes the kernel stop and report the page; Python loads it and
+resumes the search (the transposition table keeps the work already done). Under a depth bound
+(``--max-depth``) a table win for the attacker counts only when its distance to mate fits in the
+plies left; every other table value is a leaf whatever the depth, since no line can change it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from databases import format as F
+from databases.cache import ARENA, DIRECTORY, MISS, probe_resident
+from databases.errors import DatabaseError, MissingTableError, NotCoveredError
+from databases.reader import open_database
+from games.game import Game
+from games.kernels import DRAW, LOSS, POSITION, WIN
+from games.table_family import INDEX_MASK, RANK_SIGNATURE, TABLE_SHIFT, RankKernel
+
+NOT_COVERED = -1  # no table (or no built table) holds the position: search on
+PAGE_MISSING = -2  # a table holds it but its page is not resident: stop, load, resume
+
+BASES = types.Array(types.int64, 1, "C")
+
+
+@nb.njit(RANK_SIGNATURE, cache=True)
+def no_tables(pos):
+    """The rank kernel used when the search has no database: nothing is covered."""
+    return -1
+
+
+@nb.njit(types.int64(RankKernel, DIRECTORY, BASES, ARENA, POSITION), cache=True)
+def database_code(rank, directory, bases, arena, pos):
+    """The table code of ``pos`` (see :mod:`databases.format`), ``NOT_COVERED`` or
+    ``PAGE_MISSING``. Positions whose value is not in their own entry (chess en passant) and
+    invalid indices count as not covered."""
+    packed = rank(pos)
+    if packed < 0:
+        return NOT_COVERED
+    base = bases[packed >> TABLE_SHIFT]
+    if base < 0:
+        return NOT_COVERED
+    code = probe_resident(directory, base, arena, packed & INDEX_MASK)
+    if code == MISS:
+        return PAGE_MISSING
+    if code == F.INVALID:
+        return NOT_COVERED
+    return code
+
+
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64), cache=True)
+def decode_code(code):
+    """(WIN/DRAW/LOSS for the side to move, distance to mate in plies) of a table code."""
+    if code == F.CODE_DRAW:
+        return np.int64(DRAW), np.int64(0)
+    distance = (code - 2) >> 1
+    if code & 1:
+        return np.int64(WIN), distance
+    return np.int64(LOSS), distance
+
+
+class DatabaseLeaves:
+    """The built tables of one game, ready for the search kernel and for proof files.
+    Raises DatabaseError for a bad directory or file, NoTablesError for a game without tables."""
+
+    def __init__(self, game: Game, directory: str | Path, cache_bytes: int = 256 << 20):
+        try:
+            self.database = open_database(Path(directory).expanduser(), game.name, cache_bytes)
+        except DatabaseError as error:
+            raise DatabaseError(f"--db {directory}: {error}") from None
+        family = self.database.family
+        names = family.table_names()
+        self.bases = np.full(len(names), -1, dtype=np.int64)
+        for table_id, table in enumerate(names):
+            if self.database.has_table(table):
+                self.bases[table_id] = self.database.base(table)  # validates the file
+        self.rank = family.rank
+        self.tables = int((self.bases >= 0).sum())
+
+    @property
+    def directory(self) -> np.ndarray:
+        """The page directory the kernel reads (stable once every table is registered)."""
+        return self.database.cache.directory
+
+    @property
+    def arena(self) -> np.ndarray:
+        """The decoded pages the kernel reads."""
+        return self.database.cache.arena
+
+    def load_page_of(self, position: np.ndarray) -> None:
+        """Make resident the page holding ``position`` (after the kernel reported it missing)."""
+        packed = int(self.rank(position))
+        table = self.database.family.table_name(packed >> TABLE_SHIFT)
+        self.database.load_page(table, (packed & INDEX_MASK) >> F.PAGE_SHIFT)
+
+    def value(self, position: np.ndarray) -> tuple[int, int] | None:
+        """(WIN/DRAW/LOSS for the side to move, plies to mate) from the tables, or None when no
+        built table covers the position. For proof files and their checker."""
+        try:
+            result = self.database.probe(position)
+        except (MissingTableError, NotCoveredError):
+            return None
+        return result.wdl, abs(result.dtm)
+
+    def close(self) -> None:
+        """Close the table files."""
+        self.database.close()
+
+
+def empty_leaf_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(directory, bases, arena) for a search without a database."""
+    return (np.full(1, -1, dtype=np.int32), np.full(1, -1, dtype=np.int64),
+            np.zeros((1, 1), dtype=np.uint16))
+
+
+def leaf_counts_for(value: int, dtm: int, attacker_to_move: bool, goal_is_win: bool,
+                    plies_left: int | None) -> bool:
+    """Whether a table value may end the line under a depth bound: a win for the attacker only
+    if its mate fits in ``plies_left``; anything else always (the kernel applies the same rule)."""
+    attacker_value = value if attacker_to_move else -value
+    if plies_left is None or attacker_value != WIN or not goal_is_win:
+        return True
+    return dtm <= plies_left
+
+
+__all__ = ["DatabaseLeaves", "database_code", "decode_code", "no_tables", "empty_leaf_arrays",
+           "leaf_counts_for", "NOT_COVERED", "PAGE_MISSING"]
