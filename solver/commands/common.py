@@ -53,3 +53,14 @@ def position_inputs(text: str, stdin) -> list[str] | None:
         return None
     lines = (line.strip() for line in stdin)
     return [line for line in lines if line and not line.startswith("#")]
+
+
+def position_text(game_name: str, line: str) -> str:
+    """The position part of an input line: for chess, an EPD line's first four fields (board,
+    side, castling, en passant), or six when the move counters follow; other games: the line."""
+    if game_name != "chess":
+        return line
+    fields = line.split()
+    if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit():
+        return " ".join(fields[:6])
+    return " ".join(fields[:4])

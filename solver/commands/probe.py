@@ -10,7 +10,7 @@ from databases.location import default_database_dir
 from databases.reader import Database
 from games import NotationError
 from solver.commands.build import add_db_argument, load_family
-from solver.commands.common import add_game_argument, add_json_flag, position_inputs
+from solver.commands.common import add_game_argument, add_json_flag, position_inputs, position_text
 from solver.errors import UsageError
 
 
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         for text in lines:
             try:
-                result = {"position": text, **answer(db, text)}
+                result = {"position": text, **answer(db, position_text(args.game, text))}
             except (NotationError, DatabaseError) as error:
                 result = {"position": text, "error": str(error)}
             if args.json:

@@ -7,7 +7,7 @@ import sys
 import time
 
 from solver.commands.common import (add_game_argument, add_json_flag, load_game, load_position,
-                                    non_negative_int, position_inputs)
+                                    non_negative_int, position_inputs, position_text)
 from solver.errors import UsageError
 from solver.output import emit
 
@@ -83,9 +83,8 @@ def run(args: argparse.Namespace) -> int:
     if args.proof:
         raise UsageError("--proof takes a single POSITION, not '-'")
     for line in lines:
-        text = line.split(" bm ")[0] if game.name == "chess" else line
         try:
-            position = load_position(game, _epd_fields(text) if game.name == "chess" else text)
+            position = load_position(game, position_text(game.name, line))
             result = {"position": line, **_prove_one(search, game, position, args, database_value, None)}
         except UsageError as error:
             result = {"position": line, "error": str(error)}
@@ -95,14 +94,6 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(f"{line}: {result['error'] if 'error' in result else _summary(result)}\n")
         sys.stdout.flush()
     return 0
-
-
-def _epd_fields(line: str) -> str:
-    """The first four fields of an EPD line (board, side, castling, en passant) as a FEN."""
-    fields = line.split()
-    if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit():
-        return " ".join(fields[:6])
-    return " ".join(fields[:4])
 
 
 def _prove_one(search, game, position, args, database_value, proof_path) -> dict:
