@@ -44,6 +44,18 @@ Kernels (all ``nopython``, cached, with the explicit signatures below)
 ``is_noisy(pos, move) -> boolean``
     Whether quiescence search should expand ``move`` (chess: captures and promotions; Connect
     Four: moves that win at once or block an immediate win of the opponent).
+
+Optional kernels (an attribute of the game object when present; engines fall back without them)
+
+``proof_candidates(pos, moves) -> int64`` (signature of ``legal_moves``)
+    A subset of the legal moves such that every move left out loses at once; 0 when every move
+    does. Used by proof search (``proofsearch.dfpn``); without it df-pn expands every legal
+    move (correct, about three times slower on Connect Four). Connect Four has it.
+
+Table families (``games.table_family``)
+    Games solved by retrograde analysis also provide a table family: named index spaces with
+    ``rank``/``unrank`` kernels, and the tables that moves leaving a table land in. Chess and
+    tic-tac-toe have one (``games.chess.endgames``, ``games.tictactoe_tables``).
 """
 from numba import types
 
