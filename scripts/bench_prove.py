@@ -6,17 +6,22 @@ Connect Four: each position's value (win/draw/loss) from two df-pn proofs, check
 the sign of Pons' score. Chess: `win` (checkmate) within the EPD's `dm` depth (2*dm-1 plies),
 the key move checked against `bm`. One warm-up search first (numba cache load), then per set the
 mean, median and max seconds per position and nodes/s, next to the reference figures of issue 5
-(Pons' solver, exact scores, on this machine; Stockfish 15.1 `go mate N`, one thread).
+(Pons' solver, exact scores, on this machine). When a Stockfish binary is found (PATH or
+/usr/games/stockfish), its `go mate N` on the same mate problems is measured in the same run
+(one thread, 16 MiB hash, timed from `go` to `bestmove`, start-up excluded) and the ratio of
+medians is printed.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import statistics
+import subprocess
 import time
 from pathlib import Path
 
 import games
+from bench_perft import find_stockfish
 from proofsearch.dfpn import DfpnSearch
 from proofsearch.table import TranspositionTable
 from proofsearch.value import solve_value
@@ -80,6 +85,47 @@ def chess_set(path: Path, count: int | None, megabytes: float) -> dict:
     return figures
 
 
+def stockfish_mates(binary: str, path: Path, count: int | None) -> tuple[list[float], int]:
+    """(seconds per problem, problems where Stockfish reported a mate within dm) for
+    `go mate dm` on every problem of an EPD set, in one engine process."""
+    engine = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def send(command: str) -> None:
+        engine.stdin.write(command + "\n")
+        engine.stdin.flush()
+
+    def read_until(prefix: str) -> list[str]:
+        lines = []
+        for line in engine.stdout:
+            lines.append(line)
+            if line.startswith(prefix):
+                return lines
+        raise RuntimeError(f"stockfish ended before printing {prefix!r}")
+
+    send("uci")
+    read_until("uciok")
+    send("setoption name Threads value 1")
+    send("setoption name Hash value 16")
+    seconds, found = [], 0
+    for line in [line for line in path.read_text().split("\n") if line.strip()][:count]:
+        fields = line.split()
+        ops = dict(op.strip().split(" ", 1) for op in " ".join(fields[4:]).split(";") if op.strip())
+        moves = int(ops["dm"])
+        send("ucinewgame")
+        send(f"position fen {' '.join(fields[:4])} 0 1")
+        send("isready")
+        read_until("readyok")
+        started = time.perf_counter()
+        send(f"go mate {moves}")
+        output = read_until("bestmove")
+        seconds.append(time.perf_counter() - started)
+        mates = [int(l.split(" score mate ")[1].split()[0]) for l in output if " score mate " in l]
+        found += bool(mates) and 0 < mates[-1] <= moves
+    send("quit")
+    engine.wait()
+    return seconds, found
+
+
 def _figures(seconds: list[float], nodes: int, wrong: int, unsolved: int) -> dict:
     total = sum(seconds)
     return {"positions": len(seconds), "mean": total / len(seconds), "median": statistics.median(seconds),
@@ -104,12 +150,20 @@ def main() -> None:
                   f"{f['max']:>8.3f} {f['nodes_per_second']:>10,.0f} {f['wrong']:>5} {f['unsolved']:>8}  "
                   f"Pons mean {reference * 1e3:g} ms (exact scores): ours {f['mean'] / reference:,.1f}x", flush=True)
     if args.only in (None, "chess"):
+        stockfish = find_stockfish(None)
         for name in ("mate-in-2.epd", "mate-in-3.epd"):
             f = chess_set(data / "chess" / name, args.count, args.table_mb)
+            if stockfish:
+                times, mates = stockfish_mates(stockfish, data / "chess" / name, args.count)
+                reference = statistics.median(times)
+                source = f"Stockfish measured: median {reference * 1e3:.2f} ms, mates found {mates}"
+            else:
+                reference = STOCKFISH_MEDIAN_SECONDS
+                source = f"Stockfish median ~{reference * 1e3:g} ms (issue's figure)"
             print(f"{'chess/' + name:22} {f['positions']:>5} {f['mean']:>9.5f} {f['median']:>9.5f} "
                   f"{f['max']:>8.3f} {f['nodes_per_second']:>10,.0f} {f['wrong']:>5} {f['unsolved']:>8}  "
-                  f"Stockfish median ~{STOCKFISH_MEDIAN_SECONDS * 1e3:g} ms: ours "
-                  f"{f['median'] / STOCKFISH_MEDIAN_SECONDS:,.1f}x; best = bm in {f['bm']}", flush=True)
+                  f"{source}: ours/Stockfish median {f['median'] / reference:,.2f}x; best = bm in {f['bm']}",
+                  flush=True)
 
 
 if __name__ == "__main__":
