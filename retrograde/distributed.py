@@ -1,0 +1,367 @@
+"""Building tables on a dask.distributed cluster: one task per table, each task waiting for the
+tasks of the tables it depends on, so independent tables build at the same time on different
+workers.
+
+Workers read the finished tables they depend on from, and write their own table into, the same
+database directory as the client: it must be a path every worker sees (a shared filesystem).
+Each task builds its table with :func:`retrograde.build.build_tables`, so a file written by a
+worker is the same as one written by a local build (same codes, same attributes apart from the
+build time and thread count), and it appears under its final name only once complete.
+
+dask is imported only when a distributed build starts (normal commands stay fast).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+from databases.families import get_family
+from databases.location import table_path
+from databases.writer import DEFAULT_COMPRESSION
+from retrograde.build import build_order, build_tables
+from retrograde.tables import is_built
+
+CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler (and to see its first worker)
+INSTALL_HINT = "pip install 'game-solver[distributed]'"
+LOCAL = "local"
+
+
+class DistributedBuildError(RuntimeError):
+    """A distributed build could not run or did not finish (reported as one line)."""
+
+
+class DaskMissingError(DistributedBuildError):
+    """dask.distributed is not installed."""
+
+
+class SchedulerUnreachableError(DistributedBuildError):
+    """The scheduler address cannot be reached, or the scheduler has no workers."""
+
+
+class TableBuildError(DistributedBuildError):
+    """A worker failed to build a table."""
+
+
+class TableTaskError(RuntimeError):
+    """Raised inside a worker task: which table failed, on which worker, and why (one line).
+    Its arguments are plain strings so that it travels back to the client intact."""
+
+    def __init__(self, table: str, worker: str, message: str):
+        super().__init__(table, worker, message)
+        self.table, self.worker, self.message = table, worker, message
+
+    def __str__(self) -> str:
+        return f"building {self.table} failed on worker {self.worker}: {self.message}"
+
+
+def parse_scheduler(spec: str) -> tuple[str, int | None]:
+    """``("local", n)`` for ``local`` / ``local:N`` (N worker processes, default the core count),
+    else ``(address, None)``. Raises ValueError for a malformed ``local:N``."""
+    if spec != LOCAL and not spec.startswith(LOCAL + ":"):
+        return spec, None
+    if spec == LOCAL:
+        return LOCAL, available_cores()
+    count = spec[len(LOCAL) + 1:]
+    if not count.isdigit() or int(count) < 1:
+        raise ValueError(f"--scheduler {spec}: expected local or local:N with N >= 1 worker processes")
+    return LOCAL, int(count)
+
+
+def available_cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def one_line(error: BaseException) -> str:
+    """``Type: first line of the message``."""
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+def _worker_name() -> str:
+    """The address of the dask worker running the current task ("local" outside dask)."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "local"
+
+
+def build_table_task(game: str, table: str, root: str, threads: int | None, compression: str,
+                     *finished_dependencies) -> dict:
+    """A worker task: build ``table`` into ``root`` (its dependencies already written there by
+    earlier tasks, whose results arrive as ``finished_dependencies`` and are not used). Returns
+    ``{"table", "worker", "started", "finished", "seconds"}`` (wall-clock times)."""
+    worker = _worker_name()
+    started = time.time()
+    try:
+        family = get_family(game)
+        for dependency in family.dependencies(table):
+            if not is_built(root, family, dependency):
+                raise FileNotFoundError(
+                    f"dependency {dependency} is missing at {table_path(root, game, dependency)}; "
+                    "the database directory must be on a filesystem every worker shares")
+        # build_tables rebuilds exactly `table` here: force covers it, its dependencies exist
+        result = build_tables(game, [table], root, workers=threads, show_progress=False,
+                              force=True, compression=compression)
+        if result["built"] != [table]:
+            raise RuntimeError(f"expected to build only {table}, built {result['built']}")
+    except Exception as error:
+        raise TableTaskError(table, worker, one_line(error)) from None
+    finished = time.time()
+    return {"table": table, "worker": worker, "started": started, "finished": finished,
+            "seconds": round(finished - started, 3)}
+
+
+def plan_build(family, tables: list[str] | None, root, max_pieces: int | None,
+               force: bool) -> tuple[list[str], list[str]]:
+    """(tables to build, tables skipped), both in dependency order: the same choice as a local
+    build (``force`` rebuilds the requested tables, their dependencies only when missing)."""
+    requested = set(tables) if tables else set(family.table_names(max_pieces))
+    to_build, skipped = [], []
+    for table in build_order(family, tables, max_pieces):
+        if not (force and table in requested) and is_built(root, family, table):
+            skipped.append(table)
+        else:
+            to_build.append(table)
+    return to_build, skipped
+
+
+def prerequisites(family, table: str) -> set[str]:
+    """Every table ``table`` depends on, directly or not."""
+    found: set[str] = set()
+    stack = list(family.dependencies(table))
+    while stack:
+        name = stack.pop()
+        if name not in found:
+            found.add(name)
+            stack.extend(family.dependencies(name))
+    return found
+
+
+def _import_distributed():
+    """The distributed module, or DaskMissingError."""
+    try:
+        import distributed
+    except ImportError:
+        raise DaskMissingError(f"--scheduler needs dask.distributed: {INSTALL_HINT}") from None
+    return distributed
+
+
+@contextmanager
+def _quiet_dask_logs():
+    """Keep dask's own log lines (connection retries, shutdown chatter) off stderr."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+@contextmanager
+def connect(scheduler: str, root: Path, game: str, timeout: float = CONNECT_TIMEOUT):
+    """A dask Client for ``scheduler`` (an address, or ``local[:N]`` for an in-process
+    LocalCluster of N single-threaded worker processes), closed on exit."""
+    distributed = _import_distributed()
+    address, local_workers = parse_scheduler(scheduler)
+    with _quiet_dask_logs():
+        if local_workers is not None:
+            with _local_client(distributed, local_workers, root, game) as client:
+                yield client
+            return
+        _check_scheduler(address, timeout)
+        try:
+            client = distributed.Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise SchedulerUnreachableError(
+                f"cannot reach the scheduler at {address}: {one_line(error)}") from None
+        try:
+            try:
+                client.wait_for_workers(1, timeout=timeout)
+            except (OSError, TimeoutError) as error:
+                raise SchedulerUnreachableError(
+                    f"the scheduler at {address} has no workers: {one_line(error)}") from None
+            yield client
+        finally:
+            client.close()
+
+
+def _check_scheduler(address: str, timeout: float) -> None:
+    """Raise SchedulerUnreachableError unless a dask scheduler answers at ``address``.
+
+    A Client that fails to connect stalls the process for twice the timeout when garbage
+    collected, and any service may answer a TCP connection: ask for the identity first."""
+    import asyncio
+
+    from distributed.comm import connect as open_comm
+
+    async def identity() -> dict:
+        comm = await open_comm(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            await comm.close()
+
+    try:
+        answer = asyncio.run(identity())
+    except Exception as error:  # unknown scheme, refused, timed out, garbage from another service
+        raise SchedulerUnreachableError(
+            f"cannot reach the scheduler at {address}: {one_line(error)}") from None
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        raise SchedulerUnreachableError(f"cannot reach the scheduler at {address}: "
+                                        "the service there is not a dask scheduler")
+
+
+@contextmanager
+def _local_client(distributed, workers: int, root: Path, game: str):
+    """A Client of a new LocalCluster; on exit the cluster stops and the temporary files its
+    workers may have left (a task cut short by a failure elsewhere) are removed."""
+    try:
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                           processes=True, dashboard_address=None,
+                                           silence_logs=logging.CRITICAL)
+    except Exception as error:  # e.g. worker processes that cannot start
+        raise DistributedBuildError(
+            f"cannot start a local dask cluster of {workers} worker(s): {one_line(error)}") from None
+    client = distributed.Client(cluster, set_as_default=False)
+    pids = list(client.run(os.getpid).values())
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+        # databases.writer names its temporary files .<table>.h5.tmp-<pid>; these workers are gone
+        for pid in pids:
+            for leftover in (Path(root) / game).glob(f".*.h5.tmp-{pid}"):
+                leftover.unlink(missing_ok=True)
+
+
+def default_threads(scheduler: str) -> int | None:
+    """Threads per table task when --workers is not given: the cores shared out among local
+    worker processes; on a remote cluster, numba's default on each worker (all its cores)."""
+    _, local_workers = parse_scheduler(scheduler)
+    if local_workers is None:
+        return None
+    return max(1, available_cores() // local_workers)
+
+
+def build_tables_distributed(game: str, tables: list[str] | None = None, root=None, *,
+                             scheduler: str, max_pieces: int | None = None,
+                             workers: int | None = None, show_progress: bool | None = None,
+                             force: bool = False, compression: str = DEFAULT_COMPRESSION,
+                             connect_timeout: float | None = None) -> dict:
+    """Like :func:`retrograde.build.build_tables`, with each table built as one task on the
+    dask cluster at ``scheduler`` (an address such as ``tcp://host:8786``, or ``local[:N]``).
+    ``workers`` is the number of threads each table task uses. Returns ``{"built", "skipped",
+    "seconds", "scheduler", "tasks"}``; ``tasks`` maps each built table to its worker and
+    wall-clock start and finish times. Raises DistributedBuildError subclasses."""
+    parse_scheduler(scheduler)  # a malformed local:N fails before any work
+    family = get_family(game)
+    root = Path(root).expanduser().resolve()  # workers may run in another directory
+    started = time.perf_counter()
+    to_build, skipped = plan_build(family, tables, root, max_pieces, force)
+    tasks: dict[str, dict] = {}
+    if to_build:
+        threads = workers if workers else default_threads(scheduler)
+        timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+        with connect(scheduler, root, game, timeout) as client:
+            futures = _submit(client, family, to_build, root, threads, compression)
+            progress = BuildProgress(len(to_build), show_progress)
+            try:
+                tasks = _collect(client, family, futures, progress)
+            finally:
+                progress.done()
+    return {"built": to_build, "skipped": skipped,
+            "seconds": round(time.perf_counter() - started, 3), "scheduler": scheduler,
+            "tasks": tasks}
+
+
+def _submit(client, family, to_build: list[str], root: Path, threads: int | None,
+            compression: str) -> dict:
+    """One future per table, given the futures of every table it needs that is being built
+    (dask starts a task only when the futures among its arguments have finished)."""
+    run_id = uuid.uuid4().hex[:8]
+    game = family.game.name
+    futures: dict[str, object] = {}
+    for table in to_build:  # dependency order: the futures it needs already exist
+        needed = [futures[name] for name in sorted(prerequisites(family, table)) if name in futures]
+        futures[table] = client.submit(build_table_task, game, table, str(root), threads,
+                                       compression, *needed, key=f"build-{game}-{table}-{run_id}",
+                                       pure=False, retries=0)
+    return futures
+
+
+def _collect(client, family, futures: dict, progress: "BuildProgress") -> dict:
+    """Wait for every table; on the first failure cancel the rest and raise TableBuildError."""
+    from distributed import as_completed
+
+    table_of = {future.key: table for table, future in futures.items()}
+    pending = set(futures)
+    tasks: dict[str, dict] = {}
+    progress.show(tasks, _ready(family, pending))
+    for future in as_completed(list(futures.values()), loop=client.loop):
+        table = table_of[future.key]
+        if future.status != "finished":
+            client.cancel(list(futures.values()))
+            raise TableBuildError(_failure_message(table, future, len(tasks))) from None
+        tasks[table] = future.result()
+        pending.discard(table)
+        progress.show(tasks, _ready(family, pending))
+    return tasks
+
+
+def _failure_message(table: str, future, finished: int) -> str:
+    """One line: which table failed, where, why, and that finished tables stay valid."""
+    try:
+        error = future.exception()
+    except Exception as cancelled:  # a cancelled future has no exception to fetch
+        error = cancelled
+    if isinstance(error, TableTaskError):
+        message = str(error)
+    else:  # e.g. the worker process died (KilledWorker)
+        message = f"building {table} failed: {one_line(error)}"
+    return f"{message} ({finished} table(s) finished before and stay valid)"
+
+
+def _ready(family, pending: set[str]) -> list[str]:
+    """Pending tables whose prerequisites have all finished (running or about to run)."""
+    return [table for table in sorted(pending, key=family.table_id)
+            if not prerequisites(family, table) & pending]
+
+
+class BuildProgress:
+    """``tables done/total, running: ...`` on one rewritten stderr line (terminal only)."""
+
+    SHOWN = 4  # running tables named on the line
+
+    def __init__(self, total: int, enabled: bool | None = None, stream=None):
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.total = total
+
+    def show(self, finished: dict, running: list[str]) -> None:
+        """Redraw the line."""
+        if not self.enabled:
+            return
+        names = " ".join(running[:self.SHOWN]) + (" ..." if len(running) > self.SHOWN else "")
+        self.stream.write(f"\r\x1b[Ktables {len(finished)}/{self.total} built"
+                          + (f", running: {names}" if names else ""))
+        self.stream.flush()
+
+    def done(self) -> None:
+        """Clear the line."""
+        if self.enabled:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
