@@ -226,11 +226,12 @@ def _check_scheduler(address: str, timeout: float) -> None:
 
 @contextmanager
 def _local_client(distributed, workers: int, root: Path, game: str):
-    """A Client of a new LocalCluster; on exit the cluster stops and the temporary files its
+    """A Client of a new LocalCluster (its HTTP server on a free port, since another cluster
+    may hold the default one); on exit the cluster stops and the temporary files its
     workers may have left (a task cut short by a failure elsewhere) are removed."""
     try:
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                           processes=True, dashboard_address=None,
+                                           processes=True, dashboard_address=":0",
                                            silence_logs=logging.CRITICAL)
     except Exception as error:  # e.g. worker processes that cannot start
         raise DistributedBuildError(
@@ -314,8 +315,9 @@ def _collect(client, family, futures: dict, progress: "BuildProgress") -> dict:
     for future in as_completed(list(futures.values()), loop=client.loop):
         table = table_of[future.key]
         if future.status != "finished":
+            message = _failure_message(table, future, len(tasks))  # before cancel drops it
             client.cancel(list(futures.values()))
-            raise TableBuildError(_failure_message(table, future, len(tasks))) from None
+            raise TableBuildError(message) from None
         tasks[table] = future.result()
         pending.discard(table)
         progress.show(tasks, _ready(family, pending))

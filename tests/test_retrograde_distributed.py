@@ -1,0 +1,205 @@
+"""Distributed table builds (retrograde.distributed, `solver build --scheduler`) on dask clusters
+of this machine: the same tables as a local build, dependencies first, one-line errors."""
+from __future__ import annotations
+
+import io
+import json
+import logging
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip(
+    "distributed", reason="dask.distributed is not installed (pip install -e '.[test]')")
+
+from databases import format as F  # noqa: E402
+from databases.families import get_family  # noqa: E402
+from databases.location import table_path  # noqa: E402
+from databases.reader import TableFile  # noqa: E402
+from retrograde import distributed as dist  # noqa: E402
+from retrograde.build import build_tables  # noqa: E402
+from retrograde.tables import is_built, read_codes  # noqa: E402
+from solver.cli import main  # noqa: E402
+
+# KPvK and its dependencies KvK, KBvK, KNvK, KQvK, KRvK: four independent tables in the middle
+CHESS_TABLES = ["KPvK"]
+# attributes that legitimately differ between two builds of the same table
+RUN_ATTRIBUTES = {"build_seconds", "built_at", "settings"}
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a two-worker LocalCluster shared by the tests of this module."""
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(scope="module")
+def chess_builds(scheduler, tmp_path_factory):
+    """The same chess tables built locally and on the cluster: (local dir, local result,
+    distributed dir, distributed result)."""
+    here = tmp_path_factory.mktemp("chess-local")
+    there = tmp_path_factory.mktemp("chess-distributed")
+    local = build_tables("chess", CHESS_TABLES, here, show_progress=False)
+    remote = dist.build_tables_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
+                                           workers=1, show_progress=False)
+    return here, local, there, remote
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def table_attributes(root, game: str, table: str) -> dict:
+    handle = TableFile(table_path(root, game, table), game, table)
+    try:
+        return {key: value for key, value in handle.attrs.items() if key not in RUN_ATTRIBUTES}
+    finally:
+        handle.close()
+
+
+def assert_same_tables(game: str, tables: list[str], here, there) -> None:
+    for table in tables:
+        assert np.array_equal(read_codes(here, game, table), read_codes(there, game, table)), table
+        mine, theirs = table_attributes(here, game, table), table_attributes(there, game, table)
+        assert mine.keys() == theirs.keys()
+        for key in mine:
+            assert np.array_equal(mine[key], theirs[key]), (table, key)
+
+
+def test_chess_tables_match_a_local_build(chess_builds):
+    here, local, there, remote = chess_builds
+    assert remote["built"] == local["built"] == ["KvK", "KBvK", "KNvK", "KQvK", "KRvK", "KPvK"]
+    assert remote["skipped"] == [] and remote["seconds"] > 0
+    assert sorted(remote["tasks"]) == sorted(remote["built"])
+    assert_same_tables("chess", remote["built"], here, there)
+
+
+def test_tables_start_only_after_their_dependencies_finish(chess_builds):
+    _, _, _, remote = chess_builds
+    family = get_family("chess")
+    tasks = remote["tasks"]
+    for table, task in tasks.items():
+        for dependency in dist.prerequisites(family, table):
+            assert task["started"] >= tasks[dependency]["finished"], (table, dependency)
+    assert dist.prerequisites(family, "KPvK") == {"KvK", "KBvK", "KNvK", "KQvK", "KRvK"}
+
+
+def test_built_tables_are_skipped_and_force_rebuilds_only_the_requested(chess_builds, scheduler):
+    _, _, there, remote = chess_builds
+    again = dist.build_tables_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
+                                          show_progress=False)
+    assert again["built"] == [] and again["skipped"] == remote["built"] and again["tasks"] == {}
+    before = {t: table_path(there, "chess", t).stat().st_mtime_ns for t in remote["built"]}
+    forced = dist.build_tables_distributed("chess", ["KQvK"], there, scheduler=scheduler,
+                                           force=True, show_progress=False)
+    assert forced["built"] == ["KQvK"] and forced["skipped"] == ["KvK"]
+    after = {t: table_path(there, "chess", t).stat().st_mtime_ns for t in remote["built"]}
+    assert [t for t in before if before[t] != after[t]] == ["KQvK"]
+
+
+def test_cli_local_cluster_builds_tictactoe_like_a_local_build(capsys, tmp_path):
+    here, there = tmp_path / "local", tmp_path / "distributed"
+    status, out, err = run(capsys, "build", "tictactoe", "--db", str(here), "--json")
+    assert status == 0
+    status, out, err = run(capsys, "build", "tictactoe", "--db", str(there), "--json",
+                           "--scheduler", "local:2")
+    answer = json.loads(out)
+    assert status == 0 and err == ""
+    assert answer.keys() == {"built", "skipped", "seconds", "scheduler"}
+    assert answer["built"] == ["all"] and answer["skipped"] == [] and answer["scheduler"] == "local:2"
+    assert_same_tables("tictactoe", ["all"], here, there)
+
+
+def test_cli_unreachable_scheduler_is_one_line_with_status_2(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(dist, "CONNECT_TIMEOUT", 2.0)
+    status, out, err = run(capsys, "build", "tictactoe", "--db", str(tmp_path),
+                           "--scheduler", "tcp://127.0.0.1:1")
+    assert status == 2 and out == ""
+    assert "cannot reach the scheduler at tcp://127.0.0.1:1" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not table_path(tmp_path, "tictactoe", "all").exists()
+
+
+def test_cli_without_dask_says_how_to_install_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
+    status, out, err = run(capsys, "build", "tictactoe", "--db", str(tmp_path),
+                           "--scheduler", "local")
+    assert status == 2 and dist.INSTALL_HINT in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("spec", ["local:0", "local:two", "local:"])
+def test_cli_malformed_local_scheduler(capsys, tmp_path, spec):
+    status, _, err = run(capsys, "build", "tictactoe", "--db", str(tmp_path), "--scheduler", spec)
+    assert status == 2 and "local:N" in err and err.count("\n") == 1
+
+
+def damage_first_page(path) -> None:
+    """Flip a byte inside the stored bytes of page 0 (an uncompressed table)."""
+    with h5py.File(path, "r") as handle:
+        chunk = handle[F.DATASET].id.get_chunk_info(0)
+    data = bytearray(path.read_bytes())
+    data[chunk.byte_offset + chunk.size // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_cli_failed_table_names_it_and_keeps_finished_tables(capsys, tmp_path, scheduler):
+    # KQvK looks built (valid attributes) but a page is damaged: KQvKR's task fails reading it,
+    # after KRvK (which KQvKR also needs) has finished
+    build_tables("chess", ["KQvK"], tmp_path, show_progress=False, compression="none")
+    damage_first_page(table_path(tmp_path, "chess", "KQvK"))
+    status, out, err = run(capsys, "build", "chess", "KQvKR", "--db", str(tmp_path),
+                           "--scheduler", scheduler, "--workers", "1")
+    assert status == 2 and out == ""
+    assert "building KQvKR failed on worker tcp://" in err and "KQvK" in err
+    assert "1 table(s) finished" in err and err.count("\n") == 1 and "Traceback" not in err
+    family = get_family("chess")
+    assert is_built(tmp_path, family, "KRvK")
+    assert not table_path(tmp_path, "chess", "KQvKR").exists()
+    assert not list((tmp_path / "chess").glob(".*tmp*"))
+
+
+def test_task_refuses_to_build_without_its_dependencies(tmp_path):
+    with pytest.raises(dist.TableTaskError, match="KQvK failed.*KvK is missing.*every worker"):
+        dist.build_table_task("chess", "KQvK", str(tmp_path), 1, "zstd")
+    assert not table_path(tmp_path, "chess", "KQvK").exists()
+
+
+def test_task_error_survives_pickling():
+    import pickle
+
+    error = pickle.loads(pickle.dumps(dist.TableTaskError("KQvKR", "tcp://w:1", "OSError: x")))
+    assert str(error) == "building KQvKR failed on worker tcp://w:1: OSError: x"
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("local:3", ("local", 3)),
+    ("tcp://10.0.0.1:8786", ("tcp://10.0.0.1:8786", None)),
+    ("localhost:8786", ("localhost:8786", None)),
+])
+def test_parse_scheduler(spec, expected):
+    assert dist.parse_scheduler(spec) == expected
+
+
+def test_plain_local_uses_every_core():
+    assert dist.parse_scheduler("local") == ("local", dist.available_cores())
+    assert dist.default_threads("local:1") == dist.available_cores()
+    assert dist.default_threads("tcp://h:1") is None
+
+
+def test_progress_line_names_done_total_and_running_tables():
+    stream = io.StringIO()
+    progress = dist.BuildProgress(6, enabled=True, stream=stream)
+    progress.show({"KvK": {}}, ["KBvK", "KNvK", "KQvK", "KRvK", "KPvK"])
+    assert stream.getvalue().endswith("tables 1/6 built, running: KBvK KNvK KQvK KRvK ...")
+    silent = io.StringIO()
+    dist.BuildProgress(6, enabled=False, stream=silent).show({}, ["KvK"])
+    assert silent.getvalue() == ""
