@@ -1,6 +1,6 @@
-"""Building tables on a dask.distributed cluster: one task per table, each task waiting for the
-tasks of the tables it depends on, so independent tables build at the same time on different
-workers.
+"""Building tables on a dask.distributed cluster: one task per table, submitted once the tasks
+of the tables it depends on have finished, so independent tables build at the same time on
+different workers.
 
 Workers read the finished tables they depend on from, and write their own table into, the same
 database directory as the client: it must be a path every worker sees (a shared filesystem).
@@ -96,10 +96,9 @@ def _worker_name() -> str:
         return "local"
 
 
-def build_table_task(game: str, table: str, root: str, threads: int | None, compression: str,
-                     *finished_dependencies) -> dict:
-    """A worker task: build ``table`` into ``root`` (its dependencies already written there by
-    earlier tasks, whose results arrive as ``finished_dependencies`` and are not used). Returns
+def build_table_task(game: str, table: str, root: str, threads: int | None,
+                     compression: str) -> dict:
+    """A worker task: build ``table`` into ``root``, where its dependencies already are. Returns
     ``{"table", "worker", "started", "finished", "seconds"}`` (wall-clock times)."""
     worker = _worker_name()
     started = time.time()
@@ -278,10 +277,9 @@ def build_tables_distributed(game: str, tables: list[str] | None = None, root=No
         threads = workers if workers else default_threads(scheduler)
         timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
         with connect(scheduler, root, game, timeout) as client:
-            futures = _submit(client, family, to_build, root, threads, compression)
             progress = BuildProgress(len(to_build), show_progress)
             try:
-                tasks = _collect(client, family, futures, progress)
+                tasks = _schedule(client, family, to_build, root, threads, compression, progress)
             finally:
                 progress.done()
     return {"built": to_build, "skipped": skipped,
@@ -289,38 +287,42 @@ def build_tables_distributed(game: str, tables: list[str] | None = None, root=No
             "tasks": tasks}
 
 
-def _submit(client, family, to_build: list[str], root: Path, threads: int | None,
-            compression: str) -> dict:
-    """One future per table, given the futures of every table it needs that is being built
-    (dask starts a task only when the futures among its arguments have finished)."""
-    run_id = uuid.uuid4().hex[:8]
-    game = family.game.name
-    futures: dict[str, object] = {}
-    for table in to_build:  # dependency order: the futures it needs already exist
-        needed = [futures[name] for name in sorted(prerequisites(family, table)) if name in futures]
-        futures[table] = client.submit(build_table_task, game, table, str(root), threads,
-                                       compression, *needed, key=f"build-{game}-{table}-{run_id}",
-                                       pure=False, retries=0)
-    return futures
+def _schedule(client, family, to_build: list[str], root: Path, threads: int | None,
+              compression: str, progress: "BuildProgress") -> dict:
+    """Submit each table once every table it needs has finished, wait for all; on the first
+    failure cancel what is still queued and raise TableBuildError.
 
-
-def _collect(client, family, futures: dict, progress: "BuildProgress") -> dict:
-    """Wait for every table; on the first failure cancel the rest and raise TableBuildError."""
+    Tables are submitted from here as they become ready, rather than handed to dask as one
+    graph: a task given its dependencies' futures is placed by dask next to their (tiny)
+    results, which put every table of a build on one worker."""
     from distributed import as_completed
 
-    table_of = {future.key: table for table, future in futures.items()}
-    pending = set(futures)
+    game, run_id = family.game.name, uuid.uuid4().hex[:8]
+    waiting = list(to_build)  # dependency order
+    running: dict[str, str] = {}  # future key -> table
     tasks: dict[str, dict] = {}
-    progress.show(tasks, _ready(family, pending))
-    for future in as_completed(list(futures.values()), loop=client.loop):
-        table = table_of[future.key]
+    completions = as_completed([], loop=client.loop)
+
+    def submit_ready() -> None:
+        unfinished = set(waiting) | set(running.values())
+        for table in [t for t in waiting if not prerequisites(family, t) & unfinished]:
+            future = client.submit(build_table_task, game, table, str(root), threads, compression,
+                                   key=f"build-{game}-{table}-{run_id}", pure=False, retries=0)
+            running[future.key] = table
+            waiting.remove(table)
+            completions.add(future)
+
+    submit_ready()
+    progress.show(tasks, list(running.values()))
+    for future in completions:
+        table = running.pop(future.key)
         if future.status != "finished":
             message = _failure_message(table, future, len(tasks))  # before cancel drops it
-            client.cancel(list(futures.values()))
+            client.cancel(list(completions.futures))
             raise TableBuildError(message) from None
         tasks[table] = future.result()
-        pending.discard(table)
-        progress.show(tasks, _ready(family, pending))
+        submit_ready()
+        progress.show(tasks, list(running.values()))
     return tasks
 
 
@@ -335,12 +337,6 @@ def _failure_message(table: str, future, finished: int) -> str:
     else:  # e.g. the worker process died (KilledWorker)
         message = f"building {table} failed: {one_line(error)}"
     return f"{message} ({finished} table(s) finished before and stay valid)"
-
-
-def _ready(family, pending: set[str]) -> list[str]:
-    """Pending tables whose prerequisites have all finished (running or about to run)."""
-    return [table for table in sorted(pending, key=family.table_id)
-            if not prerequisites(family, table) & pending]
 
 
 class BuildProgress:

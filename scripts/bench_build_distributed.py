@@ -1,0 +1,70 @@
+"""Benchmark: `solver build chess --pieces N` into a fresh directory, locally in one process
+against `--scheduler local:W` (W worker processes of a dask LocalCluster, one table task each).
+
+Every configuration runs as its own `solver` process (start-up, numba cache loads and, for the
+cluster, worker start-up included), so the wall times are what a user waits. The local build is
+the reference: the ratio is local wall / distributed wall (above 1: the cluster is faster).
+
+    python scripts/bench_build_distributed.py                 # --pieces 4, local:2
+    python scripts/bench_build_distributed.py --pieces 3 --local-workers 2 --repeat 3
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages (other jobs on the machine skew the figures)."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def timed_build(pieces: int, extra: list[str]) -> tuple[float, dict]:
+    """Wall seconds and JSON answer of one `solver build` into a fresh temporary directory."""
+    with tempfile.TemporaryDirectory() as root:
+        command = [sys.executable, "-m", "solver.cli", "build", "chess", "--pieces", str(pieces),
+                   "--db", root, "--json", *extra]
+        started = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed: {done.stderr.strip()}")
+    return wall, json.loads(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pieces", type=int, default=4)
+    parser.add_argument("--local-workers", type=int, default=2,
+                        help="worker processes of the LocalCluster (default 2)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="numba threads of the local single-process build (default 1)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per configuration (median)")
+    args = parser.parse_args()
+
+    configurations = [
+        (f"local, 1 process, {args.threads} thread(s)", ["--workers", str(args.threads)]),
+        (f"--scheduler local:{args.local_workers}", ["--scheduler", f"local:{args.local_workers}"]),
+    ]
+    print(f"solver build chess --pieces {args.pieces}, fresh directory each run; "
+          f"{os.cpu_count()} cores; load average before: {load_average()}")
+    walls = {}
+    for label, extra in configurations:
+        runs = [timed_build(args.pieces, extra) for _ in range(args.repeat)]
+        walls[label] = statistics.median(wall for wall, _ in runs)
+        answer = runs[-1][1]
+        print(f"  {label:<36} {walls[label]:8.1f} s wall  ({len(answer['built'])} tables, "
+              f"build {answer['seconds']:.1f} s)", flush=True)
+    reference, distributed = walls.values()
+    print(f"  ratio local / distributed: {reference / distributed:.2f}x  "
+          f"(load average after: {load_average()})")
+
+
+if __name__ == "__main__":
+    main()
