@@ -167,6 +167,17 @@ def test_cli_failed_table_names_it_and_keeps_finished_tables(capsys, tmp_path, s
     assert not list((tmp_path / "chess").glob(".*tmp*"))
 
 
+def test_local_builds_do_not_import_dask(tmp_path):
+    import subprocess
+
+    script = ("import sys; from solver.cli import main; "
+              f"main(['build', 'tictactoe', '--db', {str(tmp_path)!r}, '--json']); "
+              "print('distributed' in sys.modules, 'dask' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "False False"
+
+
 def test_task_refuses_to_build_without_its_dependencies(tmp_path):
     with pytest.raises(dist.TableTaskError, match="KQvK failed.*KvK is missing.*every worker"):
         dist.build_table_task("chess", "KQvK", str(tmp_path), 1, "zstd")
