@@ -55,7 +55,10 @@ Optional kernels (an attribute of the game object when present; engines fall bac
 Table families (``games.table_family``)
     Games solved by retrograde analysis also provide a table family: named index spaces with
     ``rank``/``unrank`` kernels, and the tables that moves leaving a table land in. Chess and
-    tic-tac-toe have one (``games.chess.endgames``, ``games.tictactoe_tables``).
+    tic-tac-toe have one (``games.chess.endgames``, ``games.tictactoe_tables``). A family may
+    add un-move generation (``UnmoveKernels``, documented in ``games.table_family``): both do,
+    and ``retrograde.unmove`` solves them with it; a family without it is solved by forward
+    passes (``retrograde.forward``).
 """
 from numba import types
 

@@ -14,9 +14,48 @@ indices that hold no legal position are allowed and reported invalid):
     en-passant right) and its value must come from its children.
 
 An index covers the side to move: a table of ``sides`` sides has ``sides * entries_per_side``
-indices, side-major. Without un-move generation a family is solved by forward passes.
+indices, side-major.
+
+Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`)
+    Lets :mod:`retrograde.unmove` solve a table level by level from the decided positions
+    backwards, instead of re-examining every unresolved position in each forward pass
+    (:mod:`retrograde.forward`). Without it a family is solved by forward passes: correct,
+    but every pass looks at every unresolved position (chess would take hours instead of
+    seconds). The kernels work in a *generation index* of the game's choice (where moves and
+    un-moves are cheap arithmetic), described per table by two arrays, ``params`` (int64) and
+    ``aux`` (uint64), and map it to the storage index at the end. Every position holds a
+    one-byte code of :mod:`databases.format` (``GEN_UNKNOWN`` while unresolved) and three
+    one-byte *levels* summarising its moves out of the table (captures, promotions), read from
+    the child tables once: ``exit_win`` (the level at which one of them wins; ``NO_LEVEL`` if
+    none), ``exit_floor`` (the level from which they no longer stop the position from being
+    lost) and ``wake`` (another level at which the position must be looked at again; chess:
+    when an en-passant answer becomes known). Level ``d`` decides the positions won or lost in
+    ``d`` plies.
+
+    ``initialise(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
+    child_offsets) -> int64``
+        For every index in ``[start, stop)``: code 0 if no legal position, the final code of a
+        finished game, else ``GEN_UNKNOWN`` and the three levels. Returns the latest level set.
+    ``mark_predecessors(params, aux, entries, count, codes, flags) -> int64``
+        For each of ``entries[:count]`` (positions just decided, at level ``d - 1``): every
+        unresolved predecessor (an un-move of the side that just moved, inside the table)
+        becomes won in ``d`` (code ``3 + 2d``) if the entry is lost and the move's value is
+        exactly the entry's, else gets ``flags = 1``. Returns how many were won.
+    ``evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
+    child_codes, child_offsets, results) -> None``
+        For each of ``entries[:count]`` (unresolved, flagged or at one of its levels): its
+        code at level ``d`` into ``results``, or ``GEN_UNKNOWN``. Children count as known only
+        when decided below distance ``d``, so the result never depends on the order in which
+        entries are evaluated. ``hints`` is one byte per position the kernel may use to
+        resume its scan of a position's moves.
+    ``to_storage(params, aux, start, stop, codes, out) -> None``
+        Storage codes ``out[start:stop]`` from the generation codes (``GEN_UNKNOWN`` left at
+        the end are draws).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from numba import types
@@ -33,6 +72,45 @@ RankKernel = types.FunctionType(RANK_SIGNATURE)
 UnrankKernel = types.FunctionType(UNRANK_SIGNATURE)
 
 
+GEN_UNKNOWN = 255
+NO_LEVEL = 255
+GEN_PARAMS = types.Array(types.int64, 1, "C")
+GEN_AUX = types.Array(types.uint64, 1, "C")
+BYTES = types.Array(types.uint8, 1, "C")
+CHILD_CODES = types.Array(types.uint16, 1, "C")
+INT64S = types.Array(types.int64, 1, "C")
+GEN_INITIALISE_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
+                                       BYTES, BYTES, BYTES, CHILD_CODES, INT64S)
+GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES, BYTES)
+GEN_EVALUATE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, INT64S, types.int64, types.int64, BYTES,
+                                    BYTES, BYTES, BYTES, CHILD_CODES, INT64S, INT64S)
+GEN_STORE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
+                                 CHILD_CODES)
+
+
+@dataclass(frozen=True)
+class GenerationSpace:
+    """One table's generation index: ``size`` positions, described to the kernels by
+    ``params`` and ``aux``; ``storage_size`` is the table's storage index size."""
+
+    size: int
+    storage_size: int
+    params: np.ndarray
+    aux: np.ndarray
+
+
+@dataclass(frozen=True)
+class UnmoveKernels:
+    """A family's un-move generation: ``space(table)`` gives a :class:`GenerationSpace`; the
+    four kernels have the ``GEN_*_SIGNATURE`` signatures described in the module docstring."""
+
+    space: Callable[[str], GenerationSpace]
+    initialise: object
+    mark_predecessors: object
+    evaluate: object
+    to_storage: object
+
+
 class TableFamily:
     """A game's tables; subclasses fill in the names, sizes and the two kernels."""
 
@@ -43,6 +121,7 @@ class TableFamily:
     rank = None
     unrank = None
     rank_many = None  # optional: a kernel ranking every row of a 2-D array (faster batches)
+    unmoves: UnmoveKernels | None = None  # optional: solve by un-move generation
 
     def table_names(self, max_pieces: int | None = None) -> list[str]:
         """Every table (up to ``max_pieces`` where that means something), dependencies first."""

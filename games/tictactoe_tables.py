@@ -1,5 +1,9 @@
 """Tic-tac-toe as one retrograde table: every board as a base-3 number (cell i is digit i:
-0 empty, 1 x, 2 o), 3^9 = 19,683 indices of which the 5,478 reachable boards are valid."""
+0 empty, 1 x, 2 o), 3^9 = 19,683 indices of which the 5,478 reachable boards are valid.
+
+The family offers un-move generation (taking back one mark of the side that just moved), in
+the same base-3 index, so :mod:`retrograde.unmove` solves it; :mod:`retrograde.forward`
+solves it too when the un-moves are left out, and the tests check that both agree."""
 from __future__ import annotations
 
 import numba as nb
@@ -8,7 +12,10 @@ from numba import types
 
 from games import kernels as K
 from games.bits import popcount
-from games.table_family import RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE, TableFamily
+from games.table_family import (GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
+                                GEN_MARK_SIGNATURE, GEN_STORE_SIGNATURE, GEN_UNKNOWN, NO_LEVEL,
+                                RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE, GenerationSpace,
+                                TableFamily, UnmoveKernels)
 from games.tictactoe import TicTacToe, has_line
 
 TABLE = "all"
@@ -68,6 +75,110 @@ def rank(pos):
     return (0 << TABLE_SHIFT) | index
 
 
+# --- un-move generation (games.table_family.UnmoveKernels); the index is the storage index ---
+@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+def _digit(index, cell):
+    """The base-3 digit of ``cell`` (0 empty, 1 x, 2 o)."""
+    return (index // 3 ** cell) % 3
+
+
+@nb.njit(GEN_INITIALISE_SIGNATURE, cache=True)
+def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
+                     child_offsets):
+    """Invalid boards (0), boards with a line (lost for the side to move, code 2), full boards
+    (drawn, 1), the rest unresolved. No move leaves the table, so no levels are set."""
+    pos = np.zeros(2, dtype=np.uint64)
+    for index in range(start, stop):
+        exit_win[index] = NO_LEVEL
+        exit_floor[index] = 0
+        wake[index] = NO_LEVEL
+        if not unrank(0, index, pos):
+            codes[index] = 0
+        elif has_line(pos[0]) or has_line(pos[1]):
+            codes[index] = 2
+        elif pos[0] | pos[1] == types.uint64(0x1FF):
+            codes[index] = 1
+        else:
+            codes[index] = GEN_UNKNOWN
+    return 0
+
+
+@nb.njit(GEN_MARK_SIGNATURE, cache=True)
+def mark_predecessors_of(params, aux, entries, count, codes, flags):
+    """Take back each mark of the side that just moved: the boards before it are won at once
+    if the entry is lost, else flagged."""
+    won = 0
+    for k in range(count):
+        index = entries[k]
+        code = np.int64(codes[index])
+        marks = 0
+        for cell in range(9):
+            marks += _digit(index, cell) != 0
+        last_mover = 1 if marks % 2 == 1 else 2  # x moved last after an odd number of marks
+        for cell in range(9):
+            if _digit(index, cell) != last_mover:
+                continue
+            parent = index - last_mover * 3 ** cell
+            if codes[parent] != GEN_UNKNOWN:
+                continue  # invalid, finished or already decided
+            if code % 2 == 0:
+                codes[parent] = 3 + 2 * (((code - 2) >> 1) + 1)
+                won += 1
+            else:
+                flags[parent] = 1
+    return won
+
+
+@nb.njit(GEN_EVALUATE_SIGNATURE, cache=True)
+def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
+                     child_codes, child_offsets, results):
+    """Lost once every move leads to a win known below distance ``d`` (a position whose move
+    wins was decided by its predecessor marking)."""
+    for k in range(count):
+        index = entries[k]
+        marks = 0
+        for cell in range(9):
+            marks += _digit(index, cell) != 0
+        mover = 1 if marks % 2 == 0 else 2
+        longest = -1
+        for cell in range(9):
+            if _digit(index, cell) != 0:
+                continue
+            child = np.int64(codes[index + mover * 3 ** cell])
+            if child == GEN_UNKNOWN or child == 1 or ((child - 2) >> 1) >= d:
+                longest = -2
+                break
+            if child % 2 == 0:  # lost for them: a win, found by the marking already
+                longest = -3
+                results[k] = 3 + 2 * (((child - 2) >> 1) + 1)
+                break
+            longest = max(longest, (child - 2) >> 1)
+        if longest >= 0:
+            results[k] = 2 + 2 * (longest + 1)
+        elif longest != -3:
+            results[k] = GEN_UNKNOWN
+
+
+@nb.njit(GEN_STORE_SIGNATURE, cache=True)
+def store_range(params, aux, start, stop, codes, out):
+    """Storage codes: the same index; unresolved boards are draws."""
+    for index in range(start, stop):
+        out[index] = 1 if codes[index] == GEN_UNKNOWN else codes[index]
+
+
+def generation_space(table: str) -> GenerationSpace:
+    """The one table in its base-3 index (no parameters)."""
+    if table != TABLE:
+        raise KeyError(table)
+    return GenerationSpace(size=SIZE, storage_size=SIZE, params=np.zeros(1, dtype=np.int64),
+                           aux=np.zeros(1, dtype=np.uint64))
+
+
+UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,
+                               mark_predecessors=mark_predecessors_of,
+                               evaluate=evaluate_entries, to_storage=store_range)
+
+
 class TicTacToeTables(TableFamily):
     """The single table ``all`` holding every tic-tac-toe board."""
 
@@ -79,6 +190,7 @@ class TicTacToeTables(TableFamily):
         self.game = TicTacToe()
         self.rank = rank
         self.unrank = unrank
+        self.unmoves = UNMOVE_KERNELS
 
     def table_names(self, max_pieces=None):
         """The one table."""

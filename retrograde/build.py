@@ -12,6 +12,7 @@ from databases.location import table_path
 from databases.writer import DEFAULT_COMPRESSION, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent
+from retrograde.unmove import solve_by_unmoves
 from retrograde.tables import is_built, load_children
 
 GENERATOR = "solver-retrograde"
@@ -45,10 +46,8 @@ def build_order(family, tables: list[str] | None, max_pieces: int | None) -> lis
 def solve_table(family, table: str, root, progress) -> tuple:
     """The codes of one table (its dependencies already on disk)."""
     children, offsets, longest = load_children(root, family, family.dependencies(table))
-    if family.game.name == "chess":  # un-move generation (games/chess/endgames.py indexing)
-        from retrograde.chess_generator import solve_table as solve_chess
-
-        return solve_chess(table, children, offsets, progress), "unmove"
+    if family.unmoves is not None:
+        return solve_by_unmoves(family, table, children, offsets, progress), "unmove"
     return solve_forward(family, table, children, offsets, longest, progress), "forward"
 
 

@@ -180,8 +180,8 @@ def test_results_do_not_depend_on_threads(normal_db, table):
     import numba
 
     from databases.families import get_family
-    from retrograde.chess_generator import solve_table
     from retrograde.progress import Silent
+    from retrograde.unmove import solve_by_unmoves
     from retrograde.tables import load_children
 
     family = get_family("chess")
@@ -191,7 +191,7 @@ def test_results_do_not_depend_on_threads(normal_db, table):
         results = []
         for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
             numba.set_num_threads(threads)
-            results.append(solve_table(table, children, offsets, Silent()))
+            results.append(solve_by_unmoves(family, table, children, offsets, Silent()))
     finally:
         numba.set_num_threads(before)
     assert all(np.array_equal(results[0], r) for r in results[1:])

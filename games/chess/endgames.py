@@ -37,6 +37,7 @@ import numpy as np
 from numba import types
 
 from games.chess.bitops import lsb
+from games.chess.position import build_position, opponent_in_check
 from games.kernels import POSITION
 from games.table_family import (NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE,
                                 TableFamily)
@@ -409,11 +410,6 @@ def rank(pos):
     return rank_ignoring_en_passant(pos)
 
 
-def _position_kernels():
-    from games.chess.position import build_position, opponent_in_check
-    return build_position, opponent_in_check
-
-
 class ChessEndgames(TableFamily):
     """Every chess ending of up to four pieces (35 tables plus KvK)."""
 
@@ -427,7 +423,7 @@ class ChessEndgames(TableFamily):
         self.game = games.get("chess")
         self.rank = rank
         self.rank_many = rank_many
-        self.unrank = _unrank_kernel()
+        self.unrank = unrank
 
     def table_names(self, max_pieces=None):
         """All tables (dependencies first), or those of at most ``max_pieces`` pieces."""
@@ -466,38 +462,32 @@ class ChessEndgames(TableFamily):
         """A position with an en-passant right is valued by looking at its moves."""
         return bool((int(position[STATE_WORD]) >> 8) & 63)
 
+    @property
+    def unmoves(self):
+        """Un-move generation (loaded on first use: probing does not need it)."""
+        from games.chess.retrograde_kernels import UNMOVE_KERNELS
+        return UNMOVE_KERNELS
 
-_UNRANK = None
 
-
-def _unrank_kernel():
-    """The unrank kernel over the chess position layout (compiled on first use)."""
-    global _UNRANK
-    if _UNRANK is None:
-        build_position, opponent_in_check = _position_kernels()
-
-        @nb.njit(UNRANK_SIGNATURE, cache=True)
-        def unrank(table, index, pos):
-            """The canonical position at a storage index; False if squares collide or the side
-            not to move is in check."""
-            squares = np.empty(MAX_PIECES, dtype=np.int64)
-            stm = storage_unrank(table, index, squares)
-            if stm < 0:
-                return False
-            n = COUNT[table]
-            for i in range(n):
-                if SPEC[table, i] % 6 == PAWN and (squares[i] < 8 or squares[i] >= 56):
-                    return False
-            codes = np.empty(MAX_PIECES, dtype=np.int8)
-            sq8 = np.empty(MAX_PIECES, dtype=np.int8)
-            for i in range(n):
-                codes[i] = SPEC[table, i]
-                sq8[i] = squares[i]
-            build_position(codes, sq8, n, stm, pos)
-            return not opponent_in_check(pos)
-
-        _UNRANK = unrank
-    return _UNRANK
+@nb.njit(UNRANK_SIGNATURE, cache=True)
+def unrank(table, index, pos):
+    """The canonical position at a storage index; False if squares collide, a pawn stands on
+    the first or last rank, or the side not to move is in check."""
+    squares = np.empty(MAX_PIECES, dtype=np.int64)
+    stm = storage_unrank(table, index, squares)
+    if stm < 0:
+        return False
+    n = COUNT[table]
+    for i in range(n):
+        if SPEC[table, i] % 6 == PAWN and (squares[i] < 8 or squares[i] >= 56):
+            return False
+    codes = np.empty(MAX_PIECES, dtype=np.int8)
+    sq8 = np.empty(MAX_PIECES, dtype=np.int8)
+    for i in range(n):
+        codes[i] = SPEC[table, i]
+        sq8[i] = squares[i]
+    build_position(codes, sq8, n, stm, pos)
+    return not opponent_in_check(pos)
 
 
 @nb.njit(types.Array(types.int64, 1, "C")(types.Array(types.uint64, 2, "C")), cache=True)

@@ -1,26 +1,24 @@
-"""The chess table generator: retrograde analysis with un-move generation.
+"""Un-move generation for chess tables: the kernels :mod:`retrograde.unmove` solves them with
+(:class:`games.table_family.UnmoveKernels`).
 
-Works in a *generation index* (every placement of the table's pieces with White's king in its
-symmetry domain: the a1-d1-d4 triangle without pawns, files a-d with pawns; one byte per
-entry), then maps the result to the compact storage index of :mod:`games.chess.endgames`.
+They work in a *generation index* (every placement of the table's pieces with White's king in
+its symmetry domain: the a1-d1-d4 triangle without pawns, files a-d with pawns; one byte per
+entry), where a move or un-move of any piece but the white king is a single addition, and
+``store_range`` maps the result to the compact storage index of :mod:`games.chess.endgames`.
 Codes are those of :mod:`databases.format`, with ``UNKNOWN = 255`` while building.
 
-1. ``initialise``: invalid placements (code 0), mates and stalemates, and for every position a
-   summary of its moves out of the table (captures, promotions), looked up once in the child
-   tables built before: the level at which one of them wins, and the level from which all of
-   them are known lost (never, if one draws or wins).
-2. Level ``d`` = 1, 2, ...: ``propagate`` takes every position resolved at ``d - 1``; the
-   unresolved predecessors of a lost one (un-moves of the side that just moved, never captures
-   or promotions) are won in ``d`` at once; those of a won one are flagged. Then ``settle``
-   looks at every move of the flagged positions: lost in ``d`` if every child is known won
-   (distance below ``d``) and the moves out of the table allow it. A candidate remembers its
-   first unknown child (``hints``), so the next look starts there.
-3. What is unresolved at the end is drawn.
+- ``initialise_range``: invalid placements (code 0), mates and stalemates, and for every
+  position a summary of its moves out of the table (captures, promotions), looked up once in
+  the child tables: the level at which one of them wins, and the level from which all of them
+  are known lost (never, if one draws or wins).
+- ``mark_predecessors_of``: the un-moves of the side that just moved (never captures or
+  promotions) from positions decided at the previous level.
+- ``evaluate_entries``: every move of a flagged position; lost if every child is known won
+  (distance below the level) and the moves out of the table allow it. A position remembers
+  its first unknown child (``hints``), so the next look starts there.
 
-Entries written during a level are never read as known by it and flags go to their own
-array, so the result does not depend on the number of threads. Positions whose white king
-stands on the long diagonal have a mirror twin in the generation index (the same position);
-un-moves mark both.
+Positions whose white king stands on the long diagonal have a mirror twin in the generation
+index (the same position); un-moves mark both.
 
 A double pawn push after which the opponent can capture en passant leads to a position that
 is not the table's entry: its value is the opponent's best of the entry and the en-passant
@@ -30,16 +28,15 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from games.chess import endgames as E
 from games.chess.bitops import lsb
-from games.table_family import INDEX_MASK, TABLE_SHIFT
+from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
+                                GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE, GEN_UNKNOWN,
+                                INDEX_MASK, NO_LEVEL, TABLE_SHIFT, GenerationSpace, UnmoveKernels)
 
-UNKNOWN = 255
-NO_WAKE = 255
-BLOCK = 4096
-WORD_BLOCK = 1024
+UNKNOWN = GEN_UNKNOWN
 MAX_MOVES = 96
 
 SPEC8 = types.Array(types.int8, 1, "C")
@@ -650,229 +647,177 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
     return marked
 
 
-@nb.njit(types.int64(SPEC8, types.boolean, types.boolean, U8, U8, U8, U8, U16, I64, I64, BB,
-                     I64_2D), cache=True, parallel=True)
-def initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, wake,
-               child_codes, child_offsets, powers, geo, king_squares):
+
+# --- the kernels of games.table_family.UnmoveKernels -------------------------------------------
+# params: [n, pawnful, en-passant possible, table id, the spec's bytes, powers[0..n]];
+# aux: GEOMETRY, then KING_DOMAIN and KING_SQUARES flattened.
+P_COUNT, P_PAWNFUL, P_EN_PASSANT, P_TABLE, P_SPEC, P_POWERS = 0, 1, 2, 3, 4, 5
+DOMAIN_AT = GEOMETRY.shape[0]
+KING_SQUARES_AT = DOMAIN_AT + KING_DOMAIN.size
+AUX = np.concatenate([GEOMETRY, KING_DOMAIN.ravel().view(np.uint64),
+                      KING_SQUARES.ravel().view(np.uint64)])
+
+TABLE_VIEWS = types.Tuple((SPEC8, types.int64, types.boolean, types.boolean, I64, BB, I64_2D,
+                           I64_2D))
+
+
+@nb.njit(TABLE_VIEWS(GEN_PARAMS, GEN_AUX), cache=True, inline="always")
+def table_views(params, aux):
+    """The table's description unpacked (views, no copies): spec, n, pawnful, en passant
+    possible, powers, geometry, king domain, king squares."""
+    n = params[P_COUNT]
+    spec = params[P_SPEC:P_SPEC + 1].view(np.int8)[:n]
+    powers = params[P_POWERS:P_POWERS + n + 1]
+    geo = aux[:DOMAIN_AT]
+    domain = aux[DOMAIN_AT:KING_SQUARES_AT].view(np.int64).reshape((2, 64))
+    king_squares = aux[KING_SQUARES_AT:KING_SQUARES_AT + 64].view(np.int64).reshape((2, 32))
+    return (spec, n, params[P_PAWNFUL] != 0, params[P_EN_PASSANT] != 0, powers, geo, domain,
+            king_squares)
+
+
+@nb.njit(GEN_INITIALISE_SIGNATURE, cache=True)
+def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
+                     child_offsets):
     """Invalid placements, mates and stalemates; and the summary of each position's moves
     out of the table: ``exit_win`` = the level at which one of them wins (child lost in k:
-    k + 1; NO_WAKE if none), ``exit_floor`` = 0 with no such moves, NO_WAKE if one of them
+    k + 1; NO_LEVEL if none), ``exit_floor`` = 0 with no such moves, NO_LEVEL if one of them
     draws, else the level from which all of them are known lost (longest + 1); ``wake`` = the
     level at which an en-passant answer to a double push becomes known. Returns the latest
     such level."""
-    n = spec.shape[0]
-    size = codes.shape[0]
-    blocks = (size + BLOCK - 1) // BLOCK
-    latest = np.zeros(blocks, dtype=np.int64)
-    for block in prange(blocks):
-        squares = np.empty(4, dtype=np.int64)
-        moves = np.empty(MAX_MOVES, dtype=np.int64)
-        child_pieces = np.empty(4, dtype=np.int8)
-        child_squares = np.empty(4, dtype=np.int64)
-        scratch = np.empty(4, dtype=np.int64)
-        for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            stm = decode_node(g, pawnful, n, powers, squares, king_squares)
-            exit_win[g] = NO_WAKE
-            exit_floor[g] = 0
-            wake[g] = NO_WAKE
-            if not placement_valid(spec, squares, n, stm, geo):
-                codes[g] = 0
+    spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
+        table_views(params, aux)
+    squares = np.empty(4, dtype=np.int64)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    child_pieces = np.empty(4, dtype=np.int8)
+    child_squares = np.empty(4, dtype=np.int64)
+    scratch = np.empty(4, dtype=np.int64)
+    latest = 0
+    for g in range(start, stop):
+        stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+        exit_win[g] = NO_LEVEL
+        exit_floor[g] = 0
+        wake[g] = NO_LEVEL
+        if not placement_valid(spec, squares, n, stm, geo):
+            codes[g] = 0
+            continue
+        occupied = types.uint64(0)
+        for i in range(n):
+            occupied |= types.uint64(1) << types.uint64(squares[i])
+        count = pseudo_moves(spec, squares, n, stm, occupied, moves, geo, True,
+                             en_passant_possible)
+        legal = 0
+        win = NO_LEVEL
+        floor = 0
+        soonest = NO_LEVEL
+        for m in range(count):
+            move = moves[m]
+            leaves = (move >> 9) & 7 or (move >> 12) & 7
+            if legal > 0 and not leaves and not (en_passant_possible and (move >> 16) & 1):
                 continue
-            occupied = types.uint64(0)
-            for i in range(n):
-                occupied |= types.uint64(1) << types.uint64(squares[i])
-            count = pseudo_moves(spec, squares, n, stm, occupied, moves, geo, True,
-                                 en_passant_possible)
-            legal = 0
-            win = NO_WAKE
-            floor = 0
-            soonest = NO_WAKE
-            for m in range(count):
-                move = moves[m]
-                leaves = (move >> 9) & 7 or (move >> 12) & 7
-                if legal > 0 and not leaves and not (en_passant_possible and (move >> 16) & 1):
-                    continue
-                if not move_is_legal(spec, squares, n, stm, move, geo):
-                    continue
-                legal += 1
-                if not leaves:
-                    if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
-                        option = en_passant_option(spec, squares, n, stm, move, child_codes,
-                                                   child_offsets, geo, child_pieces,
-                                                   child_squares, scratch)
-                        if option >= 2 and ((option - 2) >> 1) + 1 < soonest:
-                            soonest = ((option - 2) >> 1) + 1
-                    continue
-                child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
-                                  child_pieces, child_squares, scratch)
-                if child == 1:
-                    floor = NO_WAKE
-                elif child & 1:  # they win: we lose at best in distance + 1
-                    if floor != NO_WAKE and ((child - 2) >> 1) + 1 > floor:
-                        floor = ((child - 2) >> 1) + 1
-                else:  # we win by it, so we never lose
-                    floor = NO_WAKE
-                    if ((child - 2) >> 1) + 1 < win:
-                        win = ((child - 2) >> 1) + 1
-            if legal == 0 and not has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
-                checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1, geo)
-                codes[g] = 2 if checked else 1
+            if not move_is_legal(spec, squares, n, stm, move, geo):
                 continue
-            codes[g] = UNKNOWN
-            exit_win[g] = win
-            exit_floor[g] = floor
-            wake[g] = soonest
-            for level_ in (win, floor, soonest):
-                if level_ != NO_WAKE and level_ > latest[block]:
-                    latest[block] = level_
-    return latest.max()
-
-
-
-ONES = types.uint64(0x0101010101010101)
-HIGHS = types.uint64(0x8080808080808080)
-
-
-@nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
-def has_byte(word, value):
-    """Whether one of the 8 bytes of ``word`` equals ``value`` (lets scans skip 8 at once)."""
-    x = word ^ (ONES * types.uint64(value))
-    return ((x - ONES) & ~x & HIGHS) != 0
-
-
-WORDS = types.Array(types.uint64, 1, "C")
-
-
-@nb.njit(types.int64(SPEC8, types.boolean, types.boolean, types.int64, U8, U8, U8, I64, BB,
-                     I64_2D, I64_2D, WORDS, WORDS, types.boolean), cache=True, parallel=True)
-def propagate(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, powers, geo,
-              domain, king_squares, code_words, exit_win_words, exits_now):
-    """Level ``d``, first half: from every position resolved at ``d - 1``, predecessors of lost
-    ones are won in ``d``, those of won ones flagged; leaving moves that win now (only looked
-    for when ``exits_now``) are applied. ``*_words`` are uint64 views of the byte arrays, to
-    skip 8 entries at a time. Returns the number of positions won here."""
-    n = spec.shape[0]
-    words = code_words.shape[0]
-    blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
-    marked = np.zeros(blocks, dtype=np.int64)
-    lost_code = 2 + 2 * (d - 1)
-    won_code = 3 + 2 * (d - 1)
-    for block in prange(blocks):
-        squares = np.empty(4, dtype=np.int64)
-        scratch = np.empty(4, dtype=np.int64)
-        for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
-            word = code_words[w]
-            if not (has_byte(word, lost_code) or has_byte(word, won_code)
-                    or (exits_now and has_byte(exit_win_words[w], d))):
+            legal += 1
+            if not leaves:
+                if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
+                    option = en_passant_option(spec, squares, n, stm, move, child_codes,
+                                               child_offsets, geo, child_pieces,
+                                               child_squares, scratch)
+                    if option >= 2 and ((option - 2) >> 1) + 1 < soonest:
+                        soonest = ((option - 2) >> 1) + 1
                 continue
-            for g in range(8 * w, 8 * w + 8):
-                code = codes[g]
-                if code == lost_code or code == won_code:
-                    stm = decode_node(g, pawnful, n, powers, squares, king_squares)
-                    marked[block] += mark_predecessors(spec, squares, n, stm, code, pawnful,
-                                                       en_passant_possible, codes, flags, powers,
-                                                       geo, scratch, domain, king_squares)
-                elif code == UNKNOWN and exit_win[g] == d:
-                    codes[g] = 3 + 2 * d
-                    marked[block] += 1
-    return marked.sum()
+            child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
+                              child_pieces, child_squares, scratch)
+            if child == 1:
+                floor = NO_LEVEL
+            elif child & 1:  # they win: we lose at best in distance + 1
+                if floor != NO_LEVEL and ((child - 2) >> 1) + 1 > floor:
+                    floor = ((child - 2) >> 1) + 1
+            else:  # we win by it, so we never lose
+                floor = NO_LEVEL
+                if ((child - 2) >> 1) + 1 < win:
+                    win = ((child - 2) >> 1) + 1
+        if legal == 0 and not has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
+            checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1, geo)
+            codes[g] = 2 if checked else 1
+            continue
+        codes[g] = UNKNOWN
+        exit_win[g] = win
+        exit_floor[g] = floor
+        wake[g] = soonest
+        for level in (win, floor, soonest):
+            if level != NO_LEVEL and level > latest:
+                latest = level
+    return latest
 
 
-@nb.njit(types.int64(SPEC8, types.boolean, types.boolean, types.int64, U8, U8, U8, U8, U8, U16,
-                     I64, I64, BB, I64_2D, I64_2D, WORDS, WORDS, WORDS, types.boolean, U8),
-         cache=True, parallel=True)
-def settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, exit_floor, wake,
-           child_codes, child_offsets, powers, geo, domain, king_squares, flag_words,
-           floor_words, wake_words, events_now, hints):
-    """Level ``d``, second half: look at every move of the flagged positions (and, when
-    ``events_now``, of those whose leaving moves or en-passant answers become known at ``d``).
-    Returns the number resolved."""
-    n = spec.shape[0]
-    words = flag_words.shape[0]
-    blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
-    resolved = np.zeros(blocks, dtype=np.int64)
-    for block in prange(blocks):
-        squares = np.empty(4, dtype=np.int64)
-        moves = np.empty(MAX_MOVES, dtype=np.int64)
-        child_pieces = np.empty(4, dtype=np.int8)
-        child_squares = np.empty(4, dtype=np.int64)
-        scratch = np.empty(4, dtype=np.int64)
-        for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
-            if flag_words[w] == 0 and not (events_now and (has_byte(floor_words[w], d)
-                                                           or has_byte(wake_words[w], d))):
-                continue
-            for g in range(8 * w, 8 * w + 8):
-                if not flags[g] and exit_floor[g] != d and wake[g] != d:
-                    continue
-                flags[g] = 0
-                if codes[g] != UNKNOWN:
-                    continue
-                stm = decode_node(g, pawnful, n, powers, squares, king_squares)
-                code = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
-                                exit_win, exit_floor, child_codes, child_offsets, powers, geo,
-                                moves, child_pieces, child_squares, scratch, domain, hints)
-                if code != UNKNOWN:
-                    codes[g] = code
-                    resolved[block] += 1
-    return resolved.sum()
+@nb.njit(GEN_MARK_SIGNATURE, cache=True)
+def mark_predecessors_of(params, aux, entries, count, codes, flags):
+    """:func:`mark_predecessors` of each of ``entries[:count]``; how many were won."""
+    spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
+        table_views(params, aux)
+    squares = np.empty(4, dtype=np.int64)
+    scratch = np.empty(4, dtype=np.int64)
+    marked = 0
+    for k in range(count):
+        g = entries[k]
+        stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+        marked += mark_predecessors(spec, squares, n, stm, np.int64(codes[g]), pawnful,
+                                    en_passant_possible, codes, flags, powers, geo, scratch,
+                                    domain, king_squares)
+    return marked
 
 
-@nb.njit(types.void(types.int64, types.boolean, U8, I64, U16, I64_2D), cache=True, parallel=True)
-def to_storage(table, pawnful, codes, powers, out, domain):
-    """Storage codes from node codes (UNKNOWN becomes a draw)."""
-    n = E.COUNT[table]
-    size = out.shape[0]
-    blocks = (size + BLOCK - 1) // BLOCK
-    for block in prange(blocks):
-        squares = np.empty(4, dtype=np.int64)
-        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            stm = E.storage_unrank(table, index, squares)
-            if stm < 0:
-                out[index] = 0
-                continue
-            code = codes[node_index(pawnful, squares, n, stm, powers, domain)]
-            out[index] = 1 if code == UNKNOWN else code
+@nb.njit(GEN_EVALUATE_SIGNATURE, cache=True)
+def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
+                     child_codes, child_offsets, results):
+    """:func:`evaluate` of each of ``entries[:count]`` into ``results``."""
+    spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
+        table_views(params, aux)
+    squares = np.empty(4, dtype=np.int64)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    child_pieces = np.empty(4, dtype=np.int8)
+    child_squares = np.empty(4, dtype=np.int64)
+    scratch = np.empty(4, dtype=np.int64)
+    for k in range(count):
+        stm = decode_node(entries[k], pawnful, n, powers, squares, king_squares)
+        results[k] = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
+                              exit_win, exit_floor, child_codes, child_offsets, powers, geo,
+                              moves, child_pieces, child_squares, scratch, domain, hints)
 
 
-def solve_table(table: str, children: np.ndarray, offsets: np.ndarray, progress) -> np.ndarray:
-    """Storage codes of one chess table, its child tables' codes in ``children``."""
+@nb.njit(GEN_STORE_SIGNATURE, cache=True)
+def store_range(params, aux, start, stop, codes, out):
+    """Storage codes ``out[start:stop]`` from generation codes (UNKNOWN becomes a draw)."""
+    spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
+        table_views(params, aux)
+    table = params[P_TABLE]
+    squares = np.empty(4, dtype=np.int64)
+    for index in range(start, stop):
+        stm = E.storage_unrank(table, index, squares)
+        if stm < 0:
+            out[index] = 0
+            continue
+        code = codes[node_index(pawnful, squares, n, stm, powers, domain)]
+        out[index] = 1 if code == UNKNOWN else code
+
+
+def generation_space(table: str) -> GenerationSpace:
+    """The generation index of a chess table and its description for the kernels."""
     table_id = E.TABLE_IDS[table]
     spec = np.array(E.spec_of(table), dtype=np.int8)
     n = len(spec)
     pawnful = bool(E.PAWNFUL[table_id])
     white, black = E.sides_of(table)
-    en_passant_possible = "P" in white and "P" in black
     kings = KINGS[1 if pawnful else 0]
-    powers = np.array([1] + [kings * 64 ** (i - 1) for i in range(1, n + 1)], dtype=np.int64)
-    size = 2 * int(powers[n])
-    codes = np.empty(size, dtype=np.uint8)
-    flags = np.zeros(size, dtype=np.uint8)
-    exit_win = np.empty(size, dtype=np.uint8)
-    exit_floor = np.empty(size, dtype=np.uint8)
-    wake = np.empty(size, dtype=np.uint8)
-    hints = np.zeros(size, dtype=np.uint8)
-    children = np.ascontiguousarray(children, dtype=np.uint16)
-    latest = initialise(spec, pawnful, en_passant_possible, codes, exit_win, exit_floor, wake,
-                        children, offsets, powers, GEOMETRY, KING_SQUARES)
-    progress.update("initialise", 1, 1, size)
-    # Levels at which leaving moves or en-passant answers decide something.
-    exit_levels = np.bincount(exit_win, minlength=256) > 0
-    event_levels = (np.bincount(exit_floor, minlength=256) > 0) | (np.bincount(wake, minlength=256) > 0)
-    views = codes.view(np.uint64), exit_win.view(np.uint64)
-    settle_views = flags.view(np.uint64), exit_floor.view(np.uint64), wake.view(np.uint64)
-    d = 1
-    while True:
-        won = propagate(spec, pawnful, en_passant_possible, d, codes, flags, exit_win, powers,
-                        GEOMETRY, KING_DOMAIN, KING_SQUARES, *views, bool(exit_levels[d]))
-        settled = settle(spec, pawnful, en_passant_possible, d, codes, flags, exit_win,
-                         exit_floor, wake, children, offsets, powers, GEOMETRY, KING_DOMAIN,
-                         KING_SQUARES, *settle_views, bool(event_levels[d]), hints)
-        progress.update(f"level {d}", 0, 0, int(won + settled))
-        if won + settled == 0 and d >= latest:
-            break
-        d += 1
-        if d > 126:
-            raise RuntimeError(f"{table}: distances beyond the code range")
-    out = np.empty(2 * E.PER_SIDE[table_id], dtype=np.uint16)
-    to_storage(table_id, pawnful, codes, powers, out, KING_DOMAIN)
-    return out
+    powers = [1] + [kings * 64 ** (i - 1) for i in range(1, n + 1)]
+    packed_spec = np.zeros(8, dtype=np.int8)
+    packed_spec[:n] = spec
+    params = np.array([n, pawnful, "P" in white and "P" in black, table_id,
+                       int(packed_spec.view(np.int64)[0])] + powers, dtype=np.int64)
+    return GenerationSpace(size=2 * powers[n], storage_size=2 * int(E.PER_SIDE[table_id]),
+                           params=params, aux=AUX)
+
+
+UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,
+                               mark_predecessors=mark_predecessors_of,
+                               evaluate=evaluate_entries, to_storage=store_range)
