@@ -3,10 +3,11 @@ against `--scheduler local:W` (W worker processes of a dask LocalCluster, one ta
 
 Every configuration runs as its own `solver` process (start-up, numba cache loads and, for the
 cluster, worker start-up included), so the wall times are what a user waits. The local build is
-the reference: the ratio is local wall / distributed wall (above 1: the cluster is faster).
+the reference: each ratio is a local wall / the distributed wall (above 1: the cluster is
+faster).
 
-    python scripts/bench_build_distributed.py                 # --pieces 4, local:2
-    python scripts/bench_build_distributed.py --pieces 3 --local-workers 2 --repeat 3
+    python scripts/bench_build_distributed.py                 # --pieces 4, 1 and 2 threads, local:2
+    python scripts/bench_build_distributed.py --pieces 3 --threads 1 --repeat 3
 """
 from __future__ import annotations
 
@@ -43,15 +44,15 @@ def main() -> None:
     parser.add_argument("--pieces", type=int, default=4)
     parser.add_argument("--local-workers", type=int, default=2,
                         help="worker processes of the LocalCluster (default 2)")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="numba threads of the local single-process build (default 1)")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2],
+                        help="numba threads of the local single-process builds (default 1 2)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per configuration (median)")
     args = parser.parse_args()
 
-    configurations = [
-        (f"local, 1 process, {args.threads} thread(s)", ["--workers", str(args.threads)]),
-        (f"--scheduler local:{args.local_workers}", ["--scheduler", f"local:{args.local_workers}"]),
-    ]
+    distributed = f"--scheduler local:{args.local_workers}"
+    configurations = [(f"local, 1 process, {threads} thread(s)", ["--workers", str(threads)])
+                      for threads in args.threads]
+    configurations.append((distributed, ["--scheduler", f"local:{args.local_workers}"]))
     print(f"solver build chess --pieces {args.pieces}, fresh directory each run; "
           f"{os.cpu_count()} cores; load average before: {load_average()}")
     walls = {}
@@ -61,9 +62,10 @@ def main() -> None:
         answer = runs[-1][1]
         print(f"  {label:<36} {walls[label]:8.1f} s wall  ({len(answer['built'])} tables, "
               f"build {answer['seconds']:.1f} s)", flush=True)
-    reference, distributed = walls.values()
-    print(f"  ratio local / distributed: {reference / distributed:.2f}x  "
-          f"(load average after: {load_average()})")
+    for label, wall in walls.items():
+        if label != distributed:
+            print(f"  ratio ({label}) / ({distributed}): {wall / walls[distributed]:.2f}x")
+    print(f"load average after: {load_average()}")
 
 
 if __name__ == "__main__":
