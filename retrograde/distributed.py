@@ -340,7 +340,8 @@ def _failure_message(table: str, future, finished: int) -> str:
 
 
 class BuildProgress:
-    """``tables done/total, running: ...`` on one rewritten stderr line (terminal only)."""
+    """``tables done/total built, running or queued: ...`` on one rewritten stderr line
+    (terminal only)."""
 
     SHOWN = 4  # running tables named on the line
 
@@ -355,7 +356,7 @@ class BuildProgress:
             return
         names = " ".join(running[:self.SHOWN]) + (" ..." if len(running) > self.SHOWN else "")
         self.stream.write(f"\r\x1b[Ktables {len(finished)}/{self.total} built"
-                          + (f", running: {names}" if names else ""))
+                          + (f", running or queued: {names}" if names else ""))
         self.stream.flush()
 
     def done(self) -> None:

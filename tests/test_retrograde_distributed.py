@@ -210,7 +210,7 @@ def test_progress_line_names_done_total_and_running_tables():
     stream = io.StringIO()
     progress = dist.BuildProgress(6, enabled=True, stream=stream)
     progress.show({"KvK": {}}, ["KBvK", "KNvK", "KQvK", "KRvK", "KPvK"])
-    assert stream.getvalue().endswith("tables 1/6 built, running: KBvK KNvK KQvK KRvK ...")
+    assert stream.getvalue().endswith("tables 1/6 built, running or queued: KBvK KNvK KQvK KRvK ...")
     silent = io.StringIO()
     dist.BuildProgress(6, enabled=False, stream=silent).show({}, ["KvK"])
     assert silent.getvalue() == ""
