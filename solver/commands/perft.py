@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from games.perft import perft
 from solver.commands.common import add_game_argument, add_json_flag, load_game, load_position, non_negative_int
 from solver.output import emit
 
@@ -28,6 +27,8 @@ def run(args: argparse.Namespace) -> int:
     """Count and print."""
     game = load_game(args.game)
     position = load_position(game, args.position)
+    from games.perft import perft  # here, not at the top: other commands need not load it
+
     started = time.perf_counter()
     nodes = perft(game, position, args.depth)
     seconds = time.perf_counter() - started
