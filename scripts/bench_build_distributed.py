@@ -4,7 +4,8 @@ against `--scheduler local:W` (W worker processes of a dask LocalCluster, one ta
 Every configuration runs as its own `solver` process (start-up, numba cache loads and, for the
 cluster, worker start-up included), so the wall times are what a user waits. The local build is
 the reference: each ratio is a local wall / the distributed wall (above 1: the cluster is
-faster).
+faster). A calibration first measures how much parallel speed the machine offers right now (other
+jobs on the cores take it away).
 
     python scripts/bench_build_distributed.py                 # --pieces 4, 1 and 2 threads, local:2
     python scripts/bench_build_distributed.py --pieces 3 --threads 1 --repeat 3
@@ -24,6 +25,23 @@ import time
 def load_average() -> str:
     """The 1-, 5- and 15-minute load averages (other jobs on the machine skew the figures)."""
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+SPIN = "import time; t = time.perf_counter(); sum(range(40_000_000)); print(time.perf_counter() - t)"
+
+
+def parallel_capacity(processes: int) -> float:
+    """How much faster ``processes`` CPU-bound processes finish together than one after the
+    other, right now (``processes`` on an idle machine with that many cores; about 1 when
+    other work holds the other cores)."""
+    def spin(count: int) -> list[float]:
+        running = [subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.PIPE, text=True)
+                   for _ in range(count)]
+        return [float(process.communicate()[0]) for process in running]
+
+    alone = spin(1)[0]
+    together = max(spin(processes))
+    return processes * alone / together
 
 
 def timed_build(pieces: int, extra: list[str]) -> tuple[float, dict]:
@@ -55,6 +73,8 @@ def main() -> None:
     configurations.append((distributed, ["--scheduler", f"local:{args.local_workers}"]))
     print(f"solver build chess --pieces {args.pieces}, fresh directory each run; "
           f"{os.cpu_count()} cores; load average before: {load_average()}")
+    print(f"  {args.local_workers} CPU-bound processes run {parallel_capacity(args.local_workers):.2f}x "
+          "as fast as one after the other on this machine now (the most local:N can gain)")
     walls = {}
     for label, extra in configurations:
         runs = [timed_build(args.pieces, extra) for _ in range(args.repeat)]
