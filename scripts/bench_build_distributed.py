@@ -44,17 +44,43 @@ def parallel_capacity(processes: int) -> float:
     return processes * alone / together
 
 
-def timed_build(pieces: int, extra: list[str]) -> tuple[float, dict]:
-    """Wall seconds and JSON answer of one `solver build` into a fresh temporary directory."""
+def timed_build(pieces: int, extra: list[str]) -> tuple[float, dict, dict]:
+    """Wall seconds, JSON answer and each table's build seconds (its file's attribute) of one
+    `solver build` into a fresh temporary directory."""
+    import h5py
+
     with tempfile.TemporaryDirectory() as root:
         command = [sys.executable, "-m", "solver.cli", "build", "chess", "--pieces", str(pieces),
                    "--db", root, "--json", *extra]
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True)
         wall = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed: {done.stderr.strip()}")
-    return wall, json.loads(done.stdout)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(command)} failed: {done.stderr.strip()}")
+        answer = json.loads(done.stdout)
+        seconds = {}
+        for table in answer["built"]:
+            with h5py.File(os.path.join(root, "chess", f"{table}.h5"), "r") as handle:
+                seconds[table] = float(handle.attrs["build_seconds"])
+    return wall, answer, seconds
+
+
+def ideal_wall(order: list[str], seconds: dict, workers: int) -> float:
+    """When the build would end on ``workers`` free cores if every table took ``seconds`` and
+    started, in dependency order, once its prerequisites were done and a worker was free."""
+    from databases.families import get_family
+    from retrograde.distributed import prerequisites
+
+    family = get_family("chess")
+    free_at = [0.0] * workers
+    finished = {}
+    for table in order:
+        ready = max((finished[name] for name in prerequisites(family, table) if name in finished),
+                    default=0.0)
+        worker = min(range(workers), key=lambda index: max(free_at[index], ready))
+        finished[table] = max(free_at[worker], ready) + seconds[table]
+        free_at[worker] = finished[table]
+    return max(finished.values(), default=0.0)
 
 
 def main() -> None:
@@ -75,16 +101,22 @@ def main() -> None:
           f"{os.cpu_count()} cores; load average before: {load_average()}")
     print(f"  {args.local_workers} CPU-bound processes run {parallel_capacity(args.local_workers):.2f}x "
           "as fast as one after the other on this machine now (the most local:N can gain)")
-    walls = {}
+    walls, table_seconds = {}, {}
     for label, extra in configurations:
         runs = [timed_build(args.pieces, extra) for _ in range(args.repeat)]
-        walls[label] = statistics.median(wall for wall, _ in runs)
-        answer = runs[-1][1]
+        walls[label] = statistics.median(wall for wall, _, _ in runs)
+        _, answer, table_seconds[label] = runs[-1]
         print(f"  {label:<36} {walls[label]:8.1f} s wall  ({len(answer['built'])} tables, "
               f"build {answer['seconds']:.1f} s)", flush=True)
     for label, wall in walls.items():
         if label != distributed:
             print(f"  ratio ({label}) / ({distributed}): {wall / walls[distributed]:.2f}x")
+    single = table_seconds[configurations[0][0]]  # the first local build's per-table times
+    serial = ideal_wall(answer["built"], single, 1)
+    best = ideal_wall(answer["built"], single, args.local_workers)
+    print(f"  tables alone take {serial:.1f} s one after the other ({configurations[0][0]}); on "
+          f"{args.local_workers} free cores with these dependencies at best {best:.1f} s "
+          f"({serial / best:.2f}x), before start-up costs")
     print(f"load average after: {load_average()}")
 
 
