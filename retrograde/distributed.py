@@ -137,14 +137,7 @@ def plan_build(family, tables: list[str] | None, root, max_pieces: int | None,
 
 def prerequisites(family, table: str) -> set[str]:
     """Every table ``table`` depends on, directly or not."""
-    found: set[str] = set()
-    stack = list(family.dependencies(table))
-    while stack:
-        name = stack.pop()
-        if name not in found:
-            found.add(name)
-            stack.extend(family.dependencies(name))
-    return found
+    return set(build_order(family, [table], None)) - {table}
 
 
 def _import_distributed():
