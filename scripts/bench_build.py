@@ -22,6 +22,19 @@ RTBGEN = {"KQvKR": (0.69, 6.2), "KRvKP": (0.92, 17.4), "KPvKP": (0.87, 8.8),
           "KBNvK": (0.51, 7.9), "KQvKQ": (0.26, 2.5)}
 
 
+def peak_resident_mib() -> float:
+    """This process's peak resident memory. Linux's ``ru_maxrss`` survives ``exec`` (a child
+    started by a big parent reports the parent's peak), so read ``VmHWM``, which does not."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def child(table: str, threads: int, root: str) -> None:
     """Time one build in this process and print a JSON line."""
     import h5py
@@ -40,7 +53,7 @@ def child(table: str, threads: int, root: str) -> None:
         attrs = handle.attrs
         positions = int(sum(attrs["wins"]) + sum(attrs["draws"]) + sum(attrs["losses"]))
         size = os.path.getsize(handle.filename)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_resident_mib()
     print(json.dumps({"table": table, "threads": threads, "wall": wall, "positions": positions,
                       "peak_mib": peak, "bytes": size}))
 
