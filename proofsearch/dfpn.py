@@ -381,6 +381,16 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
         expand = True
 
 
+def limit_reached(nodes: int, elapsed: float, max_nodes: int | None,
+                  seconds: float | None) -> str:
+    """Why a search must stop now (``"node limit"`` or ``"time limit"``), or ``""``."""
+    if max_nodes is not None and nodes >= max_nodes:
+        return "node limit"
+    if seconds is not None and elapsed >= seconds:
+        return "time limit"
+    return ""
+
+
 @dataclass
 class SearchResult:
     """What a df-pn search found at the root."""
@@ -477,26 +487,20 @@ class DfpnSearch:
                                  path_hash, self.table.rows, params, stats,
                                  rank, directory, db_bases, arena)
             elapsed = time.perf_counter() - started
-            if stats[S_PAGE_MISSING]:
+            page_missing = bool(stats[S_PAGE_MISSING])
+            if page_missing:
                 # A database page was needed: load it and resume (the table keeps the work).
                 self.database.load_page_of(self.positions[self.stack])
                 pn = dn = -1
-                if max_nodes is not None and total >= max_nodes:
-                    reason = "node limit"
+            else:
+                pn, dn = int(stats[S_PN]), int(stats[S_DN])
+                if pn == 0 or dn == 0:
                     break
-                if seconds is not None and elapsed >= seconds:
-                    reason = "time limit"
-                    break
+            reason = limit_reached(total, elapsed, max_nodes, seconds)
+            if reason:
+                break
+            if page_missing:
                 continue
-            pn, dn = int(stats[S_PN]), int(stats[S_DN])
-            if pn == 0 or dn == 0:
-                break
-            if max_nodes is not None and total >= max_nodes:
-                reason = "node limit"
-                break
-            if seconds is not None and elapsed >= seconds:
-                reason = "time limit"
-                break
             if progress is not None:
                 progress(total, elapsed)
             if seconds is not None:
