@@ -23,20 +23,10 @@ import numpy as np
 from databases import default_database_dir, open_database
 from games.chess import endgames as E
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' position generator
+from tests.chess_positions import random_board  # noqa: E402
+
 TABLES = ["KRvK", "KQvKR", "KRvKP", "KPvKP", "KBNvK"]
-
-
-def random_board(table: str, rng: random.Random) -> chess.Board:
-    """A random legal position with the table's material."""
-    white, black = E.sides_of(table)
-    pieces = [("K", True), ("K", False)] + [(p, True) for p in white] + [(p, False) for p in black]
-    while True:
-        board = chess.Board(None)
-        for (letter, colour), square in zip(pieces, rng.sample(range(64), len(pieces))):
-            board.set_piece_at(square, chess.Piece(chess.PIECE_SYMBOLS.index(letter.lower()), colour))
-        board.turn = rng.random() < 0.5
-        if board.is_valid():
-            return board
 
 
 def rate(count: int, seconds: float) -> float:
@@ -102,7 +92,7 @@ def main() -> None:
           f"{'x warm':>7} {'batch warm/s':>13} {'by index/s':>12}")
     rng = random.Random(1)
     for table in TABLES:
-        boards = [random_board(table, rng) for _ in range(args.positions)]
+        boards = [random_board(table, rng, en_passant=False) for _ in range(args.positions)]
         started = time.perf_counter()
         for board in boards:
             syzygy.probe_wdl(board)
