@@ -1,4 +1,4 @@
-"""Bit intrinsics for the chess kernels: one machine instruction each (popcnt, tzcnt, bswap).
+"""Bit intrinsics for the chess kernels: one machine instruction each (popcnt, tzcnt, lzcnt, bswap).
 
 numba has no public popcount / trailing-zero / byte-swap for integers, so these are thin
 ``@intrinsic`` wrappers over the LLVM intrinsics; they inline into the caller and cache like any
@@ -29,6 +29,19 @@ def lsb(typingctx, bits):
 
     def codegen(context, builder, signature, args):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(types.uint64), codegen
+
+
+@intrinsic
+def msb(typingctx, bits):
+    """Index of the highest set bit of a non-zero uint64 (63 - ``llvm.ctlz``); undefined for 0."""
+    if bits != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        zeros = builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
+        return builder.sub(ir.Constant(ir.IntType(64), 63), zeros)
 
     return types.int64(types.uint64), codegen
 

@@ -31,7 +31,7 @@ import numpy as np
 from numba import types
 
 from games.chess import endgames as E
-from games.chess.bitops import lsb
+from games.chess.bitops import lsb, msb
 from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
                                 GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE, GEN_UNKNOWN,
                                 INDEX_MASK, NO_LEVEL, TABLE_SHIFT, GenerationSpace, UnmoveKernels)
@@ -85,30 +85,6 @@ def _geometry() -> np.ndarray:
 
 GEOMETRY = _geometry()
 KING_AT, KNIGHT_AT, PAWN_AT, RAYS_AT, BETWEEN_AT, ALIGNED_AT = 0, 64, 128, 256, 768, 4864
-
-
-@nb.njit(types.int64(types.uint64), cache=True, inline="always")
-def msb(bits):
-    """Index of the highest set bit of a non-zero uint64."""
-    index = 0
-    if bits >> types.uint64(32):
-        bits >>= types.uint64(32)
-        index += 32
-    if bits >> types.uint64(16):
-        bits >>= types.uint64(16)
-        index += 16
-    if bits >> types.uint64(8):
-        bits >>= types.uint64(8)
-        index += 8
-    if bits >> types.uint64(4):
-        bits >>= types.uint64(4)
-        index += 4
-    if bits >> types.uint64(2):
-        bits >>= types.uint64(2)
-        index += 2
-    if bits >> types.uint64(1):
-        index += 1
-    return index
 
 
 @nb.njit(types.uint64(types.int64, types.uint64, types.int64, types.int64, BB), cache=True)
