@@ -12,7 +12,7 @@ from numba import types
 
 from games import kernels as K
 from games.bits import popcount
-from games.table_family import (GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
+from games.table_family import (BYTES, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
                                 GEN_MARK_SIGNATURE, GEN_STORE_SIGNATURE, GEN_UNKNOWN, NO_LEVEL,
                                 RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE, GenerationSpace,
                                 TableFamily, UnmoveKernels)
@@ -103,6 +103,15 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     return 0
 
 
+@nb.njit(types.int64(types.int64), cache=True, inline="always")
+def _marks(index):
+    """Number of marks on the board ``index``."""
+    count = 0
+    for cell in range(9):
+        count += _digit(index, cell) != 0
+    return count
+
+
 @nb.njit(GEN_MARK_SIGNATURE, cache=True)
 def mark_predecessors_of(params, aux, entries, count, codes, flags):
     """Take back each mark of the side that just moved: the boards before it are won at once
@@ -111,10 +120,7 @@ def mark_predecessors_of(params, aux, entries, count, codes, flags):
     for k in range(count):
         index = entries[k]
         code = np.int64(codes[index])
-        marks = 0
-        for cell in range(9):
-            marks += _digit(index, cell) != 0
-        last_mover = 1 if marks % 2 == 1 else 2  # x moved last after an odd number of marks
+        last_mover = 1 if _marks(index) % 2 == 1 else 2  # x moved last after an odd count
         for cell in range(9):
             if _digit(index, cell) != last_mover:
                 continue
@@ -129,34 +135,30 @@ def mark_predecessors_of(params, aux, entries, count, codes, flags):
     return won
 
 
+@nb.njit(types.int64(types.int64, types.int64, BYTES), cache=True)
+def _code_at_level(index, d, codes):
+    """The code of the unresolved board ``index`` at level ``d``: a win if a move leads to a
+    loss known below ``d``, a loss once every move leads to such a win, else GEN_UNKNOWN."""
+    mover = 1 if _marks(index) % 2 == 0 else 2
+    longest = 0
+    for cell in range(9):
+        if _digit(index, cell) != 0:
+            continue
+        child = np.int64(codes[index + mover * 3 ** cell])
+        if child == GEN_UNKNOWN or child == 1 or ((child - 2) >> 1) >= d:
+            return GEN_UNKNOWN
+        if child % 2 == 0:
+            return 3 + 2 * (((child - 2) >> 1) + 1)
+        longest = max(longest, (child - 2) >> 1)
+    return 2 + 2 * (longest + 1)
+
+
 @nb.njit(GEN_EVALUATE_SIGNATURE, cache=True)
 def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
                      child_codes, child_offsets, results):
-    """Lost once every move leads to a win known below distance ``d`` (a position whose move
-    wins was decided by its predecessor marking)."""
+    """:func:`_code_at_level` of each of ``entries[:count]``."""
     for k in range(count):
-        index = entries[k]
-        marks = 0
-        for cell in range(9):
-            marks += _digit(index, cell) != 0
-        mover = 1 if marks % 2 == 0 else 2
-        longest = -1
-        for cell in range(9):
-            if _digit(index, cell) != 0:
-                continue
-            child = np.int64(codes[index + mover * 3 ** cell])
-            if child == GEN_UNKNOWN or child == 1 or ((child - 2) >> 1) >= d:
-                longest = -2
-                break
-            if child % 2 == 0:  # lost for them: a win, found by the marking already
-                longest = -3
-                results[k] = 3 + 2 * (((child - 2) >> 1) + 1)
-                break
-            longest = max(longest, (child - 2) >> 1)
-        if longest >= 0:
-            results[k] = 2 + 2 * (longest + 1)
-        elif longest != -3:
-            results[k] = GEN_UNKNOWN
+        results[k] = _code_at_level(entries[k], d, codes)
 
 
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)

@@ -186,7 +186,6 @@ def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarr
     exit_levels = np.bincount(exit_win, minlength=256) > 0
     event_levels = (np.bincount(exit_floor, minlength=256) > 0) \
         | (np.bincount(wake, minlength=256) > 0)
-    event_levels[0] = False  # padding and "no such move" hold level 0
     d = 1
     while True:
         won = propagate(kernels.mark_predecessors, params, aux, d, codes, flags, exit_win,
