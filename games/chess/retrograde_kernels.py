@@ -232,6 +232,26 @@ def move_is_legal(spec, squares, n, stm, move, geo):
     return safe
 
 
+@nb.njit(types.uint64(types.int64, types.int64, types.int64, types.uint64, BB), cache=True,
+         inline="always")
+def quiet_targets(piece, square, stm, occupied, geo):
+    """Squares piece code ``piece`` of ``stm`` on ``square`` can move to inside the table: no
+    capture, no promotion (pawns: the single push and, from the start rank, the double push,
+    which may block a check the single cannot)."""
+    if piece % 6 == E.PAWN:
+        forward = 8 if stm == 0 else -8
+        one = square + forward
+        if one >= 56 or one < 8 or (occupied >> types.uint64(one)) & types.uint64(1):
+            return types.uint64(0)  # promotions leave the table; blocked pawns do not move
+        targets = types.uint64(1) << types.uint64(one)
+        two = one + forward
+        if (square >> 3) == (1 if stm == 0 else 6) \
+                and not (occupied >> types.uint64(two)) & types.uint64(1):
+            targets |= types.uint64(1) << types.uint64(two)
+        return targets
+    return attacks_from(piece, square, stm, occupied, geo) & ~occupied
+
+
 @nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.uint64, BB), cache=True)
 def has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
     """Whether ``stm`` has a legal move that neither captures nor promotes (king first)."""
@@ -240,17 +260,7 @@ def has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
         code = np.int64(spec[i])
         if code // 6 != stm:
             continue
-        sq = squares[i]
-        if code % 6 == E.PAWN:
-            one = sq + (8 if stm == 0 else -8)
-            if one >= 56 or one < 8 or (occupied >> types.uint64(one)) & types.uint64(1):
-                continue
-            targets = types.uint64(1) << types.uint64(one)
-            two = one + (8 if stm == 0 else -8)
-            if (sq >> 3) == (1 if stm == 0 else 6) and not (occupied >> types.uint64(two)) & types.uint64(1):
-                targets |= types.uint64(1) << types.uint64(two)  # may block a check the single cannot
-        else:
-            targets = attacks_from(code, sq, stm, occupied, geo) & ~occupied
+        targets = quiet_targets(code, squares[i], stm, occupied, geo)
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
@@ -480,17 +490,7 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
         if piece // 6 != stm:
             continue
         start = squares[slot]
-        if piece % 6 == E.PAWN:
-            forward = 8 if stm == 0 else -8
-            one = start + forward
-            if one >= 56 or one < 8 or (occupied >> types.uint64(one)) & types.uint64(1):
-                continue  # promotions leave the table; blocked pawns do not move
-            targets = types.uint64(1) << types.uint64(one)
-            two = one + forward
-            if (start >> 3) == (1 if stm == 0 else 6) and not (occupied >> types.uint64(two)) & types.uint64(1):
-                targets |= types.uint64(1) << types.uint64(two)
-        else:
-            targets = attacks_from(piece, start, stm, occupied, geo) & ~occupied
+        targets = quiet_targets(piece, start, stm, occupied, geo)
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
