@@ -12,8 +12,8 @@ from databases.location import table_path
 from databases.writer import DEFAULT_COMPRESSION, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent
-from retrograde.unmove import solve_by_unmoves
 from retrograde.tables import is_built, load_children
+from retrograde.unmove import solve_by_unmoves
 
 GENERATOR = "solver-retrograde"
 GENERATOR_VERSION = "1"
@@ -43,6 +43,20 @@ def build_order(family, tables: list[str] | None, max_pieces: int | None) -> lis
     return [name for name in every if name in needed]
 
 
+def plan_build(family, tables: list[str] | None, root, max_pieces: int | None,
+               force: bool) -> tuple[list[str], list[str]]:
+    """(tables to build, tables skipped as already built and valid), both in dependency order;
+    ``force`` rebuilds the requested tables, their dependencies only when missing."""
+    requested = set(tables) if tables else set(family.table_names(max_pieces))
+    to_build, skipped = [], []
+    for table in build_order(family, tables, max_pieces):
+        if not (force and table in requested) and is_built(root, family, table):
+            skipped.append(table)
+        else:
+            to_build.append(table)
+    return to_build, skipped
+
+
 def solve_table(family, table: str, root, progress) -> tuple:
     """The codes of one table (its dependencies already on disk)."""
     children, offsets, longest = load_children(root, family, family.dependencies(table))
@@ -63,13 +77,9 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
     if workers:
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
     started = time.perf_counter()
-    built, skipped = [], []
-    requested = set(tables) if tables else set(family.table_names(max_pieces))
-    for table in build_order(family, tables, max_pieces):
-        # --force rebuilds the requested tables; their dependencies only when missing
-        if not (force and table in requested) and is_built(root, family, table):
-            skipped.append(table)
-            continue
+    built = []
+    to_build, skipped = plan_build(family, tables, root, max_pieces, force)
+    for table in to_build:
         progress = Progress(f"{game} {table}", show_progress) if show_progress is not False \
             else Silent()
         table_started = time.perf_counter()

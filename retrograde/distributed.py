@@ -23,7 +23,7 @@ from pathlib import Path
 from databases.families import get_family
 from databases.location import table_path
 from databases.writer import DEFAULT_COMPRESSION
-from retrograde.build import build_order, build_tables
+from retrograde.build import build_order, build_tables, plan_build
 from retrograde.tables import is_built
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler (and to see its first worker)
@@ -119,20 +119,6 @@ def build_table_task(game: str, table: str, root: str, threads: int | None,
     finished = time.time()
     return {"table": table, "worker": worker, "started": started, "finished": finished,
             "seconds": round(finished - started, 3)}
-
-
-def plan_build(family, tables: list[str] | None, root, max_pieces: int | None,
-               force: bool) -> tuple[list[str], list[str]]:
-    """(tables to build, tables skipped), both in dependency order: the same choice as a local
-    build (``force`` rebuilds the requested tables, their dependencies only when missing)."""
-    requested = set(tables) if tables else set(family.table_names(max_pieces))
-    to_build, skipped = [], []
-    for table in build_order(family, tables, max_pieces):
-        if not (force and table in requested) and is_built(root, family, table):
-            skipped.append(table)
-        else:
-            to_build.append(table)
-    return to_build, skipped
 
 
 def prerequisites(family, table: str) -> set[str]:
