@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from games.game import Game, Kernels, NotationError
+from games.game import Game, Kernels, NotationError, PlayerKernels
 from games.kernels import DRAW, LOSS, ONGOING, WIN
 
 # name -> (module, class); imported lazily so that one game's compile cost is not paid by others.
@@ -39,5 +39,5 @@ def get(name: str, **options) -> Game:
     return getattr(importlib.import_module(module_name), class_name)(**options)
 
 
-__all__ = ["Game", "Kernels", "NotationError", "UnknownGameError", "get", "names",
+__all__ = ["Game", "Kernels", "NotationError", "PlayerKernels", "UnknownGameError", "get", "names",
            "WIN", "DRAW", "LOSS", "ONGOING"]

@@ -25,6 +25,18 @@ class Kernels:
     is_noisy: Any
 
 
+@dataclass(frozen=True)
+class PlayerKernels:
+    """The kernels the alpha-beta player needs beyond :class:`Kernels`; see
+    :mod:`games.kernels` ("Player kernels") for the contract of each."""
+
+    in_check: Any
+    play_null: Any
+    move_order: Any
+    noisy_moves: Any
+    reversible_plies: Any
+
+
 class Game:
     """A game: its notation on the Python side and its kernels on the numba side.
 
@@ -37,7 +49,9 @@ class Game:
     max_moves: int = 0  # an upper bound on the number of legal moves in any position
     move_space: int = 0  # moves are ints in [0, move_space)
     max_game_length: int = 0  # an upper bound on the plies of any game (for per-ply buffers)
+    fifty_move_plies: int = 0  # a draw when reversible_plies reaches it (chess: 100); 0 = no such rule
     kernels: Kernels
+    player: PlayerKernels | None = None  # None: the game cannot be played by the alpha-beta player
 
     # --- notation (per game) -----------------------------------------------------------
     def parse_position(self, text: str) -> np.ndarray:

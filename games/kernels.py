@@ -52,6 +52,36 @@ Optional kernels (an attribute of the game object when present; engines fall bac
     does. Used by proof search (``proofsearch.dfpn``); without it df-pn expands every legal
     move (correct, about three times slower on Connect Four). Connect Four has it.
 
+Player kernels (``Game.player``, a ``PlayerKernels``; the alpha-beta player of :mod:`solver`)
+
+``in_check(pos) -> boolean``
+    Whether the side to move is in check (a game without checks: always False). The player
+    extends checks, searches every evasion in quiescence and never tries a null move in check.
+
+``play_null(pos, child) -> boolean``
+    Writes into ``child`` the position with the side to move passing, and returns True; or
+    returns False (``child`` undefined) when a pass is not allowed or is unsafe to assume:
+    in check, a game without passes, or a position prone to zugzwang (chess: the mover has only
+    king and pawns). This is the null-move pruning's zugzwang guard.
+
+``move_order(pos, move) -> int32``
+    A static key for ordering the legal ``move``: ``>= ORDER_NOISY`` for moves tried before
+    killers and quiet moves (chess: captures that do not lose material by static exchange
+    evaluation, and queen promotions, ranked most valuable victim / least valuable attacker);
+    ``<= -ORDER_NOISY`` for moves tried after every quiet move (chess: captures that lose
+    material; quiescence skips them); in between, a quiet move's static preference (added to
+    its history score). Games without captures may return small keys only.
+
+``noisy_moves(pos, moves) -> int64`` (signature of ``legal_moves``)
+    The legal moves for which ``is_noisy`` holds, in ``legal_moves`` order (quiescence search
+    generates only these; a generator that skips quiet moves makes quiescence several times
+    cheaper in chess).
+
+``reversible_plies(pos) -> int64``
+    Plies since the last irreversible move (chess: the halfmove clock). Repetitions are looked
+    for only that far back; a game whose positions never repeat returns 0. With
+    ``Game.fifty_move_plies > 0`` a position whose count reaches it is a draw (unless mate).
+
 Table families (``games.table_family``)
     Games solved by retrograde analysis also provide a table family: named index spaces with
     ``rank``/``unrank`` kernels, and the tables that moves leaving a table land in. Chess and
@@ -71,6 +101,9 @@ ONGOING = 2
 # Static evaluations stay strictly inside this bound.
 EVAL_LIMIT = 20000
 
+# move_order keys at or beyond this magnitude rank a move before (or after) every quiet move.
+ORDER_NOISY = 1 << 20
+
 POSITION = types.Array(types.uint64, 1, "C")
 MOVE_BUFFER = types.Array(types.int32, 1, "C")
 
@@ -80,6 +113,10 @@ OUTCOME_SIGNATURE = types.int64(POSITION, types.int64)
 HASH_SIGNATURE = types.uint64(POSITION)
 EVALUATE_SIGNATURE = types.int32(POSITION)
 IS_NOISY_SIGNATURE = types.boolean(POSITION, types.int32)
+IN_CHECK_SIGNATURE = types.boolean(POSITION)
+PLAY_NULL_SIGNATURE = types.boolean(POSITION, POSITION)
+MOVE_ORDER_SIGNATURE = types.int32(POSITION, types.int32)
+REVERSIBLE_PLIES_SIGNATURE = types.int64(POSITION)
 
 # Argument types for engines that receive kernels: declare engine parameters with these.
 LegalMovesKernel = types.FunctionType(LEGAL_MOVES_SIGNATURE)
@@ -88,3 +125,7 @@ OutcomeKernel = types.FunctionType(OUTCOME_SIGNATURE)
 HashKernel = types.FunctionType(HASH_SIGNATURE)
 EvaluateKernel = types.FunctionType(EVALUATE_SIGNATURE)
 IsNoisyKernel = types.FunctionType(IS_NOISY_SIGNATURE)
+InCheckKernel = types.FunctionType(IN_CHECK_SIGNATURE)
+PlayNullKernel = types.FunctionType(PLAY_NULL_SIGNATURE)
+MoveOrderKernel = types.FunctionType(MOVE_ORDER_SIGNATURE)
+ReversiblePliesKernel = types.FunctionType(REVERSIBLE_PLIES_SIGNATURE)
