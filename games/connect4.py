@@ -26,7 +26,7 @@ from numba import types
 
 from games import kernels as K
 from games.bits import mix64, popcount
-from games.game import Game, Kernels, NotationError
+from games.game import Game, Kernels, NotationError, PlayerKernels
 
 U1 = types.uint64(1)
 
@@ -172,6 +172,55 @@ def proof_candidates(pos, moves):
     return count
 
 
+# --- Player kernels (games.kernels, "Player kernels") --------------------------------------
+
+@nb.njit(K.IN_CHECK_SIGNATURE, cache=True)
+def in_check(pos):
+    """Connect Four has no checks."""
+    return False
+
+
+@nb.njit(K.PLAY_NULL_SIGNATURE, cache=True)
+def play_null(pos, child):
+    """No passing: zugzwang is the heart of Connect Four, so a pass proves nothing."""
+    return False
+
+
+@nb.njit(K.MOVE_ORDER_SIGNATURE, cache=True)
+def move_order(pos, move):
+    """Winning moves, then blocks of an immediate threat (both noisy); quiet moves by how
+    central the column is and how many cells the move makes winning for the mover."""
+    plies, width, height = _dimensions(pos[2])
+    column_bits = ((U1 << types.uint64(height)) - U1) << types.uint64(move * (height + 1))
+    cell = (pos[1] + (U1 << types.uint64(move * (height + 1)))) & column_bits
+    mine = winning_cells(pos[0], pos[1], width, height)
+    if cell & mine:
+        return np.int32(K.ORDER_NOISY + 2)
+    if cell & winning_cells(pos[0] ^ pos[1], pos[1], width, height):
+        return np.int32(K.ORDER_NOISY + 1)
+    threats = popcount(winning_cells(pos[0] | cell, pos[1] | cell, width, height))
+    centre = width // 2
+    return np.int32(64 * threats + 16 * (centre - abs(move - centre)))
+
+
+@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
+def noisy_moves(pos, moves):
+    """The legal moves that win at once or block an immediate win."""
+    count = legal_moves(pos, moves)
+    kept = 0
+    for i in range(count):
+        if is_noisy(pos, moves[i]):
+            moves[kept] = moves[i]
+            kept += 1
+    return kept
+
+
+@nb.njit(K.REVERSIBLE_PLIES_SIGNATURE, cache=True)
+def reversible_plies(pos):
+    """Every move adds a stone: no position repeats."""
+    return 0
+
+
 class ConnectFour(Game):
     """Connect Four: a position is the columns played from the empty board, digits 1-9 left to
     right (Pascal Pons' convention, e.g. ``4453``); a move is one column digit."""
@@ -179,6 +228,7 @@ class ConnectFour(Game):
     name = "connect4"
     position_width = 3
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
+    player = PlayerKernels(in_check, play_null, move_order, noisy_moves, reversible_plies)
     proof_candidates = staticmethod(proof_candidates)  # optional kernel, see above
 
     def __init__(self, width: int = 7, height: int = 6):

@@ -31,7 +31,9 @@ Kernels (all ``nopython``, cached, with the explicit signatures below)
     or ``ONGOING``. ``n_legal`` is the number ``legal_moves`` returned for ``pos``; passing it
     saves the kernel from generating moves again (a chess position with no moves is mate or
     stalemate). Only rules-level results count: chess repetitions and the 50-move rule are the
-    engines' business, but dead positions (insufficient material) are ``DRAW``.
+    engines' business, but dead positions (insufficient material) are ``DRAW``. ``n_legal`` may
+    be ``-1`` (not counted, as in quiescence search): the kernel then reports what it can tell
+    without the count (chess: insufficient material, but neither mate nor stalemate).
 
 ``hash(pos) -> uint64``
     A 64-bit hash that is a function of the position alone (the same position reached by

@@ -1,0 +1,441 @@
+"""The alpha-beta search: negamax with principal-variation search, and quiescence, in numba.
+
+Written once over the kernel interface (:mod:`games.kernels`, "Player kernels"): the game's
+kernels arrive as arguments typed ``numba.types.FunctionType``, so one compiled search, served
+from numba's cache, plays every game. ``search`` reads top to bottom in numbered steps; the
+iterative deepening and the aspiration windows around it are in :mod:`solver.search.player`.
+
+Buffers (allocated once by the player, one row per ply, no allocation inside the search; packed
+into few arrays because a call with more than 30 arguments is one numba cannot compile):
+
+* ``positions[ply]``: the position at ``ply`` (copy-make);
+* ``move_rows[MOVES, ply]``, ``move_rows[KEYS, ply]``: its moves and their sort keys;
+  ``move_rows[TRIED, ply]``: the quiet moves tried there without a cutoff;
+* ``ply_info[WINDOW, ply]``: plies since the last null move (repetitions are not looked for
+  across one); ``ply_info[PV_LENGTH, ply]``: the end of the principal variation in ``pv[ply]``
+  (the triangular PV table);
+* ``path``: the hashes of the game history (``state[P_HISTORY]`` entries), then of the positions
+  along the search path;
+* ``killers[ply]``, ``history[ply & 1, move]``: see :mod:`solver.search.ordering`;
+* ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
+  (``C_STOP``, written by other threads while the search runs) in one int64 array.
+
+Switches (``state[P_FLAGS]``): every pruning, reduction or extension that can change the value
+of the root can be switched off, so that a search with none of them returns the plain
+alpha-beta value of the depth-limited tree (with quiescence at its horizon).
+
+Fail-soft throughout: a node's return value may lie outside the window it was given; a value
+``<= alpha`` is an upper bound, ``>= beta`` a lower bound, in between exact.
+"""
+import math
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from games import kernels as K
+from solver.search import transposition as tt
+from solver.search.ordering import TT_MOVE, is_quiet_key, pick_next, reward_quiet_cutoff, score_moves
+from solver.search.scores import DRAW, EVAL_LIMIT, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, to_table
+
+# --- switches (state[P_FLAGS]) --------------------------------------------------------------
+USE_TT_CUTOFFS = 1  # return a stored score when its depth and bound allow
+USE_NULL_MOVE = 2  # null-move pruning
+USE_MULTI_CUT = 4  # multi-cut pruning at expected cut nodes (Bjornsson & Marsland 2001)
+USE_LMR = 8  # late-move reductions
+USE_REVERSE_FUTILITY = 16  # reverse futility (static null move) pruning
+USE_CHECK_EXTENSION = 32  # search checking moves one ply deeper
+USE_QUIESCENCE_SEE = 64  # quiescence skips noisy moves the game ranks as losing
+ALL_SWITCHES = 127
+
+# --- state[...]: parameters, then statistics and results, then control ------------------------
+(P_FLAGS, P_HISTORY, P_FIFTY, P_GENERATION, P_NODE_LIMIT, P_ROOT_MOVES, P_ROOT_DEPTH, P_MC_MOVES,
+ P_MC_CUTS, P_MC_REDUCTION, P_MC_DEPTH) = range(11)
+(S_NODES, S_SELDEPTH, S_STOPPED, S_ROOT_BEST, S_ROOT_SCORE, S_ROOT_IMPROVED, S_NULL_CUTS,
+ S_MULTI_CUTS) = range(16, 24)
+STATS = slice(16, 24)
+C_STOP = 32  # set by another thread to stop the search
+STATE_SIZE = 33
+
+# --- the per-ply buffers' rows -----------------------------------------------------------------
+MOVES, KEYS, TRIED = 0, 1, 2
+WINDOW, PV_LENGTH = 0, 1
+
+POLL_MASK = 1023  # poll the stop flag and the node limit every 1024 nodes
+RFP_DEPTH = 6
+RFP_MARGIN = 90  # per ply of remaining depth
+NULL_MIN_DEPTH = 3
+LMR_MIN_DEPTH = 3
+PLY_ROWS = MAX_PLY + 2
+
+I32_1D = types.Array(types.int32, 1, "C")
+I32_2D = types.Array(types.int32, 2, "C")
+I32_3D = types.Array(types.int32, 3, "C")
+I64_1D = types.Array(types.int64, 1, "C")
+I64_2D = types.Array(types.int64, 2, "C")
+U64_1D = types.Array(types.uint64, 1, "C")
+U64_2D = types.Array(types.uint64, 2, "C")
+
+KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
+                K.InCheckKernel, K.PlayNullKernel, K.MoveOrderKernel, K.LegalMovesKernel,
+                K.ReversiblePliesKernel)
+BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I32_2D, I32_1D, I64_1D)
+
+
+def reduction_table(size: int = 64) -> np.ndarray:
+    """Late-move reductions by [depth, moves searched]: logarithmic in both."""
+    table = np.zeros((size, size), dtype=np.int8)
+    for depth in range(1, size):
+        for searched in range(1, size):
+            table[depth, searched] = int(0.75 + math.log(depth) * math.log(searched) / 2.25)
+    return table
+
+
+LMR = reduction_table()  # 4 KiB: read as a global, frozen into the compiled search
+
+
+@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+def terminal_score(result, ply):
+    """The score of a finished game at ``ply`` (a result from ``outcome``)."""
+    if result == K.LOSS:
+        return -(MATE - ply)
+    if result == K.WIN:
+        return MATE - ply
+    return DRAW
+
+
+@nb.njit(types.boolean(U64_1D, types.int64, types.int64), cache=True, inline="always")
+def repeated(path, index, lookback):
+    """Whether ``path[index]`` occurred before within ``lookback`` plies, at the same side to
+    move (every second entry)."""
+    earliest = max(0, index - lookback)
+    back = index - 2
+    while back >= earliest:
+        if path[back] == path[index]:
+            return True
+        back -= 2
+    return False
+
+
+@nb.njit(types.void(I64_1D), cache=True)
+def poll(state):
+    """Stop when another thread raised the stop flag or the node limit is reached."""
+    limit = state[P_NODE_LIMIT]
+    if state[C_STOP] != 0 or (limit > 0 and state[S_NODES] >= limit):
+        state[S_STOPPED] = 1
+
+
+@nb.njit(types.void(I32_2D, I64_2D, types.int64, types.int64), cache=True, inline="always")
+def update_pv(pv, ply_info, ply, move):
+    """The principal variation at ``ply`` becomes ``move`` followed by the child's."""
+    pv[ply, ply] = move
+    end = ply_info[PV_LENGTH, ply + 1]
+    for i in range(ply + 1, end):
+        pv[ply, i] = pv[ply + 1, i]
+    ply_info[PV_LENGTH, ply] = max(end, ply + 1)
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
+                     K.InCheckKernel, K.MoveOrderKernel, K.LegalMovesKernel,
+                     U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I64_1D,
+                     types.int64, types.int64, types.int64),
+         cache=True, nogil=True)
+def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
+               positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state, ply, alpha, beta):
+    """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
+    stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
+    # 1. Count the node, poll for a stop.
+    state[S_NODES] += 1
+    if (state[S_NODES] & POLL_MASK) == 0:
+        poll(state)
+    if state[S_STOPPED]:
+        return 0
+    pos = positions[ply]
+    moves = move_rows[MOVES]
+    keys = move_rows[KEYS]
+    ply_info[PV_LENGTH, ply] = ply
+    if ply > state[S_SELDEPTH]:
+        state[S_SELDEPTH] = ply
+    flags = state[P_FLAGS]
+    checked = in_check(pos)
+    if ply >= MAX_PLY - 1:
+        return 0 if checked else np.int64(evaluate(pos))
+
+    # 2. Transposition table: any stored depth is enough here.
+    position_hash = hash_position(pos)
+    slot = tt.probe(tt_keys, tt_data, position_hash)
+    tt_move = np.int64(-1)
+    static_eval = np.int64(-INFINITE)
+    if slot >= 0:
+        word = tt_data[slot]
+        tt_move = tt.entry_move(word)
+        static_eval = tt.entry_eval(word)
+        score = from_table(tt.entry_score(word), ply)
+        bound = tt.entry_bound(word)
+        if beta - alpha == 1 and flags & USE_TT_CUTOFFS:
+            if bound == tt.BOUND_EXACT or (bound == tt.BOUND_LOWER and score >= beta) or (
+                    bound == tt.BOUND_UPPER and score <= alpha):
+                return score
+
+    # 3. Moves: every evasion in check (no standing pat), else the noisy moves after standing pat.
+    if checked:
+        count = legal_moves(pos, moves[ply])
+        result = outcome(pos, count)
+        if result != K.ONGOING:
+            return terminal_score(result, ply)
+        best = np.int64(-INFINITE)
+    else:
+        result = outcome(pos, -1)
+        if result != K.ONGOING:
+            return terminal_score(result, ply)
+        if slot < 0:
+            static_eval = np.int64(evaluate(pos))
+        best = static_eval
+        if best >= beta:
+            return best
+        if best > alpha:
+            alpha = best
+        count = noisy_moves(pos, moves[ply])
+    score_moves(move_order, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+
+    # 4. Move loop.
+    best_move = np.int64(-1)
+    child = positions[ply + 1]
+    for i in range(count):
+        move = pick_next(moves[ply], keys[ply], i, count)
+        if not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
+            break  # sorted: every move from here on loses material
+        play(pos, np.int32(move), child)
+        score = -quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
+                            positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
+                            ply + 1, -beta, -alpha)
+        if state[S_STOPPED]:
+            return 0
+        if score > best:
+            best = score
+            if score > alpha:
+                best_move = move
+                alpha = score
+                if alpha >= beta:
+                    break
+
+    # 5. Store.
+    bound = tt.BOUND_LOWER if best >= beta else tt.BOUND_UPPER
+    tt.store(tt_keys, tt_data, position_hash, best_move, to_table(best, ply),
+             static_eval if not checked else 0, 0, bound, state[P_GENERATION])
+    return best
+
+
+@nb.njit(types.int64(*KERNEL_TYPES, *BUFFER_TYPES, types.int64, types.int64, types.int64, types.int64,
+                     types.boolean),
+         cache=True, nogil=True)
+def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order, noisy_moves,
+           reversible_plies, positions, move_rows, ply_info, path, killers, history, tt_keys, tt_data, pv,
+           root_moves, state, ply, depth, alpha, beta, cut_node):
+    """The negamax value of ``positions[ply]`` searched ``depth`` plies deep within the window
+    (``alpha``, ``beta``); ``cut_node``: a node expected to fail high (the first child of a
+    non-PV node alternates). At ply 0, the moves searched are ``root_moves[:state[P_ROOT_MOVES]]``
+    and every improvement of the best move is recorded in ``state`` as it happens, so an
+    interrupted iteration still yields its best move so far."""
+    # 1. Count the node, poll for a stop.
+    state[S_NODES] += 1
+    if (state[S_NODES] & POLL_MASK) == 0:
+        poll(state)
+    if state[S_STOPPED]:
+        return 0
+    pos = positions[ply]
+    moves = move_rows[MOVES]
+    keys = move_rows[KEYS]
+    ply_info[PV_LENGTH, ply] = ply
+    if ply > state[S_SELDEPTH]:
+        state[S_SELDEPTH] = ply
+    tried = move_rows[TRIED]
+    window = ply_info[WINDOW]
+    flags = state[P_FLAGS]
+    history_length = state[P_HISTORY]
+    position_hash = hash_position(pos)
+    path[history_length + ply] = position_hash
+    is_pv = beta - alpha > 1
+    root = ply == 0
+    # The children's cut-node flags as values, not literals: a literal True/False argument makes
+    # numba compile a second copy of this recursive function, which its cache cannot link.
+    expect_cut = depth == depth
+    expect_all = not expect_cut
+
+    if not root:
+        # 2. Draws by repetition (along the path and the game history) and by the 50-move rule.
+        reversible = reversible_plies(pos)
+        if repeated(path, history_length + ply, min(reversible, window[ply])):
+            return DRAW
+        fifty = state[P_FIFTY]
+        if fifty > 0 and reversible >= fifty:
+            if not in_check(pos) or legal_moves(pos, moves[ply]) > 0:
+                return DRAW
+            return -(MATE - ply)
+        if ply >= MAX_PLY - 1:
+            return np.int64(evaluate(pos))
+
+        # 3. Mate-distance pruning: no score here can beat a mate found nearer the root.
+        alpha = max(alpha, -(MATE - ply))
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+
+    # 4. At the horizon, quiescence decides.
+    if depth <= 0:
+        return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
+                          positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
+                          ply, alpha, beta)
+
+    # 5. Transposition table: its move always, its score when the depth and bound allow.
+    slot = tt.probe(tt_keys, tt_data, position_hash)
+    tt_move = np.int64(-1)
+    static_eval = np.int64(-INFINITE)
+    if slot >= 0:
+        word = tt_data[slot]
+        tt_move = tt.entry_move(word)
+        static_eval = tt.entry_eval(word)
+        if not is_pv and flags & USE_TT_CUTOFFS and tt.entry_depth(word) >= depth:
+            score = from_table(tt.entry_score(word), ply)
+            bound = tt.entry_bound(word)
+            if bound == tt.BOUND_EXACT or (bound == tt.BOUND_LOWER and score >= beta) or (
+                    bound == tt.BOUND_UPPER and score <= alpha):
+                return score
+
+    # 6. Moves; a finished game scores by its result.
+    if root:
+        count = state[P_ROOT_MOVES]
+        for i in range(count):
+            moves[0, i] = root_moves[i]
+    else:
+        count = legal_moves(pos, moves[ply])
+    result = outcome(pos, count)
+    if result != K.ONGOING:
+        return terminal_score(result, ply)
+    checked = in_check(pos)
+    if slot < 0 and not checked:
+        static_eval = np.int64(evaluate(pos))
+    child = positions[ply + 1]
+
+    if not is_pv and not checked and abs(beta) < MATE_BOUND:
+        # 7. Reverse futility: far enough above beta that the few plies left will not bring it down.
+        if flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
+            return static_eval
+
+        # 8. Null move: if passing still fails high after a reduced search, so will a real move.
+        if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and static_eval >= beta and window[ply] > 0
+                and play_null(pos, child)):
+            reduction = 3 + depth // 4
+            window[ply + 1] = 0
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
+                            tt_keys, tt_data, pv, root_moves, state,
+                            ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
+            if state[S_STOPPED]:
+                return 0
+            if score >= beta:
+                state[S_NULL_CUTS] += 1
+                return beta if score >= MATE_BOUND else score
+
+    # 9. Order the moves.
+    score_moves(move_order, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+
+    # 10. Multi-cut: at an expected cut node, if several of the first moves fail high at a
+    # reduced depth, one of them will most likely fail high at full depth.
+    if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and depth >= state[P_MC_DEPTH]
+            and abs(beta) < MATE_BOUND):
+        cuts = 0
+        for i in range(min(count, state[P_MC_MOVES])):
+            move = pick_next(moves[ply], keys[ply], i, count)
+            play(pos, np.int32(move), child)
+            window[ply + 1] = window[ply] + 1
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
+                            tt_keys, tt_data, pv, root_moves, state,
+                            ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
+            if state[S_STOPPED]:
+                return 0
+            if score >= beta:
+                cuts += 1
+                if cuts >= state[P_MC_CUTS]:
+                    state[S_MULTI_CUTS] += 1
+                    return beta
+
+    # 11. Move loop: principal-variation search with late-move reductions.
+    best = np.int64(-INFINITE)
+    best_move = np.int64(-1)
+    searched = 0
+    quiets_tried = 0
+    for i in range(count):
+        move = pick_next(moves[ply], keys[ply], i, count)
+        key = np.int64(keys[ply, i])
+        if key == TT_MOVE:  # the TT move: ask the game what kind of move it is
+            key = np.int64(move_order(pos, np.int32(move)))
+        quiet = is_quiet_key(key)
+        play(pos, np.int32(move), child)
+        window[ply + 1] = window[ply] + 1
+        gives_check = in_check(child)
+        extension = 1 if (flags & USE_CHECK_EXTENSION and gives_check
+                          and ply < 2 * state[P_ROOT_DEPTH]) else 0
+        new_depth = depth - 1 + extension
+        if searched == 0:
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
+                            tt_keys, tt_data, pv, root_moves, state,
+                            ply + 1, new_depth, -beta, -alpha, expect_all if is_pv else not cut_node)
+        else:
+            reduction = 0
+            if (flags & USE_LMR and quiet and depth >= LMR_MIN_DEPTH and not checked and not gives_check
+                    and searched >= (3 if is_pv else 1)):
+                reduction = np.int64(LMR[min(depth, 63), min(searched, 63)])
+                if is_pv:
+                    reduction -= 1
+                if cut_node:
+                    reduction += 1
+                reduction = max(0, min(reduction, new_depth - 1))
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
+                            tt_keys, tt_data, pv, root_moves, state,
+                            ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
+            if score > alpha and reduction > 0:
+                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
+                            tt_keys, tt_data, pv, root_moves, state,
+                            ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
+            if is_pv and alpha < score < beta:
+                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
+                            tt_keys, tt_data, pv, root_moves, state,
+                            ply + 1, new_depth, -beta, -alpha, expect_all)
+        if state[S_STOPPED]:
+            return 0
+        searched += 1
+        if score > best:
+            best = score
+            if score > alpha:
+                best_move = move
+                alpha = score
+                if is_pv:
+                    update_pv(pv, ply_info, ply, move)
+                if root:
+                    state[S_ROOT_BEST] = move
+                    state[S_ROOT_SCORE] = score
+                    state[S_ROOT_IMPROVED] = 1
+                if alpha >= beta:
+                    if quiet:
+                        reward_quiet_cutoff(killers, history, ply, move, depth, tried[ply], quiets_tried)
+                    break
+        if quiet:
+            tried[ply, quiets_tried] = move
+            quiets_tried += 1
+
+    # 12. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
+    if best >= beta:
+        bound = tt.BOUND_LOWER
+    elif is_pv and best_move >= 0:
+        bound = tt.BOUND_EXACT
+    else:
+        bound = tt.BOUND_UPPER
+    tt.store(tt_keys, tt_data, position_hash, best_move, to_table(best, ply),
+             static_eval if not checked else 0, depth, bound, state[P_GENERATION])
+    return best

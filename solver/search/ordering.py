@@ -1,0 +1,86 @@
+"""Move ordering: the transposition-table move, then noisy moves by the game's key, killers,
+quiet moves by history, and last the moves the game ranks below every quiet move.
+
+Sort keys (higher first), one int32 per move in ``keys[ply]``::
+
+    TT_MOVE                      the transposition table's move
+    >= ORDER_NOISY               the game's good noisy moves (chess: captures that do not lose
+                                 material, by MVV-LVA; queen promotions)
+    KILLER_1, KILLER_2           the two quiet moves that last caused a cutoff at this ply
+    (-ORDER_NOISY, ORDER_NOISY)  quiet moves: the game's static key plus the history score
+    <= -ORDER_NOISY              the game's bad noisy moves (chess: captures losing material)
+
+History scores live in ``history[ply & 1, move]`` (the side to move at a ply alternates from the
+root's) and stay within ``+-HISTORY_LIMIT`` by a gravity update, so the bands never overlap.
+"""
+import numba as nb
+import numpy as np
+from numba import types
+
+from games import kernels as K
+
+TT_MOVE = np.int32(1 << 30)
+KILLER_1 = np.int32(K.ORDER_NOISY - 1024)
+KILLER_2 = np.int32(K.ORDER_NOISY - 2048)
+HISTORY_LIMIT = 1 << 14
+HISTORY_BONUS_LIMIT = 1200
+TAKEN = np.int32(-(1 << 31))  # a key for moves already picked
+
+INT32_2D = types.Array(types.int32, 2, "C")
+
+
+@nb.njit(types.boolean(types.int64), cache=True, inline="always")
+def is_quiet_key(key):
+    """Whether a ``move_order`` key is a quiet move's (for killers, history and reductions)."""
+    return -K.ORDER_NOISY < key < K.ORDER_NOISY
+
+
+@nb.njit(types.void(K.MoveOrderKernel, K.POSITION, K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64,
+                    types.int64, INT32_2D, INT32_2D, types.int64), cache=True)
+def score_moves(move_order, pos, moves, keys, count, tt_move, killers, history, ply):
+    """Fill ``keys[:count]`` with the sort keys of ``moves[:count]`` at ``ply``."""
+    side = ply & 1
+    for i in range(count):
+        move = moves[i]
+        if move == tt_move:
+            keys[i] = TT_MOVE
+            continue
+        key = np.int64(move_order(pos, move))
+        if is_quiet_key(key):
+            if move == killers[ply, 0]:
+                key = KILLER_1
+            elif move == killers[ply, 1]:
+                key = KILLER_2
+            else:
+                key += history[side, move]
+        keys[i] = np.int32(key)
+
+
+@nb.njit(types.int64(K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64, types.int64), cache=True, inline="always")
+def pick_next(moves, keys, start, count):
+    """Swap the best remaining move into ``start`` (a selection sort, one step at a time: most
+    nodes cut off after a move or two) and return it."""
+    best = start
+    for i in range(start + 1, count):
+        if keys[i] > keys[best]:
+            best = i
+    if best != start:
+        moves[start], moves[best] = moves[best], moves[start]
+        keys[start], keys[best] = keys[best], keys[start]
+    return np.int64(moves[start])
+
+
+@nb.njit(types.void(INT32_2D, INT32_2D, types.int64, types.int64, types.int64, K.MOVE_BUFFER,
+                    types.int64), cache=True)
+def reward_quiet_cutoff(killers, history, ply, move, depth, tried_quiets, tried_count):
+    """A quiet ``move`` failed high at ``ply``: make it a killer, raise its history, and lower
+    the history of the quiet moves tried before it without success."""
+    if killers[ply, 0] != move:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = move
+    side = ply & 1
+    bonus = min(depth * depth, HISTORY_BONUS_LIMIT)
+    history[side, move] += bonus - history[side, move] * bonus // HISTORY_LIMIT
+    for i in range(tried_count):
+        other = tried_quiets[i]
+        history[side, other] -= bonus + history[side, other] * bonus // HISTORY_LIMIT

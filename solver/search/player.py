@@ -1,0 +1,370 @@
+"""The player's Python API: iterative deepening with aspiration windows around the numba search.
+
+>>> import games
+>>> from solver.search.player import Limits, Player
+>>> game = games.get("tictactoe")
+>>> result = Player(game, hash_mb=1).search(game.parse_position("xx.oo...."), Limits(depth=3))
+>>> game.format_move(game.parse_position("xx.oo...."), result.best), result.mate
+('3', 1)
+
+Each iteration is one call of the compiled search (``nogil``): between iterations the caller
+hears about the finished depth (``on_iteration``); during one, any thread may call ``stop``
+and the search returns within about a thousand nodes. Time limits are kept by a watcher
+thread that raises the same stop flag at the deadline; node limits inside the search.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from games import kernels as K
+from games.game import Game
+from solver.search import alphabeta as ab
+from solver.search.scores import INFINITE, MATE_BOUND, MAX_PLY, is_mate, mate_in_moves
+from solver.search.transposition import TranspositionTable
+
+# Switch names (UCI options, command-line flags, tests) -> search flags.
+SWITCHES = {
+    "tt_cutoffs": ab.USE_TT_CUTOFFS,
+    "null_move": ab.USE_NULL_MOVE,
+    "multi_cut": ab.USE_MULTI_CUT,
+    "lmr": ab.USE_LMR,
+    "reverse_futility": ab.USE_REVERSE_FUTILITY,
+    "check_extension": ab.USE_CHECK_EXTENSION,
+    "quiescence_see": ab.USE_QUIESCENCE_SEE,
+}
+ASPIRATION = "aspiration"  # the one switch that lives here, in the iterative deepening
+SWITCH_NAMES = tuple(SWITCHES) + (ASPIRATION,)
+PLAIN = {name: False for name in SWITCH_NAMES}  # plain alpha-beta: the minimax value of the tree
+
+MAX_DEPTH = MAX_PLY - 8
+ASPIRATION_MIN_DEPTH = 4
+ASPIRATION_DELTA = 25
+
+
+@dataclass(frozen=True)
+class MultiCut:
+    """Multi-cut parameters: at depth >= ``min_depth``, search the first ``moves`` moves
+    ``reduction`` plies shallower and cut off if ``cuts`` of them fail high."""
+
+    moves: int = 6
+    cuts: int = 3
+    reduction: int = 3
+    min_depth: int = 6
+
+
+@dataclass
+class Limits:
+    """When to stop. With none set the search goes to the maximum depth (``infinite`` says the
+    caller will stop it). ``time`` is a hard limit; ``optimum`` a soft one: no new iteration
+    starts after it. ``moves`` restricts the root moves (UCI ``searchmoves``); ``mate`` stops
+    once a mate in at most that many moves is found."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    time: float | None = None
+    optimum: float | None = None
+    moves: Sequence[int] | None = None
+    mate: int | None = None
+    infinite: bool = False
+
+
+@dataclass
+class Iteration:
+    """One finished (or bounded) iteration: ``score`` from the side to move's point of view;
+    ``bound`` is ``exact``, ``lower`` (failed high) or ``upper`` (failed low)."""
+
+    depth: int
+    seldepth: int
+    score: int
+    bound: str
+    nodes: int
+    seconds: float
+    pv: list[int]
+    hashfull: int
+
+    @property
+    def mate(self) -> int | None:
+        """Signed moves to mate (UCI ``score mate``), None for a heuristic score."""
+        return mate_in_moves(self.score) if is_mate(self.score) else None
+
+    @property
+    def centipawns(self) -> int | None:
+        """The heuristic score, None when it is a mate."""
+        return None if is_mate(self.score) else int(self.score)
+
+    @property
+    def nps(self) -> int:
+        """Nodes per second so far."""
+        return int(self.nodes / self.seconds) if self.seconds > 0 else 0
+
+
+@dataclass
+class SearchResult:
+    """The outcome of a search: ``best`` is None when the position has no legal move (then
+    ``outcome`` is its result: ``K.WIN``/``K.DRAW``/``K.LOSS`` for the side to move)."""
+
+    best: int | None
+    score: int | None
+    depth: int
+    seldepth: int
+    nodes: int
+    seconds: float
+    pv: list[int] = field(default_factory=list)
+    outcome: int = K.ONGOING
+    iterations: list[Iteration] = field(default_factory=list)
+
+    @property
+    def mate(self) -> int | None:
+        """Signed moves to mate, None when the score is heuristic."""
+        return mate_in_moves(self.score) if self.score is not None and is_mate(self.score) else None
+
+    @property
+    def centipawns(self) -> int | None:
+        """The heuristic score, None for a mate (or no move)."""
+        return None if self.score is None or is_mate(self.score) else int(self.score)
+
+    @property
+    def nps(self) -> int:
+        """Nodes per second."""
+        return int(self.nodes / self.seconds) if self.seconds > 0 else 0
+
+
+class GameNotPlayableError(ValueError):
+    """The game has no player kernels."""
+
+
+class _Deadline:
+    """A watcher thread that raises the stop flag when a (movable) deadline passes."""
+
+    def __init__(self, state: np.ndarray):
+        self._state = state
+        self._deadline: float | None = None
+        self._done = False
+        self._wake = threading.Condition()
+        self._thread = threading.Thread(target=self._watch, daemon=True, name="search-deadline")
+        self._thread.start()
+
+    def move_to(self, deadline: float | None) -> None:
+        """Set (or clear, with None) the moment to stop, on ``time.monotonic``'s clock."""
+        with self._wake:
+            self._deadline = deadline
+            self._wake.notify()
+
+    def close(self) -> None:
+        """End the watcher."""
+        with self._wake:
+            self._done = True
+            self._wake.notify()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        with self._wake:
+            while not self._done:
+                if self._deadline is None:
+                    self._wake.wait()
+                    continue
+                left = self._deadline - time.monotonic()
+                if left <= 0:
+                    self._state[ab.C_STOP] = 1
+                    self._deadline = None
+                    continue
+                self._wake.wait(left)
+
+
+class Player:
+    """An alpha-beta player for one game: its transposition table, history tables and buffers.
+
+    ``switches`` turns search features on or off by name (``SWITCH_NAMES``; all on by default).
+    Not thread-safe, except ``stop`` and ``set_deadline``, which any thread may call while
+    ``search`` runs.
+    """
+
+    def __init__(self, game: Game, hash_mb: float = 16, switches: dict[str, bool] | None = None,
+                 multi_cut: MultiCut = MultiCut()):
+        if game.player is None:
+            raise GameNotPlayableError(f"{game.name} has no player kernels")
+        if game.move_space >= 0xFFFF:
+            raise GameNotPlayableError(f"{game.name}: moves do not fit the transposition table")
+        self.game = game
+        self.table = TranspositionTable(hash_mb)
+        self.switches = {name: True for name in SWITCH_NAMES}
+        self.set_switches(switches or {})
+        self.multi_cut = multi_cut
+        self.generation = 0
+        rows = ab.PLY_ROWS
+        self._positions = np.zeros((rows + 1, game.position_width), dtype=np.uint64)
+        self._move_rows = np.zeros((3, rows, game.max_moves), dtype=np.int32)
+        self._ply_info = np.zeros((2, rows), dtype=np.int64)
+        self._killers = np.full((rows, 2), -1, dtype=np.int32)
+        self._history = np.zeros((2, game.move_space), dtype=np.int32)
+        self._pv = np.zeros((rows, rows), dtype=np.int32)
+        self._root_moves = np.zeros(game.max_moves, dtype=np.int32)
+        self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
+        self._path = np.zeros(rows, dtype=np.uint64)
+        self._deadline: _Deadline | None = None
+        self.last_stats: dict[str, int] = {}
+
+    # --- configuration ---------------------------------------------------------------------
+    def set_switches(self, switches: dict[str, bool]) -> None:
+        """Turn named search features on or off; an unknown name is a ValueError."""
+        for name, on in switches.items():
+            if name not in self.switches:
+                raise ValueError(f"unknown search switch {name!r} (known: {', '.join(SWITCH_NAMES)})")
+            self.switches[name] = bool(on)
+
+    def resize_table(self, hash_mb: float) -> None:
+        """A new, empty transposition table of ``hash_mb`` MiB."""
+        self.table = TranspositionTable(hash_mb)
+
+    def new_game(self) -> None:
+        """Forget everything learnt: table, killers, history."""
+        self.table.clear()
+        self._history.fill(0)
+        self._killers.fill(-1)
+
+    # --- control from other threads ---------------------------------------------------------
+    def stop(self) -> None:
+        """Ask a running search to return as soon as it can (it keeps its best move so far)."""
+        self._state[ab.C_STOP] = 1
+
+    def set_deadline(self, seconds_from_now: float | None) -> None:
+        """Stop the running search ``seconds_from_now`` from now (None: no deadline)."""
+        if self._deadline is not None:
+            self._deadline.move_to(None if seconds_from_now is None else time.monotonic() + seconds_from_now)
+
+    # --- search -------------------------------------------------------------------------------
+    def search(self, position: np.ndarray, limits: Limits = Limits(), history: Sequence[int] = (),
+               on_iteration: Callable[[Iteration], None] | None = None) -> SearchResult:
+        """Search ``position`` (after the game whose earlier positions hash to ``history``, oldest
+        first, so that repetitions of them count) within ``limits``."""
+        started = time.monotonic()
+        self._state[ab.C_STOP] = 0
+        game = self.game
+        legal = game.legal_moves(position)
+        result = int(game.kernels.outcome(position, len(legal)))
+        if result != K.ONGOING or not legal:
+            return SearchResult(None, None, 0, 0, 0, time.monotonic() - started, outcome=result)
+        root_moves = [m for m in legal if limits.moves is None or m in set(limits.moves)] or legal
+        self._prepare(position, history, root_moves, limits)
+        self._deadline = _Deadline(self._state)
+        try:
+            if limits.time is not None:
+                self._deadline.move_to(started + limits.time)
+            return self._deepen(limits, root_moves, started, on_iteration)
+        finally:
+            self._deadline.close()
+            self._deadline = None
+
+    def _prepare(self, position, history, root_moves, limits) -> None:
+        game = self.game
+        self.generation = (self.generation + 1) & 63
+        self._positions[0] = position
+        self._path = np.zeros(len(history) + ab.PLY_ROWS, dtype=np.uint64)
+        self._path[:len(history)] = np.asarray(history, dtype=np.uint64)
+        self._ply_info[ab.WINDOW, 0] = 1 << 30
+        self._root_moves[:len(root_moves)] = root_moves
+        self._killers.fill(-1)
+        self._history //= 8  # keep a little of what the last search learnt
+        params = self._state
+        params[ab.P_FLAGS] = sum(flag for name, flag in SWITCHES.items() if self.switches[name])
+        params[ab.P_HISTORY] = len(history)
+        params[ab.P_FIFTY] = game.fifty_move_plies
+        params[ab.P_GENERATION] = self.generation
+        params[ab.P_NODE_LIMIT] = limits.nodes or 0
+        params[ab.P_ROOT_MOVES] = len(root_moves)
+        params[ab.P_MC_MOVES] = self.multi_cut.moves
+        params[ab.P_MC_CUTS] = self.multi_cut.cuts
+        params[ab.P_MC_REDUCTION] = self.multi_cut.reduction
+        params[ab.P_MC_DEPTH] = self.multi_cut.min_depth
+        self._state[ab.STATS] = 0
+
+    def _deepen(self, limits: Limits, root_moves: list[int], started: float,
+                on_iteration: Callable[[Iteration], None] | None) -> SearchResult:
+        """Iterative deepening: depth 1, 2, ... until a limit; aspiration windows from depth 4."""
+        stats = self._state
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        best, score, pv = root_moves[0], None, [root_moves[0]]
+        iterations: list[Iteration] = []
+        for depth in range(1, max_depth + 1):
+            self._state[ab.P_ROOT_DEPTH] = depth
+            delta = ASPIRATION_DELTA
+            use_window = (self.switches[ASPIRATION] and depth >= ASPIRATION_MIN_DEPTH and score is not None
+                          and abs(score) < MATE_BOUND)
+            alpha, beta = (score - delta, score + delta) if use_window else (-INFINITE, INFINITE)
+            while True:
+                stats[ab.S_ROOT_IMPROVED] = 0
+                value = self._run(depth, alpha, beta)
+                if stats[ab.S_STOPPED]:
+                    break
+                if value <= alpha:
+                    self._report(on_iteration, iterations, depth, value, "upper", started, [])
+                    beta = (alpha + beta) // 2
+                    alpha = max(value - delta, -INFINITE)
+                elif value >= beta:
+                    self._report(on_iteration, iterations, depth, value, "lower", started, self._root_pv())
+                    beta = min(value + delta, INFINITE)
+                else:
+                    break
+                delta += delta // 2 + 5
+            if stats[ab.S_STOPPED]:
+                # An interrupted iteration still counts its best move if one was fully searched
+                # and raised the window: it has a score at least as good as that bound.
+                if stats[ab.S_ROOT_IMPROVED] and int(stats[ab.S_ROOT_BEST]) in root_moves:
+                    best = int(stats[ab.S_ROOT_BEST])
+                    if pv[:1] != [best]:
+                        pv = [best]
+                break
+            score = int(value)
+            pv = self._root_pv() or [best]
+            best = pv[0]
+            self._report(on_iteration, iterations, depth, score, "exact", started, pv)
+            if self._done(limits, score, depth, started, len(root_moves)):
+                break
+        self.last_stats = {"null_cuts": int(stats[ab.S_NULL_CUTS]), "multi_cuts": int(stats[ab.S_MULTI_CUTS])}
+        finished = iterations[-1] if iterations else None
+        return SearchResult(best, score, finished.depth if finished else 0, int(stats[ab.S_SELDEPTH]),
+                            int(stats[ab.S_NODES]), time.monotonic() - started, pv, K.ONGOING, iterations)
+
+    def _run(self, depth: int, alpha: int, beta: int) -> int:
+        """One call of the compiled search at the root."""
+        kernels, player = self.game.kernels, self.game.player
+        table = self.table
+        return int(ab.search(kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
+                             player.in_check, player.play_null, player.move_order, player.noisy_moves,
+                             player.reversible_plies, self._positions, self._move_rows, self._ply_info, self._path,
+                             self._killers, self._history, table.keys, table.data, self._pv, self._root_moves,
+                             self._state, 0, depth, alpha, beta, False))
+
+    def _root_pv(self) -> list[int]:
+        return [int(m) for m in self._pv[0, :self._ply_info[ab.PV_LENGTH, 0]]]
+
+    def _report(self, on_iteration, iterations, depth, score, bound, started, pv) -> None:
+        iteration = Iteration(depth, int(self._state[ab.S_SELDEPTH]), int(score), bound, int(self._state[ab.S_NODES]),
+                              time.monotonic() - started, pv, self.table.hashfull(self.generation))
+        if bound == "exact":
+            iterations.append(iteration)
+        if on_iteration is not None:
+            on_iteration(iteration)
+
+    @staticmethod
+    def _done(limits: Limits, score: int, depth: int, started: float, root_count: int) -> bool:
+        """Whether to start no further iteration."""
+        if limits.infinite:
+            return False
+        if limits.mate is not None and is_mate(score) and 0 < mate_in_moves(score) <= limits.mate:
+            return True
+        timed = limits.optimum is not None or limits.time is not None
+        if timed:
+            elapsed = time.monotonic() - started
+            if limits.optimum is not None and elapsed >= limits.optimum:
+                return True
+            if root_count == 1 and depth >= 4:
+                return True  # a forced move: no need to think long
+        if is_mate(score) and depth >= 2 * abs(mate_in_moves(score)) + 4 and (timed or limits.depth is None):
+            return True  # a mate whose distance deeper searches can no longer change
+        return False

@@ -1,0 +1,71 @@
+"""Score bands of the player: one place for what a search score means.
+
+Scores are side-to-move relative integers (int32 in the kernels, int16 in the transposition
+table)::
+
+    -INFINITE  -MATE ... -MATE_BOUND   -KNOWN_WIN_BOUND    -EVAL_LIMIT .. EVAL_LIMIT    ...    MATE
+      |<-- mated in n plies -->|<-- oracle losses -->|<-- heuristic -->|<-- oracle wins -->|<-- mate -->|
+
+* heuristic scores come from the game's ``evaluate`` kernel: strictly inside ``EVAL_LIMIT``;
+* ``MATE - n`` is a win by checkmate (or by the game's own rules) ``n`` plies from the root,
+  ``-(MATE - n)`` a loss;
+* ``KNOWN_WIN - n`` is a win an oracle (database, prover) vouches for without an exact distance
+  to the end, ``n`` plies from the root (reserved for the oracle leaves).
+
+Every score beyond ``EVAL_LIMIT`` counts plies from the root; the transposition table stores it
+counting from the node instead (``to_table`` / ``from_table``), so that an entry stays true when
+the same position is reached at another ply.
+"""
+import numba as nb
+from numba import types
+
+from games.kernels import EVAL_LIMIT
+
+MAX_PLY = 128  # deepest ply a search visits (quiescence included)
+MATE = 32000
+MATE_BOUND = MATE - MAX_PLY  # |score| >= MATE_BOUND: a mate
+KNOWN_WIN = 30000
+KNOWN_WIN_BOUND = KNOWN_WIN - MAX_PLY  # KNOWN_WIN_BOUND <= |score| < MATE_BOUND: an oracle's win/loss
+INFINITE = 32001  # beyond every score: the initial window
+DRAW = 0
+
+assert EVAL_LIMIT < KNOWN_WIN_BOUND and KNOWN_WIN < MATE_BOUND and INFINITE < 2 ** 15
+
+
+@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+def to_table(score, ply):
+    """The score as stored in the table: decisive scores count plies from the node at ``ply``."""
+    if score > EVAL_LIMIT:
+        return score + ply
+    if score < -EVAL_LIMIT:
+        return score - ply
+    return score
+
+
+@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+def from_table(score, ply):
+    """The inverse of ``to_table``: a stored score seen from the root at ``ply``."""
+    if score > EVAL_LIMIT:
+        return score - ply
+    if score < -EVAL_LIMIT:
+        return score + ply
+    return score
+
+
+def is_mate(score: int) -> bool:
+    """Whether ``score`` is a forced mate (a win or a loss by the rules) for either side."""
+    return abs(score) >= MATE_BOUND
+
+
+def mate_in_moves(score: int) -> int:
+    """A mate score as signed moves (UCI ``score mate``): ``MATE - 1`` (mate in 1 ply) is 1,
+    ``-(MATE - 2)`` (mated after the reply) is -1; ``-MATE`` (mated now) is 0."""
+    plies = MATE - abs(score)
+    return (plies + 1) // 2 if score > 0 else -(plies // 2)
+
+
+def mate_in_plies(score: int) -> int:
+    """A mate score as signed plies to the end (positive: the side to move wins)."""
+    plies = MATE - abs(score)
+    return plies if score > 0 else -plies
+
