@@ -10,4 +10,6 @@ COMMAND_MODULES = [
     "solver.commands.verify",
     "solver.commands.prove",
     "solver.commands.check_proof",
+    "solver.commands.search",
+    "solver.commands.bench",
 ]

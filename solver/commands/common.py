@@ -46,6 +46,28 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def seconds(text: str) -> float:
+    """argparse type for a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value <= 1e7:
+        raise argparse.ArgumentTypeError(f"must be > 0 (and at most 1e7), got {text}")
+    return value
+
+
+def megabytes(text: str) -> float:
+    """argparse type for a memory size in MiB (0.001 to 65536)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size in MiB, got {text!r}") from None
+    if not 0.001 <= value <= 65536:
+        raise argparse.ArgumentTypeError(f"must be between 0.001 and 65536, got {text}")
+    return value
+
+
 def position_inputs(text: str, stdin) -> list[str] | None:
     """For `probe`, `prove` and `search`: ``-`` means one position per line of ``stdin``
     (blank lines and ``#`` comments skipped); returns None for a single position argument."""

@@ -6,8 +6,8 @@ import json
 import sys
 import time
 
-from solver.commands.common import (add_game_argument, add_json_flag, load_game, load_position,
-                                    non_negative_int, position_inputs, position_text)
+from solver.commands.common import (add_game_argument, add_json_flag, load_game, load_position, megabytes,
+                                    non_negative_int, position_inputs, position_text, seconds)
 from solver.errors import UsageError
 from solver.output import emit
 
@@ -31,11 +31,11 @@ def register(subparsers) -> None:
                         help="win: the side to move forces a win (default); draw: it avoids losing")
     parser.add_argument("--max-nodes", type=non_negative_int, default=None, metavar="N",
                         help="stop after N node expansions (result unknown)")
-    parser.add_argument("--time", type=_seconds, default=None, metavar="S",
+    parser.add_argument("--time", type=seconds, default=None, metavar="S",
                         help="stop after S seconds (result unknown)")
     parser.add_argument("--max-depth", type=non_negative_int, default=None, metavar="PLIES",
                         help="the goal must be reached within PLIES plies")
-    parser.add_argument("--table-mb", type=_megabytes, default=64.0, metavar="MB",
+    parser.add_argument("--table-mb", type=megabytes, default=64.0, metavar="MB",
                         help="transposition table size in MiB (default 64); memory stays bounded by it")
     parser.add_argument("--db", metavar="DIR", default=None, help="database directory: covered positions are leaves")
     parser.add_argument("--proof", metavar="FILE", default=None,
@@ -43,26 +43,6 @@ def register(subparsers) -> None:
                         "proof_size is reported only then")
     add_json_flag(parser)
     parser.set_defaults(run=run)
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
-
-
-def _megabytes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a size in MiB, got {text!r}") from None
-    if not 0.001 <= value <= 65536:
-        raise argparse.ArgumentTypeError(f"must be between 0.001 and 65536, got {text}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

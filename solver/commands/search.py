@@ -1,0 +1,158 @@
+"""`solver search GAME POSITION`: the alpha-beta player's best move and score."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from solver.commands.common import (add_game_argument, add_json_flag, load_game, load_position, megabytes,
+                                    non_negative_int, position_inputs, position_text, seconds)
+from solver.errors import UsageError
+from solver.output import emit
+
+DEFAULT_SECONDS = 1.0
+SWITCH_NAMES = ("tt_cutoffs", "null_move", "multi_cut", "lmr", "reverse_futility", "check_extension",
+                "quiescence_see", "aspiration")  # solver.search.player.SWITCH_NAMES, without importing numba
+RESULT_NAMES = {1: "win", 0: "draw", -1: "loss"}
+
+
+def register(subparsers) -> None:
+    """Add the search subcommand."""
+    parser = subparsers.add_parser(
+        "search",
+        help="best move and score by alpha-beta search",
+        description="Iterative-deepening alpha-beta search (principal-variation search, "
+        "transposition table, quiescence, null-move, multi-cut and late-move pruning). Stops at "
+        "the first limit reached; with no limit, after "
+        f"{DEFAULT_SECONDS:g} s. Scores are centipawns (chess) or evaluation units for the side to "
+        "move; a forced mate is reported as 'mate' (signed moves: positive when the side to move "
+        "mates).",
+        epilog="POSITION '-' reads positions from stdin, one per line, and answers each on one line. "
+        "On a terminal, one line per finished iteration goes to stderr. A position with no legal "
+        "move answers best null and its result.",
+    )
+    add_game_argument(parser)
+    parser.add_argument("position", metavar="POSITION", help="position in the game's notation, startpos, or - for stdin")
+    parser.add_argument("--depth", type=_depth, default=None, metavar="D", help="search D plies deep (1..120)")
+    parser.add_argument("--time", type=seconds, default=None, metavar="S", help="stop after S seconds")
+    parser.add_argument("--nodes", type=non_negative_int, default=None, metavar="N", help="stop after about N nodes")
+    parser.add_argument("--moves", nargs="+", default=[], metavar="M",
+                        help="moves played from POSITION before searching (so repetitions count)")
+    parser.add_argument("--hash", type=megabytes, default=64.0, metavar="MB",
+                        help="transposition table size in MiB (default 64)")
+    parser.add_argument("--disable", action="append", default=[], metavar="FEATURE",
+                        help=f"switch a search feature off (repeatable): {', '.join(SWITCH_NAMES)}")
+    add_json_flag(parser)
+    parser.set_defaults(run=run)
+
+
+def _depth(text: str) -> int:
+    value = non_negative_int(text)
+    if not 1 <= value <= 120:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 120, got {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search one position, or each line of stdin for POSITION '-'."""
+    game = load_game(args.game)
+    if game.player is None:
+        raise UsageError(f"{game.name} cannot be searched: it has no player kernels")
+    unknown = sorted(set(args.disable) - set(SWITCH_NAMES))
+    if unknown:
+        raise UsageError(f"--disable: unknown feature {unknown[0]!r} (known: {', '.join(SWITCH_NAMES)})")
+    lines = position_inputs(args.position, sys.stdin)
+    if lines is not None and args.moves:
+        raise UsageError("--moves takes a single POSITION, not '-'")
+    # Parse before loading the search, so bad input is answered at once.
+    root = load_position(game, args.position) if lines is None else None
+    history, root = (_play_moves(game, root, args.moves) if root is not None else ([], None))
+
+    from solver.search.player import Limits, Player
+
+    player = Player(game, hash_mb=args.hash, switches={name: False for name in args.disable})
+    if args.depth is None and args.time is None and args.nodes is None:
+        limits = Limits(time=DEFAULT_SECONDS)
+    else:
+        limits = Limits(depth=args.depth, time=args.time, nodes=args.nodes)
+    if lines is None:
+        emit(_search_one(player, game, root, history, limits, args.json), args.json, _summary)
+        return 0
+    failed = False
+    for line in lines:
+        try:
+            position = load_position(game, position_text(game.name, line))
+            player.new_game()
+            result = {"position": line, **_search_one(player, game, position, [], limits, args.json)}
+        except UsageError as error:
+            result = {"position": line, "error": str(error)}
+            failed = True
+        if args.json:
+            sys.stdout.write(json.dumps(result) + "\n")
+        else:
+            sys.stdout.write(f"{line}: {result['error'] if 'error' in result else _summary(result)}\n")
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+def _play_moves(game, position, moves: list[str]):
+    """Play ``moves`` from ``position``: the hashes of the positions left behind, and the last."""
+    history = []
+    for text in moves:
+        try:
+            move = game.parse_move(position, text)
+        except Exception as error:  # NotationError: one line naming the move
+            raise UsageError(f"--moves: {text!r}: {error}") from None
+        history.append(game.hash(position))
+        position = game.play(position, move)
+    return history, position
+
+
+def _search_one(player, game, position, history, limits, as_json) -> dict:
+    """Search one position; the JSON-ready result."""
+    show = None
+    if not as_json and sys.stderr.isatty():
+        def show(iteration):
+            if iteration.bound != "exact":
+                return
+            score = f"mate {iteration.mate}" if iteration.mate is not None else f"cp {iteration.centipawns}"
+            pv = " ".join(_pv_text(game, position, iteration.pv))
+            sys.stderr.write(f"depth {iteration.depth:>2} seldepth {iteration.seldepth:>2} {score:>10} "
+                             f"nodes {iteration.nodes:>11,} nps {iteration.nps:>10,} "
+                             f"{iteration.seconds:7.2f} s  pv {pv}\n")
+            sys.stderr.flush()
+    found = player.search(position, limits, history=history, on_iteration=show)
+    if found.best is None:
+        return {"best": None, "score": None, "mate": None, "result": RESULT_NAMES.get(found.outcome, "draw"),
+                "depth": 0, "seldepth": 0, "nodes": 0, "nps": 0, "pv": [], "seconds": round(found.seconds, 6)}
+    return {
+        "best": game.format_move(position, found.best),
+        "score": found.centipawns,
+        "mate": found.mate,
+        "depth": found.depth,
+        "seldepth": found.seldepth,
+        "nodes": found.nodes,
+        "nps": found.nps,
+        "pv": _pv_text(game, position, found.pv),
+        "seconds": round(found.seconds, 6),
+    }
+
+
+def _pv_text(game, position, pv: list[int]) -> list[str]:
+    """The principal variation in the game's notation."""
+    texts = []
+    for move in pv:
+        if move not in game.legal_moves(position):
+            break  # never expected; a PV is only ever shown as far as it is legal
+        texts.append(game.format_move(position, move))
+        position = game.play(position, move)
+    return texts
+
+
+def _summary(result: dict) -> str:
+    if result["best"] is None:
+        return f"no legal move: {result['result']}"
+    score = f"mate {result['mate']}" if result["mate"] is not None else f"score {result['score']}"
+    return (f"best {result['best']} ({score}), depth {result['depth']}/{result['seldepth']}, "
+            f"{result['nodes']:,} nodes in {result['seconds']:.2f} s ({result['nps']:,} nodes/s); "
+            f"pv {' '.join(result['pv'])}")
