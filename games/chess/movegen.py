@@ -82,11 +82,12 @@ def emit_pawn_targets(moves, n, targets, offset):
     return n
 
 
-@nb.njit(types.int64(K.POSITION, K.MOVE_BUFFER, types.int64, types.int64, U64, U64, U64), cache=True)
-def emit_pinned_piece(pos, moves, n, us, piece_bit, ray, occupied):
+@nb.njit(types.int64(K.POSITION, K.MOVE_BUFFER, types.int64, types.int64, U64, U64, U64, types.boolean),
+         cache=True)
+def emit_pinned_piece(pos, moves, n, us, piece_bit, ray, occupied, noisy):
     """Moves of our piece on ``piece_bit``, pinned to our king, restricted to the pin ``ray``
-    (the squares between king and pinner, plus the pinner). Knights have none; en passant is
-    handled with the other en-passant captures."""
+    (the squares between king and pinner, plus the pinner); with ``noisy``, only captures and
+    promotions. Knights have none; en passant is handled with the other en-passant captures."""
     square = lsb(piece_bit)
     them_bits = pos[1 - us]
     if pos[PAWNS] & piece_bit:
@@ -98,8 +99,11 @@ def emit_pinned_piece(pos, moves, n, us, piece_bit, ray, occupied):
             push = (piece_bit >> EIGHT) & ~occupied
             double = ((push & RANK_6) >> EIGHT) & ~occupied
             offset = -8
-        n = emit_pawn_targets(moves, n, push & ray, offset)
-        n = emit_pawn_targets(moves, n, double & ray, 2 * offset)
+        if noisy:
+            n = emit_pawn_targets(moves, n, push & ray & LAST_RANKS, offset)
+        else:
+            n = emit_pawn_targets(moves, n, push & ray, offset)
+            n = emit_pawn_targets(moves, n, double & ray, 2 * offset)
         captures = PAWN_ATTACKS[us * 64 + square] & them_bits & ray
         if captures:  # at most one: the pinner
             n = emit_pawn_targets(moves, n, captures, lsb(captures) - square)
@@ -109,12 +113,17 @@ def emit_pinned_piece(pos, moves, n, us, piece_bit, ray, occupied):
         targets |= bishop_attacks(occupied, square)
     if (pos[ROOKS] | pos[QUEENS]) & piece_bit:
         targets |= rook_attacks(occupied, square)
+    if noisy:
+        targets &= them_bits
     return emit_targets(moves, n, square, targets & ray)
 
 
-@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
-def legal_moves(pos, moves):
-    """All legal moves of ``pos`` into ``moves``; returns their number (0: mate or stalemate)."""
+@nb.njit(types.int64(K.POSITION, K.MOVE_BUFFER, types.boolean), cache=True, inline="always")
+def generate(pos, moves, noisy):
+    """The legal moves of ``pos`` into ``moves`` (all of them, or with ``noisy`` only the
+    captures, en passant included, and promotions, in the same relative order); returns their
+    number. Inlined into its two callers with ``noisy`` a constant, so each compiles to a
+    generator without the other's branches."""
     state = pos[STATE]
     us = np.int64(state & ONE)
     them = 1 - us
@@ -144,11 +153,14 @@ def legal_moves(pos, moves):
         danger |= rook_attacks(lifted, lsb(bits))
         bits &= bits - ONE
 
-    # 2. King moves.
-    n = emit_targets(moves, 0, king, KING_ATTACKS[king] & ~own & ~danger)
+    # 2. King moves. ``reach``: where moves other than pawn pushes may go.
+    reach = opp if noisy else ~own
+    n = emit_targets(moves, 0, king, KING_ATTACKS[king] & reach & ~danger)
 
     # 3. Checks: double check leaves king moves only; a single check restricts the targets.
-    target = ~own
+    # ``target`` is where pieces may move, ``push_target`` where pawns may push.
+    target = reach
+    push_target = LAST_RANKS if noisy else ~ZERO
     checked = (danger & king_bit) != 0
     if checked:
         checkers = ((KNIGHT_ATTACKS[king] & knights) | (PAWN_ATTACKS[us * 64 + king] & pawns)
@@ -156,7 +168,9 @@ def legal_moves(pos, moves):
                     | (rook_attacks(occupied, king) & orthogonal)) & opp
         if checkers & (checkers - ONE):
             return n
-        target = BETWEEN[king * 64 + lsb(checkers)] | checkers
+        evasion = BETWEEN[king * 64 + lsb(checkers)] | checkers
+        target &= evasion
+        push_target &= evasion
 
     # 4. Pins: a lone own piece between the king and an enemy slider moves along the ray only
     # (never out of check: the pin ray and the check ray meet only at the king).
@@ -170,27 +184,30 @@ def legal_moves(pos, moves):
         if blockers and not (blockers & (blockers - ONE)) and (blockers & own):
             pinned |= blockers
             if not checked:
-                n = emit_pinned_piece(pos, moves, n, us, blockers, between | (ONE << types.uint64(sniper)), occupied)
+                n = emit_pinned_piece(pos, moves, n, us, blockers, between | (ONE << types.uint64(sniper)), occupied,
+                                      noisy)
 
     # 5. Pawns, set-wise.
     free_pawns = pawns & own & ~pinned
     empty = ~occupied
     if us == 0:
         push = (free_pawns << EIGHT) & empty
-        double = ((push & RANK_3) << EIGHT) & empty & target
+        double = ((push & RANK_3) << EIGHT) & empty & push_target
         left = ((free_pawns & NOT_A_FILE) << SEVEN) & opp & target
         right = ((free_pawns & NOT_H_FILE) << NINE) & opp & target
-        n = emit_pawn_targets(moves, n, push & target, 8)
-        n = emit_pawn_targets(moves, n, double, 16)
+        n = emit_pawn_targets(moves, n, push & push_target, 8)
+        if not noisy:
+            n = emit_pawn_targets(moves, n, double, 16)
         n = emit_pawn_targets(moves, n, left, 7)
         n = emit_pawn_targets(moves, n, right, 9)
     else:
         push = (free_pawns >> EIGHT) & empty
-        double = ((push & RANK_6) >> EIGHT) & empty & target
+        double = ((push & RANK_6) >> EIGHT) & empty & push_target
         left = ((free_pawns & NOT_A_FILE) >> NINE) & opp & target
         right = ((free_pawns & NOT_H_FILE) >> SEVEN) & opp & target
-        n = emit_pawn_targets(moves, n, push & target, -8)
-        n = emit_pawn_targets(moves, n, double, -16)
+        n = emit_pawn_targets(moves, n, push & push_target, -8)
+        if not noisy:
+            n = emit_pawn_targets(moves, n, double, -16)
         n = emit_pawn_targets(moves, n, left, -9)
         n = emit_pawn_targets(moves, n, right, -7)
 
@@ -230,7 +247,7 @@ def legal_moves(pos, moves):
 
     # 8. Castling: king onto its own rook; the king's path must be empty and unattacked, the
     # rook's path empty, and (Chess960) no rank slider may hide behind the castling rook.
-    if not checked:
+    if not checked and not noisy:
         rights = pos[CASTLING] & BACK_RANKS[us]
         base = 56 * us
         while rights:
@@ -253,3 +270,17 @@ def legal_moves(pos, moves):
             moves[n] = king | (rook << 6)
             n += 1
     return n
+
+
+@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
+def legal_moves(pos, moves):
+    """All legal moves of ``pos`` into ``moves``; returns their number (0: mate or stalemate)."""
+    return generate(pos, moves, False)
+
+
+@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
+def noisy_moves(pos, moves):
+    """The legal captures (en passant included) and promotions (all four pieces) of ``pos``
+    into ``moves``, in ``legal_moves`` order: exactly the legal moves ``is_noisy`` accepts,
+    also in check (then the noisy evasions). Returns their number."""
+    return generate(pos, moves, True)

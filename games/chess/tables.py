@@ -103,8 +103,9 @@ CASTLING_KEYS = _generator.integers(0, 2**64 - 1, size=64, dtype=np.uint64, endp
 EN_PASSANT_KEYS = _generator.integers(0, 2**64 - 1, size=8, dtype=np.uint64, endpoint=True)
 SIDE_KEY = int(_generator.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True))
 
-# Piece values (centipawns) and piece-square bonuses for the static evaluation, from White's
-# side; Black reads them with the square flipped vertically (square ^ 56).
+# Piece values (centipawns) and piece-square bonuses for move ordering (the player's
+# ``move_order``: MVV-LVA and a quiet move's static preference), from White's side; Black reads
+# them with the square flipped vertically (square ^ 56). Fixed, unlike the tuned evaluation.
 PIECE_VALUES = np.array([100, 320, 330, 500, 900, 0], dtype=np.int64)
 
 
