@@ -3,13 +3,16 @@
 Modules: ``position`` (the position array layout, drawn there, the Zobrist hash, building and
 inspecting positions), ``tables`` (attack tables and Zobrist keys), ``attacks`` (sliding and
 stepping attacks), ``movegen`` (``legal_moves``; the move encoding is documented there),
-``makemove`` (``play``), ``rules`` (``outcome``, ``evaluate``, ``is_noisy``, draws by rule),
-``notation`` (FEN, UCI, material signatures), ``game`` (the ``Chess`` game object).
+``makemove`` (``play``), ``rules`` (``outcome``, ``is_noisy``, draws by rule), ``evaluation``
+(the tapered ``evaluate``, linear in the weights of ``eval_weights``, and its
+``evaluation_features``), ``player`` (the alpha-beta player's ``play_null``, ``move_order``,
+``see``, ``reversible_plies``), ``notation`` (FEN, UCI, material signatures), ``game`` (the
+``Chess`` game object).
 
 Public kernels beyond the contract of :mod:`games.kernels`: ``in_check``, ``opponent_in_check``,
 ``hash_from_scratch``, ``build_position`` (the retrograde builder's fast constructor),
 ``piece_count``, ``piece_on``, ``halfmove_clock``, ``insufficient_material``,
-``is_fifty_move_draw``, ``repetition_count``.
+``is_fifty_move_draw``, ``repetition_count``, ``see``, ``evaluation_features``.
 
 >>> from games.chess import Chess
 >>> game = Chess()
@@ -19,13 +22,16 @@ Public kernels beyond the contract of :mod:`games.kernels`: ``in_check``, ``oppo
 """
 from games.chess.game import Chess
 from games.chess.makemove import play
-from games.chess.movegen import MAX_MOVES, MOVE_SPACE, legal_moves
+from games.chess.evaluation import evaluation_features
+from games.chess.movegen import MAX_MOVES, MOVE_SPACE, legal_moves, noisy_moves
 from games.chess.notation import STANDARD_START, format_fen, format_uci, material_signature, parse_fen, parse_uci
+from games.chess.player import move_order, play_null, reversible_plies, see
 from games.chess.position import (POSITION_WIDTH, build_position, hash_from_scratch, hash_position, in_check,
                                   opponent_in_check, piece_count, piece_on)
 from games.chess.rules import evaluate, insufficient_material, is_fifty_move_draw, is_noisy, outcome, repetition_count
 
 __all__ = ["Chess", "MAX_MOVES", "MOVE_SPACE", "POSITION_WIDTH", "STANDARD_START", "build_position", "evaluate",
-           "format_fen", "format_uci", "hash_from_scratch", "hash_position", "in_check", "insufficient_material",
-           "is_fifty_move_draw", "is_noisy", "legal_moves", "material_signature", "opponent_in_check", "outcome",
-           "parse_fen", "parse_uci", "piece_count", "piece_on", "play", "repetition_count"]
+           "evaluation_features", "format_fen", "format_uci", "hash_from_scratch", "hash_position", "in_check",
+           "insufficient_material", "is_fifty_move_draw", "is_noisy", "legal_moves", "material_signature",
+           "move_order", "noisy_moves", "opponent_in_check", "outcome", "parse_fen", "parse_uci", "piece_count",
+           "piece_on", "play", "play_null", "repetition_count", "reversible_plies", "see"]

@@ -1,14 +1,14 @@
-"""Results and judgements over positions: outcome, draws by rule, evaluation, noisy moves."""
+"""Results and judgements over positions: outcome, draws by rule, evaluation, noisy moves.
+
+``evaluate`` is the tapered evaluation of :mod:`games.chess.evaluation`, re-exported here."""
 import numba as nb
 import numpy as np
 from numba import types
 
 from games import kernels as K
 from games.chess.bitops import popcount
-from games.chess.position import (BISHOPS, BLACK, KINGS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE, WHITE,
-                                  STATE_EP_SHIFT, halfmove_clock, in_check)
-from games.chess.tables import PIECE_SQUARE, PIECE_VALUES
-from games.chess.bitops import lsb
+from games.chess.evaluation import evaluate  # noqa: F401 (re-exported: the contract's evaluate)
+from games.chess.position import BISHOPS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE, STATE_EP_SHIFT, halfmove_clock, in_check
 
 ONE = types.uint64(1)
 DARK_SQUARES = types.uint64(0xAA55AA55AA55AA55)
@@ -64,25 +64,6 @@ def repetition_count(hashes, ply, halfmove):
             count += 1
         back -= 2
     return count
-
-
-@nb.njit(K.EVALUATE_SIGNATURE, cache=True)
-def evaluate(pos):
-    """Material plus piece-square bonuses, White minus Black, negated when Black is to move."""
-    score = 0
-    for piece_type in range(6):
-        bits = pos[PAWNS + piece_type] & pos[WHITE]
-        while bits:
-            score += PIECE_VALUES[piece_type] + PIECE_SQUARE[piece_type * 64 + lsb(bits)]
-            bits &= bits - ONE
-        bits = pos[PAWNS + piece_type] & pos[BLACK]
-        while bits:
-            score -= PIECE_VALUES[piece_type] + PIECE_SQUARE[piece_type * 64 + (lsb(bits) ^ 56)]
-            bits &= bits - ONE
-    if pos[STATE] & ONE:
-        score = -score
-    limit = K.EVAL_LIMIT - 1
-    return np.int32(max(-limit, min(limit, score)))
 
 
 @nb.njit(K.IS_NOISY_SIGNATURE, cache=True)

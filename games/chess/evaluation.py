@@ -1,0 +1,372 @@
+"""The tapered chess evaluation, linear in its weights (games/chess/eval_weights.py).
+
+Every term is a count of some pattern, White's count minus Black's, with a middlegame and an
+endgame weight. With ``f`` the feature counts and ``phase`` the game phase (PeSTO's convention:
+knight and bishop 1, rook 2, queen 4, capped at 24; 24 is the opening, 0 a pawn ending)::
+
+    mg = sum(W_MG * f)    eg = sum(W_EG * f)    s = +1 White to move, -1 Black to move
+    evaluate = clamp((s * mg * phase + s * eg * (24 - phase)) // 24, +-(EVAL_LIMIT - 1))
+
+(the side's sign is applied before the floor division, so mirrored positions score the same).
+``evaluation_features`` writes ``f`` and returns ``phase``: the tuner (scripts/tune_eval.py)
+fits the weights by logistic regression over those vectors.
+
+Terms (feature blocks, in order; sizes in ``TERMS``), for each side:
+    MATERIAL              pawns, knights, bishops, rooks, queens
+    PST_<piece>           a piece on a square (White's view; Black's squares flipped)
+    MOBILITY_<piece>      a knight/bishop/rook/queen attacking m squares that hold no own piece
+                          and no enemy pawn attacks (one feature per m)
+    PASSED_PAWN           a passed pawn (no enemy pawn ahead on its or a neighbouring file, no
+                          own pawn ahead on its file) on relative rank 2..7
+    ISOLATED_PAWN         a pawn with no own pawn on a neighbouring file
+    DOUBLED_PAWN          a pawn beyond the first on its file
+    KING_ZONE_ATTACK      squares of the enemy king's zone (the king's square, its neighbours
+                          and the three squares two ranks ahead of it) attacked, counted per
+                          attacking knight, bishop, rook, queen
+    PAWN_SHIELD           own pawns one / two ranks ahead of the king on its and the neighbouring
+                          files, while the king is on its first two ranks
+    KING_OPEN_FILE        files at or next to the king without own pawns
+    ROOK_OPEN_FILE        a rook on a file without pawns
+    ROOK_SEMI_OPEN_FILE   a rook on a file with enemy but no own pawns
+    BISHOP_PAIR           two bishops or more
+
+No tempo term: the start position evaluates to 0 (tests/test_chess_rules.py relies on it).
+
+numba freezes the weight arrays into the compiled code, and its on-disk cache is invalidated only
+when *this* file changes: ``WEIGHTS_DIGEST`` below must match the weights (the tuner rewrites it
+with them), or the import fails instead of serving stale compiled weights.
+"""
+import hashlib
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from games import kernels as K
+from games.chess import eval_weights
+from games.chess.attacks import bishop_attacks, pawn_attacks_set, rook_attacks
+from games.chess.bitops import lsb, popcount
+from games.chess.position import BISHOPS, KINGS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE
+from games.chess.tables import KING_ATTACKS, KNIGHT_ATTACKS
+
+WEIGHTS_DIGEST = "c3510bde95d24f6b"
+
+TERMS = (("MATERIAL", 5), ("PST_PAWN", 64), ("PST_KNIGHT", 64), ("PST_BISHOP", 64), ("PST_ROOK", 64),
+         ("PST_QUEEN", 64), ("PST_KING", 64), ("MOBILITY_KNIGHT", 9), ("MOBILITY_BISHOP", 14),
+         ("MOBILITY_ROOK", 15), ("MOBILITY_QUEEN", 28), ("PASSED_PAWN", 6), ("ISOLATED_PAWN", 1),
+         ("DOUBLED_PAWN", 1), ("KING_ZONE_ATTACK", 4), ("PAWN_SHIELD", 2), ("KING_OPEN_FILE", 1),
+         ("ROOK_OPEN_FILE", 1), ("ROOK_SEMI_OPEN_FILE", 1), ("BISHOP_PAIR", 1))
+OFFSETS = {}
+_offset = 0
+for _name, _size in TERMS:
+    OFFSETS[_name] = _offset
+    _offset += _size
+N_FEATURES = _offset
+PHASE_MAX = 24
+
+MATERIAL = OFFSETS["MATERIAL"]
+PST = OFFSETS["PST_PAWN"]
+MOB_KNIGHT = OFFSETS["MOBILITY_KNIGHT"]
+MOB_BISHOP = OFFSETS["MOBILITY_BISHOP"]
+MOB_ROOK = OFFSETS["MOBILITY_ROOK"]
+MOB_QUEEN = OFFSETS["MOBILITY_QUEEN"]
+PASSED = OFFSETS["PASSED_PAWN"]
+ISOLATED = OFFSETS["ISOLATED_PAWN"]
+DOUBLED = OFFSETS["DOUBLED_PAWN"]
+ZONE = OFFSETS["KING_ZONE_ATTACK"]
+SHIELD = OFFSETS["PAWN_SHIELD"]
+KING_OPEN = OFFSETS["KING_OPEN_FILE"]
+ROOK_OPEN = OFFSETS["ROOK_OPEN_FILE"]
+ROOK_SEMI = OFFSETS["ROOK_SEMI_OPEN_FILE"]
+BISHOP_PAIR = OFFSETS["BISHOP_PAIR"]
+
+
+def flat_weights(weights) -> tuple[np.ndarray, np.ndarray]:
+    """(mg, eg) int64 vectors in feature order from a module or dict of per-term (mg, eg) pairs."""
+    mg, eg = [], []
+    for name, size in TERMS:
+        pairs = weights[name] if isinstance(weights, dict) else getattr(weights, name)
+        if len(pairs) != size:
+            raise ValueError(f"eval weights: {name} has {len(pairs)} entries, expected {size}")
+        mg.extend(int(p[0]) for p in pairs)
+        eg.extend(int(p[1]) for p in pairs)
+    return np.array(mg, dtype=np.int64), np.array(eg, dtype=np.int64)
+
+
+def weights_digest(mg: np.ndarray, eg: np.ndarray) -> str:
+    """A short digest of the weight vectors (what ``WEIGHTS_DIGEST`` must equal)."""
+    return hashlib.sha256(mg.astype(np.int64).tobytes() + eg.astype(np.int64).tobytes()).hexdigest()[:16]
+
+
+W_MG, W_EG = flat_weights(eval_weights)
+if weights_digest(W_MG, W_EG) != WEIGHTS_DIGEST:
+    raise ImportError(f"games/chess/eval_weights.py does not match WEIGHTS_DIGEST in {__file__}: set it to "
+                      f"{weights_digest(W_MG, W_EG)!r} (numba's cache would otherwise keep the old weights)")
+
+# Material folded into the piece-square tables: PSQ_*[piece_type * 64 + square], White's view.
+PSQ_MG = np.array([W_MG[PST + t * 64 + sq] + (W_MG[MATERIAL + t] if t < 5 else 0)
+                   for t in range(6) for sq in range(64)], dtype=np.int64)
+PSQ_EG = np.array([W_EG[PST + t * 64 + sq] + (W_EG[MATERIAL + t] if t < 5 else 0)
+                   for t in range(6) for sq in range(64)], dtype=np.int64)
+
+
+def _mask(squares) -> int:
+    bits = 0
+    for square in squares:
+        bits |= 1 << square
+    return bits
+
+
+def _king_tables():
+    """KING_ZONE, SHIELD_NEAR, SHIELD_FAR indexed [colour * 64 + king square]."""
+    zone, near, far = [], [], []
+    for colour in range(2):
+        forward = 1 if colour == 0 else -1
+        for square in range(64):
+            file, rank = square & 7, square >> 3
+            files = [f for f in (file - 1, file, file + 1) if 0 <= f < 8]
+            ahead = [r for r in (rank + 2 * forward,) if 0 <= r < 8]
+            zone.append(int(KING_ATTACKS[square]) | (1 << square) | _mask(r * 8 + f for r in ahead for f in files))
+            home = rank if colour == 0 else 7 - rank
+            if home <= 1:
+                near.append(_mask((rank + forward) * 8 + f for f in files))
+                far.append(_mask((rank + 2 * forward) * 8 + f for f in files))
+            else:
+                near.append(0)
+                far.append(0)
+    as_array = lambda values: np.array(values, dtype=np.uint64)  # noqa: E731
+    return as_array(zone), as_array(near), as_array(far)
+
+
+KING_ZONE, SHIELD_NEAR, SHIELD_FAR = _king_tables()
+# KING_FILES[file]: the king's file and its neighbours, as a byte of files.
+KING_FILES = np.array([(0b111 << f >> 1) & 0xFF for f in range(8)], dtype=np.uint64)
+
+U64 = types.uint64
+ONE = types.uint64(1)
+NOT_A_FILE = types.uint64(0xFEFEFEFEFEFEFEFE)
+NOT_H_FILE = types.uint64(0x7F7F7F7F7F7F7F7F)
+BYTE = types.uint64(0xFF)
+EVERY_RANK = types.uint64(0x0101010101010101)
+FEATURES = types.Array(types.int32, 1, "C")
+
+
+@nb.njit(U64(U64), cache=True)
+def file_set(bits):
+    """The files holding a piece of ``bits``, as a byte (bit f = file f)."""
+    bits |= bits >> types.uint64(32)
+    bits |= bits >> types.uint64(16)
+    bits |= bits >> types.uint64(8)
+    return bits & BYTE
+
+
+@nb.njit(U64(U64), cache=True)
+def fill_down(bits):
+    """``bits`` and every square below them on their files."""
+    bits |= bits >> types.uint64(8)
+    bits |= bits >> types.uint64(16)
+    bits |= bits >> types.uint64(32)
+    return bits
+
+
+@nb.njit(U64(U64), cache=True)
+def fill_up(bits):
+    """``bits`` and every square above them on their files."""
+    bits |= bits << types.uint64(8)
+    bits |= bits << types.uint64(16)
+    bits |= bits << types.uint64(32)
+    return bits
+
+
+@nb.njit(U64(U64), cache=True)
+def with_neighbour_files(bits):
+    """``bits`` and the squares beside them on the same rank."""
+    return bits | ((bits & NOT_A_FILE) >> ONE) | ((bits & NOT_H_FILE) << ONE)
+
+
+@nb.njit([types.UniTuple(types.int64, 3)(K.POSITION, types.none),
+          types.UniTuple(types.int64, 3)(K.POSITION, FEATURES)], cache=True)
+def terms(pos, out):
+    """(mg, eg, phase) of ``pos`` from White's side; with an ``out`` array (zeroed by the
+    caller) the feature counts are added to it instead and mg, eg are 0. The ``out is None``
+    branches are pruned at compile time, so ``evaluate`` carries none of the feature writes."""
+    white = pos[0]
+    black = pos[1]
+    occupied = white | black
+    pawns = pos[PAWNS]
+    bishops = pos[BISHOPS]
+    rooks = pos[ROOKS]
+    queens = pos[QUEENS]
+    kings = pos[KINGS]
+    pawn_attacks = (pawn_attacks_set(pawns & white, 0), pawn_attacks_set(pawns & black, 1))
+    king_squares = (lsb(kings & white), lsb(kings & black))
+    pawn_files = (file_set(pawns & white), file_set(pawns & black))
+    phase = popcount(pos[KNIGHTS] | bishops) + 2 * popcount(rooks) + 4 * popcount(queens)
+    if phase > PHASE_MAX:
+        phase = PHASE_MAX
+    mg = 0
+    eg = 0
+    for colour in range(2):
+        sign = 1 - 2 * colour
+        flip = 56 * colour
+        own = pos[colour]
+        own_pawns = pawns & own
+        enemy_pawns = pawns & pos[1 - colour]
+        own_files = pawn_files[colour]
+        enemy_files = pawn_files[1 - colour]
+        own_king = king_squares[colour]
+        zone = KING_ZONE[(1 - colour) * 64 + king_squares[1 - colour]]
+        area = ~own & ~pawn_attacks[1 - colour]
+        c_mg = 0
+        c_eg = 0
+
+        # Material and piece-square tables.
+        for piece_type in range(6):
+            bits = pos[PAWNS + piece_type] & own
+            while bits:
+                square = lsb(bits) ^ flip
+                if out is None:
+                    c_mg += PSQ_MG[piece_type * 64 + square]
+                    c_eg += PSQ_EG[piece_type * 64 + square]
+                else:
+                    out[PST + piece_type * 64 + square] += sign
+                    if piece_type < 5:
+                        out[MATERIAL + piece_type] += sign
+                bits &= bits - ONE
+
+        # Mobility and attacks on the enemy king's zone, per piece type.
+        zone_knight = 0
+        zone_bishop = 0
+        zone_rook = 0
+        zone_queen = 0
+        open_rooks = 0
+        semi_open_rooks = 0
+        bits = pos[KNIGHTS] & own
+        while bits:
+            attacks = KNIGHT_ATTACKS[lsb(bits)]
+            index = MOB_KNIGHT + popcount(attacks & area)
+            if out is None:
+                c_mg += W_MG[index]
+                c_eg += W_EG[index]
+            else:
+                out[index] += sign
+            zone_knight += popcount(attacks & zone)
+            bits &= bits - ONE
+        bits = bishops & own
+        while bits:
+            attacks = bishop_attacks(occupied, lsb(bits))
+            index = MOB_BISHOP + popcount(attacks & area)
+            if out is None:
+                c_mg += W_MG[index]
+                c_eg += W_EG[index]
+            else:
+                out[index] += sign
+            zone_bishop += popcount(attacks & zone)
+            bits &= bits - ONE
+        bits = rooks & own
+        while bits:
+            square = lsb(bits)
+            attacks = rook_attacks(occupied, square)
+            index = MOB_ROOK + popcount(attacks & area)
+            if out is None:
+                c_mg += W_MG[index]
+                c_eg += W_EG[index]
+            else:
+                out[index] += sign
+            zone_rook += popcount(attacks & zone)
+            file_bit = ONE << types.uint64(square & 7)
+            if not (own_files & file_bit):
+                if enemy_files & file_bit:
+                    semi_open_rooks += 1
+                else:
+                    open_rooks += 1
+            bits &= bits - ONE
+        bits = queens & own
+        while bits:
+            square = lsb(bits)
+            attacks = bishop_attacks(occupied, square) | rook_attacks(occupied, square)
+            index = MOB_QUEEN + popcount(attacks & area)
+            if out is None:
+                c_mg += W_MG[index]
+                c_eg += W_EG[index]
+            else:
+                out[index] += sign
+            zone_queen += popcount(attacks & zone)
+            bits &= bits - ONE
+
+        # Pawn structure: passed pawns by rank, isolated and doubled pawns.
+        if colour == 0:
+            stoppers = fill_down(with_neighbour_files(enemy_pawns) >> types.uint64(8))
+            behind_own = fill_down(own_pawns >> types.uint64(8))
+        else:
+            stoppers = fill_up(with_neighbour_files(enemy_pawns) << types.uint64(8))
+            behind_own = fill_up(own_pawns << types.uint64(8))
+        passed = own_pawns & ~stoppers & ~behind_own
+        while passed:
+            index = PASSED + ((lsb(passed) ^ flip) >> 3) - 1
+            if out is None:
+                c_mg += W_MG[index]
+                c_eg += W_EG[index]
+            else:
+                out[index] += sign
+            passed &= passed - ONE
+        lonely_files = own_files & ~(((own_files << ONE) | (own_files >> ONE)) & BYTE)
+        isolated = popcount(own_pawns & (lonely_files * EVERY_RANK))
+        doubled = popcount(own_pawns) - popcount(own_files)
+
+        # King safety: the pawn shield and open files around our king.
+        shield_near = popcount(own_pawns & SHIELD_NEAR[colour * 64 + own_king])
+        shield_far = popcount(own_pawns & SHIELD_FAR[colour * 64 + own_king])
+        king_open = popcount(KING_FILES[own_king & 7] & ~own_files)
+        bishop_pair = 1 if popcount(bishops & own) >= 2 else 0
+
+        if out is None:
+            c_mg += (W_MG[ISOLATED] * isolated + W_MG[DOUBLED] * doubled + W_MG[ZONE] * zone_knight
+                     + W_MG[ZONE + 1] * zone_bishop + W_MG[ZONE + 2] * zone_rook + W_MG[ZONE + 3] * zone_queen
+                     + W_MG[SHIELD] * shield_near + W_MG[SHIELD + 1] * shield_far + W_MG[KING_OPEN] * king_open
+                     + W_MG[ROOK_OPEN] * open_rooks + W_MG[ROOK_SEMI] * semi_open_rooks
+                     + W_MG[BISHOP_PAIR] * bishop_pair)
+            c_eg += (W_EG[ISOLATED] * isolated + W_EG[DOUBLED] * doubled + W_EG[ZONE] * zone_knight
+                     + W_EG[ZONE + 1] * zone_bishop + W_EG[ZONE + 2] * zone_rook + W_EG[ZONE + 3] * zone_queen
+                     + W_EG[SHIELD] * shield_near + W_EG[SHIELD + 1] * shield_far + W_EG[KING_OPEN] * king_open
+                     + W_EG[ROOK_OPEN] * open_rooks + W_EG[ROOK_SEMI] * semi_open_rooks
+                     + W_EG[BISHOP_PAIR] * bishop_pair)
+            mg += sign * c_mg
+            eg += sign * c_eg
+        else:
+            out[ISOLATED] += sign * isolated
+            out[DOUBLED] += sign * doubled
+            out[ZONE] += sign * zone_knight
+            out[ZONE + 1] += sign * zone_bishop
+            out[ZONE + 2] += sign * zone_rook
+            out[ZONE + 3] += sign * zone_queen
+            out[SHIELD] += sign * shield_near
+            out[SHIELD + 1] += sign * shield_far
+            out[KING_OPEN] += sign * king_open
+            out[ROOK_OPEN] += sign * open_rooks
+            out[ROOK_SEMI] += sign * semi_open_rooks
+            out[BISHOP_PAIR] += sign * bishop_pair
+    return mg, eg, phase
+
+
+@nb.njit(K.EVALUATE_SIGNATURE, cache=True)
+def evaluate(pos):
+    """The tapered evaluation of ``pos`` in centipawns from the side to move's point of view,
+    strictly inside ``+-EVAL_LIMIT``."""
+    mg, eg, phase = terms(pos, None)
+    if pos[STATE] & ONE:
+        mg = -mg
+        eg = -eg
+    score = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
+    limit = K.EVAL_LIMIT - 1
+    return np.int32(max(-limit, min(limit, score)))
+
+
+@nb.njit(types.int64(K.POSITION, FEATURES), cache=True)
+def evaluation_features(pos, out):
+    """Write the ``N_FEATURES`` feature counts of ``pos`` (White minus Black) into ``out`` and
+    return the game phase (0..24): ``evaluate`` is their tapered dot product with the weights
+    (module docstring)."""
+    for i in range(N_FEATURES):
+        out[i] = 0
+    return terms(pos, out)[2]

@@ -1,0 +1,124 @@
+"""The tapered chess evaluation: the linear identity with evaluation_features, colour symmetry,
+bounds, hand-checked feature counts and obvious sanity."""
+from __future__ import annotations
+
+import random
+
+import chess
+import numpy as np
+
+import games
+from games.chess import eval_weights
+from games.chess.evaluation import (N_FEATURES, OFFSETS, W_EG, W_MG, WEIGHTS_DIGEST, evaluate, evaluation_features,
+                                    flat_weights, weights_digest)
+from games.chess.position import build_position
+from games.chess.rules import is_noisy
+from games.kernels import EVAL_LIMIT
+
+GAME = games.get("chess")
+
+
+def random_positions(seed: int, count: int) -> list[np.ndarray]:
+    """``count`` positions from random games (captures preferred now and then, so that the walks
+    reach endgames and imbalances), restarting from the start position when a game ends."""
+    rng = random.Random(seed)
+    positions = []
+    position = GAME.start_position()
+    while len(positions) < count:
+        moves = GAME.legal_moves(position)
+        if not moves or rng.random() < 0.004:
+            position = GAME.start_position()
+            continue
+        captures = [m for m in moves if is_noisy(position, np.int32(m))]
+        position = GAME.play(position, rng.choice(captures if captures and rng.random() < 0.5 else moves))
+        positions.append(position)
+    return positions
+
+
+def features(position: np.ndarray) -> tuple[np.ndarray, int]:
+    out = np.zeros(N_FEATURES, dtype=np.int32)
+    phase = int(evaluation_features(position, out))
+    return out.astype(np.int64), phase
+
+
+def tapered(position: np.ndarray) -> int:
+    """The evaluation recomputed from the features and the weights (module docstring)."""
+    counts, phase = features(position)
+    sign = -1 if int(position[9]) & 1 else 1
+    mg, eg = sign * int(counts @ W_MG), sign * int(counts @ W_EG)
+    value = (mg * phase + eg * (24 - phase)) // 24
+    return max(-(EVAL_LIMIT - 1), min(EVAL_LIMIT - 1, value))
+
+
+def mirrored(position: np.ndarray) -> np.ndarray:
+    return GAME.parse_position(chess.Board(GAME.format_position(position)).mirror().fen())
+
+
+def test_weights_module_matches_the_digest():
+    assert weights_digest(*flat_weights(eval_weights)) == WEIGHTS_DIGEST
+
+
+def test_evaluate_is_the_tapered_dot_product_of_the_features():
+    positions = random_positions(seed=1, count=4000)
+    phases = set()
+    for position in positions:
+        assert int(evaluate(position)) == tapered(position), GAME.format_position(position)
+        phases.add(features(position)[1])
+    assert len(phases) >= 20  # openings to pawn endings
+
+
+def test_colour_symmetry():
+    for position in random_positions(seed=2, count=600):
+        mirror = mirrored(position)
+        assert int(evaluate(position)) == int(evaluate(mirror))
+        counts, phase = features(position)
+        mirror_counts, mirror_phase = features(mirror)
+        assert phase == mirror_phase
+        assert np.array_equal(mirror_counts, -counts)
+
+
+def test_bounds():
+    for position in random_positions(seed=3, count=1000):
+        assert abs(int(evaluate(position))) < EVAL_LIMIT
+    # Forty white queens against a bare king: clamped inside the limit.
+    pieces = np.array([5, 11] + [4] * 40, dtype=np.int8)
+    squares = np.array([0, 63] + list(range(8, 48)), dtype=np.int8)
+    for side in (0, 1):
+        position = GAME.new_position()
+        build_position(pieces, squares, len(pieces), side, position)
+        assert int(evaluate(position)) == (EVAL_LIMIT - 1 if side == 0 else -(EVAL_LIMIT - 1))
+
+
+def test_sanity():
+    start = GAME.start_position()
+    assert features(start)[1] == 24
+    assert int(evaluate(start)) == 0
+    assert int(evaluate(GAME.parse_position("4k3/8/8/8/8/8/8/3QK3 w - - 0 1"))) > 800
+    assert int(evaluate(GAME.parse_position("4k3/8/8/8/8/8/8/3QK3 b - - 0 1"))) < -800
+    # Up a queen in the opening (the d8 queen removed).
+    assert int(evaluate(GAME.parse_position("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"))) > 800
+    # A far advanced passed pawn is worth more than a blocked one in a pawn ending.
+    passed = int(evaluate(GAME.parse_position("4k3/8/1P6/8/8/8/8/4K3 w - - 0 1")))
+    blocked = int(evaluate(GAME.parse_position("4k3/1p6/1P6/8/8/8/8/4K3 w - - 0 1")))
+    assert passed > blocked + 50
+
+
+def test_feature_counts_by_hand():
+    # White: pawns a2 b2 h2 h3 d5, rooks c1 h1. Black: pawn e7.
+    position = GAME.parse_position("4k3/4p3/8/3P4/8/7P/PP5P/2R1K2R w - - 0 1")
+    counts, phase = features(position)
+    assert phase == 4  # two rooks
+    assert counts[OFFSETS["MATERIAL"]] == 5 - 1 and counts[OFFSETS["MATERIAL"] + 3] == 2
+    # Passed: a2 b2 (rank 2), h3 (rank 3); not h2 (behind h3), not d5 (e7 is ahead on a
+    # neighbouring file), not e7 (d5 is ahead of it on a neighbouring file).
+    assert list(counts[OFFSETS["PASSED_PAWN"]:OFFSETS["PASSED_PAWN"] + 6]) == [2, 1, 0, 0, 0, 0]
+    assert counts[OFFSETS["ISOLATED_PAWN"]] == 3 - 1  # d5 h2 h3 against e7
+    assert counts[OFFSETS["DOUBLED_PAWN"]] == 1  # the second h-pawn
+    assert counts[OFFSETS["ROOK_OPEN_FILE"]] == 1  # c1; h1's file holds White's pawns
+    assert counts[OFFSETS["ROOK_SEMI_OPEN_FILE"]] == 0
+    assert counts[OFFSETS["BISHOP_PAIR"]] == 0
+    # Mobility: the knight on a1 of an otherwise empty corner reaches b3 and c2 (count 2).
+    position = GAME.parse_position("4k3/8/8/8/8/8/8/N3K3 w - - 0 1")
+    counts, _ = features(position)
+    assert counts[OFFSETS["MOBILITY_KNIGHT"] + 2] == 1
+    assert counts[OFFSETS["MOBILITY_KNIGHT"]:OFFSETS["MOBILITY_KNIGHT"] + 9].sum() == 1
