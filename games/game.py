@@ -111,5 +111,15 @@ class Game:
             position = self.play(position, self.parse_move(position, text))
         return position
 
+    def format_moves(self, position: np.ndarray, moves: list[int]) -> list[str]:
+        """A line of moves from ``position`` in notation, as far as it is legal."""
+        texts = []
+        for move in moves:
+            if move not in self.legal_moves(position):
+                break
+            texts.append(self.format_move(position, move))
+            position = self.play(position, move)
+        return texts
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

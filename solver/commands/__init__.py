@@ -12,4 +12,5 @@ COMMAND_MODULES = [
     "solver.commands.check_proof",
     "solver.commands.search",
     "solver.commands.bench",
+    "solver.commands.uci",
 ]

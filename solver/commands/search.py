@@ -116,7 +116,7 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
             if iteration.bound != "exact":
                 return
             score = f"mate {iteration.mate}" if iteration.mate is not None else f"cp {iteration.centipawns}"
-            pv = " ".join(_pv_text(game, position, iteration.pv))
+            pv = " ".join(game.format_moves(position, iteration.pv))
             sys.stderr.write(f"depth {iteration.depth:>2} seldepth {iteration.seldepth:>2} {score:>10} "
                              f"nodes {iteration.nodes:>11,} nps {iteration.nps:>10,} "
                              f"{iteration.seconds:7.2f} s  pv {pv}\n")
@@ -133,20 +133,10 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
         "seldepth": found.seldepth,
         "nodes": found.nodes,
         "nps": found.nps,
-        "pv": _pv_text(game, position, found.pv),
+        "pv": game.format_moves(position, found.pv),
         "seconds": round(found.seconds, 6),
     }
 
-
-def _pv_text(game, position, pv: list[int]) -> list[str]:
-    """The principal variation in the game's notation."""
-    texts = []
-    for move in pv:
-        if move not in game.legal_moves(position):
-            break  # never expected; a PV is only ever shown as far as it is legal
-        texts.append(game.format_move(position, move))
-        position = game.play(position, move)
-    return texts
 
 
 def _summary(result: dict) -> str:

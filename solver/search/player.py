@@ -354,6 +354,8 @@ class Player:
     @staticmethod
     def _done(limits: Limits, score: int, depth: int, started: float, root_count: int) -> bool:
         """Whether to start no further iteration."""
+        if is_mate(score) and depth >= 2 * abs(mate_in_moves(score)) + 4 and limits.depth is None:
+            return True  # a mate whose distance deeper searches can no longer change
         if limits.infinite:
             return False
         if limits.mate is not None and is_mate(score) and 0 < mate_in_moves(score) <= limits.mate:
@@ -365,6 +367,4 @@ class Player:
                 return True
             if root_count == 1 and depth >= 4:
                 return True  # a forced move: no need to think long
-        if is_mate(score) and depth >= 2 * abs(mate_in_moves(score)) + 4 and (timed or limits.depth is None):
-            return True  # a mate whose distance deeper searches can no longer change
         return False

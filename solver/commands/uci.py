@@ -1,0 +1,27 @@
+"""`solver uci`: the chess engine on stdin/stdout for GUIs and match runners."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers) -> None:
+    """Add the uci subcommand."""
+    parser = subparsers.add_parser(
+        "uci",
+        help="run as a UCI chess engine on stdin/stdout",
+        description="Speaks the UCI protocol on stdin/stdout, for chess GUIs and match runners "
+        "(e.g. cutechess-cli, fastchess: -engine cmd=solver arg=uci). Options: Hash, Move "
+        "Overhead, Ponder, UCI_Chess960, Clear Hash, and one switch per search feature "
+        "(NullMove, MultiCut, LateMoveReductions, ReverseFutility, CheckExtension, QuiescenceSEE, "
+        "AspirationWindows, TTCutoffs). The search is loaded (or compiled, on a cold cache) in the "
+        "background while the engine already answers.",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve UCI until quit or the end of input."""
+    from solver.uci import UciEngine
+
+    return UciEngine(sys.stdout, sys.stderr).run(sys.stdin)

@@ -1,0 +1,462 @@
+"""The UCI protocol (Universal Chess Interface, 2006) over the alpha-beta player.
+
+Threads. The caller's thread reads commands and answers at once: ``uciok`` before anything is
+compiled, ``readyok`` also during a search. A warm-up thread loads the chess kernels and the
+search (from numba's cache, or compiling them on a cold cache) as soon as the engine starts. Each
+``go`` runs in a search thread that prints ``info`` lines and exactly one ``bestmove``.
+
+Nothing the reader thread does may wait for numba: ``position`` is kept as text and parsed by the
+search thread at the next ``go``; options are applied there too. If a ``go`` arrives before the
+search is compiled, the search thread waits for it while the clock allows, and otherwise plays
+the best move by a one-ply look at the evaluation, so a cold start never loses on time.
+
+Unknown or malformed commands are ignored, with a line on stderr saying why.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import IO, Iterable
+
+ENGINE_NAME = "game-solver"
+ENGINE_AUTHOR = "the game-solver developers"
+
+DEFAULT_HASH_MB = 16
+MAX_HASH_MB = 4096
+DEFAULT_OVERHEAD_MS = 30
+MAX_OVERHEAD_MS = 5000
+
+# UCI check options that switch search features (solver.search.player.SWITCH_NAMES).
+SWITCH_OPTIONS = {
+    "NullMove": "null_move",
+    "MultiCut": "multi_cut",
+    "LateMoveReductions": "lmr",
+    "ReverseFutility": "reverse_futility",
+    "CheckExtension": "check_extension",
+    "QuiescenceSEE": "quiescence_see",
+    "AspirationWindows": "aspiration",
+    "TTCutoffs": "tt_cutoffs",
+}
+GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
+               "mate", "movetime", "infinite"}
+GO_INTEGERS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime"}
+
+
+@dataclass
+class GoCommand:
+    """The parameters of one ``go`` (times in milliseconds, as the protocol sends them)."""
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int = 0
+    binc: int = 0
+    movestogo: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None
+    movetime: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    searchmoves: list[str] = field(default_factory=list)
+
+
+def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
+    """A ``go`` command's parameters, and the complaints about what was ignored."""
+    command = GoCommand()
+    problems = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        i += 1
+        if token in ("infinite", "ponder"):
+            setattr(command, token, True)
+        elif token == "searchmoves":
+            while i < len(tokens) and tokens[i] not in GO_KEYWORDS:
+                command.searchmoves.append(tokens[i])
+                i += 1
+        elif token in GO_INTEGERS:
+            if i < len(tokens):
+                try:
+                    value = int(tokens[i])
+                    setattr(command, token, value if token in ("wtime", "btime", "winc", "binc") else max(0, value))
+                except ValueError:
+                    problems.append(f"go {token}: not an integer: {tokens[i]!r}")
+                i += 1
+            else:
+                problems.append(f"go {token}: value missing")
+        else:
+            problems.append(f"go: unknown parameter {token!r}")
+    if command.depth is not None:
+        command.depth = max(1, command.depth)
+    return command, problems
+
+
+class UciEngine:
+    """A UCI engine on text streams: ``run(lines)`` until ``quit`` or the end of input."""
+
+    def __init__(self, output: IO[str] = sys.stdout, errors: IO[str] = sys.stderr):
+        self._output = output
+        self._errors = errors
+        self._print_lock = threading.Lock()
+        self.options = {"Hash": DEFAULT_HASH_MB, "Move Overhead": DEFAULT_OVERHEAD_MS, "Ponder": False,
+                        "UCI_Chess960": False, **{name: True for name in SWITCH_OPTIONS}}
+        self._position_tokens = ["startpos"]
+        self._new_game = False
+        self._game = None
+        self._player = None
+        self._kernels_ready = threading.Event()
+        self._search_ready = threading.Event()
+        self._warm_up_error: str | None = None
+        self._search_thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._ponderhit = threading.Event()
+        self._pondering_limits = None
+        self._warm_up_thread = threading.Thread(target=self._warm_up, name="uci-warm-up", daemon=True)
+        self._warm_up_thread.start()
+
+    # --- the reader's side ------------------------------------------------------------------------
+    def run(self, lines: Iterable[str]) -> int:
+        """Answer commands until ``quit`` or the end of ``lines``; the exit status."""
+        try:
+            for line in lines:
+                if not self.handle(line):
+                    break
+        finally:
+            self._finish_search()
+        return 0
+
+    def handle(self, line: str) -> bool:
+        """Answer one command line; False after ``quit``."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        command, arguments = tokens[0], tokens[1:]
+        if command == "quit":
+            return False
+        handler = {
+            "uci": self._uci,
+            "isready": self._isready,
+            "ucinewgame": self._ucinewgame,
+            "position": self._position,
+            "go": self._go,
+            "stop": self._stop_search,
+            "ponderhit": self._on_ponderhit,
+            "setoption": self._setoption,
+            "debug": lambda _: None,
+            "register": lambda _: None,
+        }.get(command)
+        if handler is None:
+            self._complain(f"unknown command ignored: {line.strip()!r}")
+            return True
+        handler(arguments)
+        return True
+
+    def _uci(self, _arguments) -> None:
+        lines = [f"id name {ENGINE_NAME}", f"id author {ENGINE_AUTHOR}",
+                 f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}",
+                 "option name Threads type spin default 1 min 1 max 1",
+                 f"option name Move Overhead type spin default {DEFAULT_OVERHEAD_MS} min 0 max {MAX_OVERHEAD_MS}",
+                 "option name Ponder type check default false",
+                 "option name UCI_Chess960 type check default false",
+                 "option name Clear Hash type button"]
+        lines += [f"option name {name} type check default true" for name in SWITCH_OPTIONS]
+        lines.append("uciok")
+        self._send(*lines)
+
+    def _isready(self, _arguments) -> None:
+        self._send("readyok")
+
+    def _ucinewgame(self, _arguments) -> None:
+        self._finish_search()
+        self._new_game = True
+        self._position_tokens = ["startpos"]
+
+    def _position(self, arguments: list[str]) -> None:
+        if not arguments or arguments[0] not in ("startpos", "fen"):
+            self._complain("position: expected 'startpos' or 'fen ...'; ignored")
+            return
+        self._position_tokens = arguments  # read at the next go, so a running search is unaffected
+
+    def _setoption(self, arguments: list[str]) -> None:
+        if not arguments or arguments[0] != "name":
+            self._complain("setoption: expected 'name <id> [value <x>]'; ignored")
+            return
+        if "value" in arguments:
+            at = arguments.index("value")
+            name, value = " ".join(arguments[1:at]), " ".join(arguments[at + 1:])
+        else:
+            name, value = " ".join(arguments[1:]), None
+        known = {key.lower(): key for key in list(self.options) + ["Threads", "Clear Hash"]}
+        key = known.get(name.lower())
+        if key is None:
+            self._complain(f"setoption: unknown option {name!r} ignored")
+            return
+        if key == "Clear Hash":
+            self._new_game = True
+            return
+        if key in ("Hash", "Move Overhead", "Threads"):
+            limits = {"Hash": (1, MAX_HASH_MB), "Move Overhead": (0, MAX_OVERHEAD_MS), "Threads": (1, 1)}[key]
+            try:
+                number = int(value or "")
+            except ValueError:
+                self._complain(f"setoption {key}: not an integer: {value!r}; ignored")
+                return
+            if key != "Threads":
+                self.options[key] = max(limits[0], min(limits[1], number))
+            return
+        if value is None or value.lower() not in ("true", "false"):
+            self._complain(f"setoption {key}: expected true or false, got {value!r}; ignored")
+            return
+        self.options[key] = value.lower() == "true"
+
+    def _go(self, arguments: list[str]) -> None:
+        received = time.monotonic()
+        self._finish_search()  # a go during a search: the old one ends (with its bestmove) first
+        command, problems = parse_go(arguments)
+        for problem in problems:
+            self._complain(problem)
+        self._stop.clear()
+        self._ponderhit.clear()
+        self._search_thread = threading.Thread(target=self._search, args=(command, received),
+                                               name="uci-search", daemon=True)
+        self._search_thread.start()
+
+    def _stop_search(self, _arguments) -> None:
+        self._stop.set()
+        player = self._player
+        if player is not None and self._searching():
+            player.stop()
+
+    def _on_ponderhit(self, _arguments) -> None:
+        self._ponderhit.set()
+        limits, player = self._pondering_limits, self._player
+        if limits is None or player is None:
+            return
+        optimum, maximum, started = limits.pop("optimum"), limits.pop("maximum"), limits.pop("started")
+        search_limits = limits.pop("limits")
+        self._pondering_limits = None
+        elapsed = time.monotonic() - started
+        search_limits.optimum = elapsed + optimum
+        search_limits.infinite = False
+        player.set_deadline(maximum)
+
+    # --- the search thread ----------------------------------------------------------------------
+    def _search(self, command: GoCommand, received: float) -> None:
+        try:
+            self._search_and_answer(command, received)
+        except Exception as error:  # the engine must not die: report, and still answer
+            self._complain(f"search failed: {type(error).__name__}: {error}")
+            self._send("bestmove 0000")
+
+    def _search_and_answer(self, command: GoCommand, received: float) -> None:
+        if not self._wait_for_kernels():
+            self._send("bestmove 0000")
+            return
+        game = self._game
+        position, history = self._root(game)
+        legal = game.legal_moves(position)
+        if not legal:
+            mated = bool(game.player.in_check(position))
+            self._send(f"info depth 0 score {'mate 0' if mated else 'cp 0'}")
+            self._wait_if_told_to(command)
+            self._send("bestmove 0000")
+            return
+        from games.chess.position import side_to_move
+
+        optimum, maximum = self._budget(command, int(side_to_move(position)))
+        timed = maximum is not None
+        if not self._wait_for_search(received, maximum if timed and not command.ponder else None):
+            move = quick_move(game, position, legal)
+            self._send(f"info string search not compiled yet: one-ply move; bestmove {game.format_move(position, move)}")
+            self._wait_if_told_to(command)
+            self._send(f"bestmove {game.format_move(position, move)}")
+            return
+        from solver.search.player import Limits
+
+        player = self._configured_player()
+        searchmoves = [game.parse_move(position, text) for text in command.searchmoves
+                       if _legal_text(game, position, text)]
+        limits = Limits(depth=command.depth, nodes=command.nodes, moves=searchmoves or None, mate=command.mate,
+                        infinite=command.infinite or command.ponder)
+        spent = time.monotonic() - received
+        if timed and not command.ponder:
+            limits.optimum = max(0.0, optimum - spent) if optimum is not None else None
+            limits.time = max(0.001, maximum - spent)
+        elif timed and command.ponder:
+            self._pondering_limits = {"optimum": optimum, "maximum": maximum, "started": time.monotonic(),
+                                      "limits": limits}
+        result = player.search(position, limits, history=history,
+                               on_iteration=lambda iteration: self._info(game, position, iteration))
+        self._pondering_limits = None
+        self._wait_if_told_to(command)
+        best = result.best if result.best is not None else legal[0]
+        line = f"bestmove {game.format_move(position, best)}"
+        if len(result.pv) >= 2 and result.pv[0] == best:
+            line += f" ponder {game.format_move(game.play(position, best), result.pv[1])}"
+        self._send(line)
+
+    def _wait_if_told_to(self, command: GoCommand) -> None:
+        """``go infinite`` and ``go ponder`` never end by themselves: wait for stop (or ponderhit)."""
+        if command.infinite or command.ponder:
+            while not self._stop.is_set() and not (command.ponder and self._ponderhit.is_set()):
+                self._stop.wait(0.01)
+
+    def _wait_for_kernels(self) -> bool:
+        while not self._kernels_ready.wait(0.05):
+            if self._warm_up_error is not None:
+                return False
+        return self._game is not None
+
+    def _wait_for_search(self, received: float, maximum: float | None) -> bool:
+        """Wait for the compiled search; give up at half the time for this move, or on stop."""
+        while not self._search_ready.wait(0.01):
+            if self._warm_up_error is not None or self._stop.is_set():
+                return False
+            if maximum is not None and time.monotonic() - received > maximum / 2:
+                return False
+        return True
+
+    def _budget(self, command: GoCommand, side: int) -> tuple[float | None, float | None]:
+        """(optimum, maximum) seconds from the clock, ``movetime``, or (None, None)."""
+        overhead = self.options["Move Overhead"] / 1000
+        if command.movetime is not None:
+            seconds = max(0.001, command.movetime / 1000 - overhead)
+            return seconds, seconds
+        clock = command.wtime if side == 0 else command.btime
+        if clock is None:
+            return None, None
+        from solver.search.timecontrol import think_time
+
+        increment = (command.winc if side == 0 else command.binc) / 1000
+        return think_time(clock / 1000, max(0.0, increment), command.movestogo or None, overhead)
+
+    def _root(self, game):
+        """The position of the last ``position`` command, with the hashes of the earlier ones."""
+        tokens = self._position_tokens
+        if "moves" in tokens:
+            at = tokens.index("moves")
+            setup, moves = tokens[:at], tokens[at + 1:]
+        else:
+            setup, moves = tokens, []
+        if setup[0] == "startpos":
+            position = game.start_position()
+        else:
+            try:
+                position = game.parse_position(" ".join(setup[1:]))
+            except Exception as error:
+                self._complain(f"position fen: {error}; using the start position")
+                position, moves = game.start_position(), []
+        history = []
+        for text in moves:
+            try:
+                move = game.parse_move(position, text)
+            except Exception:
+                self._complain(f"position: illegal move {text!r}; the moves after it are ignored")
+                break
+            history.append(game.hash(position))
+            position = game.play(position, move)
+        return position, history
+
+    def _configured_player(self):
+        """The player with the current options applied."""
+        player = self._player
+        if abs(player.table.megabytes - self.options["Hash"]) > self.options["Hash"] / 2:
+            player.resize_table(self.options["Hash"])
+        player.set_switches({switch: self.options[name] for name, switch in SWITCH_OPTIONS.items()})
+        if self._new_game:
+            player.new_game()
+            self._new_game = False
+        chess960 = self.options["UCI_Chess960"]
+        if getattr(self._game, "chess960", chess960) != chess960:
+            from games.chess import Chess
+
+            self._game = Chess(chess960=chess960)
+            player.game = self._game
+        return player
+
+    def _info(self, game, position, iteration) -> None:
+        if iteration.mate is not None:
+            score = f"mate {iteration.mate}"
+        else:
+            score = f"cp {iteration.centipawns}"
+        if iteration.bound != "exact":
+            score += " lowerbound" if iteration.bound == "lower" else " upperbound"
+        millis = int(iteration.seconds * 1000)
+        pv = " ".join(game.format_moves(position, iteration.pv))
+        self._send(f"info depth {iteration.depth} seldepth {max(iteration.seldepth, iteration.depth)} multipv 1 "
+                   f"score {score} nodes {iteration.nodes} nps {iteration.nps} hashfull {iteration.hashfull} "
+                   f"time {millis}" + (f" pv {pv}" if pv else ""))
+
+    # --- warm-up ------------------------------------------------------------------------------
+    def _warm_up(self) -> None:
+        try:
+            from games.chess import Chess
+
+            game = Chess()
+            game.legal_moves(game.start_position())
+            self._game = game
+            self._kernels_ready.set()
+            from solver.search.player import Limits, Player
+
+            player = Player(game, hash_mb=self.options["Hash"])
+            player.search(game.start_position(), Limits(depth=2))
+            player.new_game()
+            self._player = player
+            self._search_ready.set()
+        except Exception as error:  # reported once; go answers bestmove 0000 from then on
+            self._warm_up_error = f"{type(error).__name__}: {error}"
+            self._complain(f"engine failed to start: {self._warm_up_error}")
+            self._kernels_ready.set()
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def _searching(self) -> bool:
+        return self._search_thread is not None and self._search_thread.is_alive()
+
+    def _finish_search(self) -> None:
+        """Stop a running search and wait for its bestmove."""
+        if self._search_thread is None:
+            return
+        if self._search_thread.is_alive():
+            self._stop_search([])
+        self._search_thread.join()
+        self._search_thread = None
+
+    def _send(self, *lines: str) -> None:
+        with self._print_lock:
+            try:
+                for line in lines:
+                    self._output.write(line + "\n")
+                self._output.flush()
+            except (BrokenPipeError, ValueError):
+                pass  # the GUI is gone; quit will follow
+
+    def _complain(self, message: str) -> None:
+        try:
+            self._errors.write(f"solver uci: {message}\n")
+            self._errors.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+
+
+def quick_move(game, position, legal: list[int]) -> int:
+    """A move chosen by a one-ply look (mate first, then the best static evaluation): for a go
+    that arrives before the search is compiled."""
+    best, best_score = legal[0], None
+    for move in legal:
+        child = game.play(position, move)
+        replies = game.legal_moves(child)
+        result = int(game.kernels.outcome(child, len(replies)))
+        score = 10 ** 6 if result == -1 else (0 if result == 0 else -int(game.kernels.evaluate(child)))
+        if best_score is None or score > best_score:
+            best, best_score = move, score
+    return best
+
+
+def _legal_text(game, position, text: str) -> bool:
+    try:
+        game.parse_move(position, text)
+        return True
+    except Exception:
+        return False

@@ -1,0 +1,166 @@
+"""A scripted UCI session, checked line by line: handshake, isready during a search, stop during
+go infinite, garbage, no legal move, mate scores, searchmoves, ponder, exactly one bestmove per go."""
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import games
+from solver.uci import UciEngine, parse_go
+
+CHESS = games.get("chess")
+INFO = re.compile(r"^info depth (\d+) seldepth (\d+) multipv 1 score (cp -?\d+|mate -?\d+)( lowerbound| upperbound)? "
+                  r"nodes (\d+) nps (\d+) hashfull (\d+) time (\d+)( pv( [a-h][1-8][a-h][1-8][qrbn]?)+)?$")
+
+
+class Lines(io.TextIOBase):
+    """A thread-safe output stream that collects lines."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self._lock = threading.RLock()
+        self._partial = ""
+
+    def write(self, text):
+        with self._lock:
+            self._partial += text
+            *complete, self._partial = self._partial.split("\n")
+            self.lines.extend(complete)
+        return len(text)
+
+    def wait_for(self, predicate, timeout=120.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if any(predicate(line) for line in self.lines):
+                    return
+            time.sleep(0.01)
+        raise AssertionError(f"timed out; output so far: {self.lines[-10:]}")
+
+    def count(self, prefix):
+        with self._lock:
+            return sum(1 for line in self.lines if line.startswith(prefix))
+
+
+@pytest.fixture()
+def engine():
+    out, err = Lines(), Lines()
+    engine = UciEngine(out, err)
+    engine.out, engine.err = out, err
+    engine.handle("uci")
+    engine.handle("isready")
+    out.wait_for(lambda line: line == "readyok")
+    yield engine
+    engine.handle("quit")
+    engine.run([])
+
+
+def _bestmoves(engine):
+    return [line for line in engine.out.lines if line.startswith("bestmove")]
+
+
+def test_handshake_lists_options_and_ends_with_uciok(engine):
+    lines = engine.out.lines
+    assert lines[0].startswith("id name ") and lines[1].startswith("id author ")
+    uciok = lines.index("uciok")
+    options = lines[2:uciok]
+    assert all(line.startswith("option name ") for line in options)
+    names = " ".join(options)
+    for name in ("Hash", "Threads", "Move Overhead", "NullMove", "MultiCut", "LateMoveReductions"):
+        assert f"option name {name} type" in names
+
+
+def test_go_infinite_answers_isready_ignores_garbage_and_stops(engine):
+    engine.handle("ucinewgame")
+    engine.handle("position startpos moves e2e4 e7e5")
+    engine.handle("go infinite")
+    engine.out.wait_for(lambda line: line.startswith("info depth 3 "))
+    before = engine.out.count("readyok")
+    engine.handle("isready")
+    engine.out.wait_for(lambda line: engine.out.count("readyok") > before, timeout=2)
+    for garbage in ("xyzzy", "gox", "setoption name NoSuchOption value 1", "position nonsense",
+                    "setoption", "\x00\x01", "position fen this is not a fen"):
+        engine.handle(garbage)
+    time.sleep(0.3)
+    assert _bestmoves(engine) == []  # infinite never ends by itself
+    engine.handle("stop")
+    engine.out.wait_for(lambda line: line.startswith("bestmove"), timeout=5)
+    time.sleep(0.2)
+    (best,) = _bestmoves(engine)
+    move = best.split()[1]
+    position = CHESS.play_moves(CHESS.start_position(), ["e2e4", "e7e5"])
+    CHESS.parse_move(position, move)  # legal, or NotationError
+    for line in engine.out.lines:
+        if line.startswith("info depth"):
+            assert INFO.match(line), line
+    assert engine.err.lines  # the garbage was reported on stderr
+
+
+def test_exactly_one_bestmove_per_go_and_0000_without_legal_moves(engine):
+    engine.handle("position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")  # Black is checkmated
+    engine.handle("go depth 3")
+    engine.out.wait_for(lambda line: line.startswith("bestmove"))
+    assert _bestmoves(engine) == ["bestmove 0000"]
+    engine.handle("position fen 7k/8/6QK/8/8/8/8/8 b - - 0 1")  # stalemate
+    engine.handle("go wtime 1000 btime 1000")
+    engine.out.wait_for(lambda line: engine.out.count("bestmove") == 2)
+    assert _bestmoves(engine)[-1] == "bestmove 0000"
+    engine.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")  # mate in one: Rd8
+    engine.handle("go depth 4")
+    engine.out.wait_for(lambda line: engine.out.count("bestmove") == 3)
+    assert _bestmoves(engine)[-1].startswith("bestmove d1d8")
+    assert any(" score mate 1 " in line for line in engine.out.lines)
+    engine.handle("position startpos")
+    engine.handle("go nodes 5000")
+    engine.handle("go movetime 100 searchmoves a2a3 h2h3")  # a go during a search ends the first
+    engine.out.wait_for(lambda line: engine.out.count("bestmove") == 5, timeout=10)
+    assert _bestmoves(engine)[-1].split()[1] in ("a2a3", "h2h3")
+
+
+def test_ponder_then_ponderhit_and_ponder_then_stop(engine):
+    engine.handle("position startpos moves d2d4")
+    engine.handle("go ponder wtime 3000 btime 3000 winc 10 binc 10")
+    time.sleep(0.5)
+    assert _bestmoves(engine) == []
+    engine.handle("ponderhit")
+    engine.out.wait_for(lambda line: line.startswith("bestmove"), timeout=5)
+    engine.handle("position startpos moves d2d4 d7d5")
+    engine.handle("go ponder wtime 3000 btime 3000")
+    time.sleep(0.3)
+    engine.handle("stop")
+    engine.out.wait_for(lambda line: engine.out.count("bestmove") == 2, timeout=5)
+
+
+def test_parse_go_reads_every_parameter_and_reports_bad_ones():
+    command, problems = parse_go("wtime 1000 btime -5 winc 10 binc 20 movestogo 7 depth 0 nodes 9 mate 3 "
+                                 "movetime 50 infinite ponder searchmoves e2e4 d2d4 bogus".split())
+    assert (command.wtime, command.btime, command.winc, command.binc, command.movestogo) == (1000, -5, 10, 20, 7)
+    assert (command.depth, command.nodes, command.mate, command.movetime) == (1, 9, 3, 50)
+    assert command.infinite and command.ponder and command.searchmoves == ["e2e4", "d2d4", "bogus"]
+    command, problems = parse_go(["wtime", "x", "depth"])
+    assert len(problems) == 2 and command.wtime is None
+
+
+def test_solver_uci_command_answers_the_handshake_at_once():
+    process = subprocess.Popen([sys.executable, "-m", "solver", "uci"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        process.stdin.write("uci\nisready\nposition startpos\ngo depth 2\n")
+        process.stdin.flush()
+        lines = []
+        while not (lines and lines[-1].startswith("bestmove")):
+            line = process.stdout.readline()
+            assert line, "engine closed its output"
+            lines.append(line.strip())
+        assert "uciok" in lines and "readyok" in lines
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
