@@ -268,8 +268,12 @@ class UciEngine:
         optimum, maximum = self._budget(command, int(side_to_move(position)))
         timed = maximum is not None
         if not self._wait_for_search(received, maximum if timed and not command.ponder else None):
-            move = quick_move(game, position, legal)
-            self._send(f"info string search not compiled yet: one-ply move; bestmove {game.format_move(position, move)}")
+            move, score = quick_move(game, position, legal)
+            millis = int((time.monotonic() - received) * 1000)
+            text = game.format_move(position, move)
+            self._send("info string the search is still loading: a one-ply move",
+                       f"info depth 1 seldepth 1 multipv 1 score cp {score} nodes {len(legal)} nps 0 hashfull 0 "
+                       f"time {millis} pv {text}")
             self._wait_if_told_to(command)
             self._send(f"bestmove {game.format_move(position, move)}")
             return
@@ -440,9 +444,9 @@ class UciEngine:
             pass
 
 
-def quick_move(game, position, legal: list[int]) -> int:
-    """A move chosen by a one-ply look (mate first, then the best static evaluation): for a go
-    that arrives before the search is compiled."""
+def quick_move(game, position, legal: list[int]) -> tuple[int, int]:
+    """A move chosen by a one-ply look (mate first, then the best static evaluation), and its
+    score: for a go that arrives before the search is loaded."""
     best, best_score = legal[0], None
     for move in legal:
         child = game.play(position, move)
@@ -451,7 +455,7 @@ def quick_move(game, position, legal: list[int]) -> int:
         score = 10 ** 6 if result == -1 else (0 if result == 0 else -int(game.kernels.evaluate(child)))
         if best_score is None or score > best_score:
             best, best_score = move, score
-    return best
+    return best, min(best_score, 10 ** 4)
 
 
 def _legal_text(game, position, text: str) -> bool:
