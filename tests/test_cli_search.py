@@ -1,0 +1,76 @@
+"""`solver search` and `solver bench` from the command line: JSON keys, --moves history, batch
+stdin, positions without moves, one-line errors."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def solver(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "solver", *args], input=stdin, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_search_json_has_every_key():
+    done = solver("search", "chess", "startpos", "--depth", "5", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) == {"best", "score", "mate", "depth", "seldepth", "nodes", "nps", "pv", "seconds"}
+    assert result["depth"] == 5 and result["pv"][0] == result["best"] and result["mate"] is None
+    assert isinstance(result["score"], int) and result["nodes"] > 0
+
+
+def test_search_reports_mate_with_null_score():
+    done = solver("search", "chess", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "--depth", "4", "--json")
+    result = json.loads(done.stdout)
+    assert result["best"] == "d1d8" and result["mate"] == 1 and result["score"] is None
+
+
+def test_search_moves_make_repetitions_count():
+    lost = "6k1/8/8/8/8/3q4/8/1N4K1 w - - 0 40"
+    done = solver("search", "chess", lost, "--moves", "b1c3", "g8h8", "c3b1", "h8g8", "--depth", "3", "--json")
+    result = json.loads(done.stdout)
+    assert result["score"] == 0 and result["best"] == "b1c3"  # back to a position of the game: a draw
+
+
+def test_no_legal_move_answers_best_null_and_the_result():
+    mated = json.loads(solver("search", "chess", "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "--json").stdout)
+    assert mated["best"] is None and mated["result"] == "loss"
+    stalemate = json.loads(solver("search", "chess", "7k/8/6QK/8/8/8/8/8 b - - 0 1", "--json").stdout)
+    assert stalemate["best"] is None and stalemate["result"] == "draw"
+    won = json.loads(solver("search", "tictactoe", "xxxoo....", "--json").stdout)
+    assert won["best"] is None and won["result"] == "loss"
+
+
+def test_batch_stdin_answers_each_line_and_errors_inline():
+    stdin = "# comment\nstartpos\n\nnot a position\n4453\n"
+    done = solver("search", "connect4", "-", "--depth", "4", "--json", stdin=stdin)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["position"] for a in answers] == ["startpos", "not a position", "4453"]
+    assert "error" in answers[1] and answers[0]["best"] and answers[2]["best"]
+    assert done.returncode == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (("search", "chess", "no such fen"), "bad chess position"),
+    (("search", "go", "startpos"), "unknown game"),
+    (("search", "chess", "startpos", "--depth", "0"), "between 1 and 120"),
+    (("search", "chess", "startpos", "--time", "-1"), "must be > 0"),
+    (("search", "chess", "startpos", "--moves", "e2e5"), "--moves"),
+    (("search", "chess", "startpos", "--disable", "magic"), "unknown feature"),
+    (("bench", "--depth", "99"), "between 1 and 30"),
+])
+def test_bad_input_gets_one_line_and_status_2(args, message):
+    done = solver(*args)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_bench_signature_is_deterministic():
+    first = json.loads(solver("bench", "--depth", "4", "--json").stdout)
+    second = json.loads(solver("bench", "--depth", "4", "--json").stdout)
+    assert first["nodes"] == second["nodes"] > 0 and first["positions"] == 16
+    assert set(first) == {"nodes", "nps", "seconds", "positions", "depth"}
