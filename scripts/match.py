@@ -139,17 +139,22 @@ def parse_engine_spec(text: str) -> EngineSpec:
     return EngineSpec(cmd=cmd, name=fields.get("name") or None, proto=proto, options=options, dir=workdir)
 
 
-def parse_tc(text: str) -> tuple[float, float]:
-    """Parse ``BASE[+INC]`` in seconds (``10+0.1``, ``60``) into (base, increment)."""
-    base_text, plus, inc_text = text.partition("+")
+def parse_tc(text: str) -> tuple[float, float, int | None]:
+    """Parse ``[MOVES/]BASE[+INC]`` in seconds (``10+0.1``, ``60``, ``40/60``: 60 s for every 40
+    moves) into (base, increment, moves per period or None)."""
+    moves_text, slash, rest = text.partition("/")
+    if not slash:
+        moves_text, rest = "", text
+    base_text, plus, inc_text = rest.partition("+")
     try:
+        moves = int(moves_text) if slash else None
         base = float(base_text)
         inc = float(inc_text) if plus else 0.0
     except ValueError:
-        raise UsageError(f"bad --tc {text!r}: expected BASE[+INC] in seconds, e.g. 10+0.1") from None
-    if not (math.isfinite(base) and math.isfinite(inc)) or base <= 0 or inc < 0:
-        raise UsageError(f"bad --tc {text!r}: base must be > 0 and increment >= 0")
-    return base, inc
+        raise UsageError(f"bad --tc {text!r}: expected [MOVES/]BASE[+INC] in seconds, e.g. 10+0.1 or 40/60") from None
+    if not (math.isfinite(base) and math.isfinite(inc)) or base <= 0 or inc < 0 or (moves is not None and moves < 1):
+        raise UsageError(f"bad --tc {text!r}: base must be > 0, increment >= 0, moves >= 1")
+    return base, inc, moves
 
 
 def _key_values(text: str, what: str) -> dict[str, str]:
@@ -492,6 +497,7 @@ class Settings:
     inc: float = 0.0
     movetime: float = 0.0
     nodes: int = 0
+    moves: int | None = None    # moves per period (the clock gets base again after each), None: whole game
     stall: float = 10.0         # seconds beyond the expected think time before "hung"
     margin: float = 0.0         # seconds an engine may overrun its clock without losing
     adjudication: Adjudication = field(default_factory=Adjudication)
@@ -500,13 +506,14 @@ class Settings:
     def time_control_tag(self) -> str:
         """The PGN TimeControl tag."""
         if self.mode == "tc":
-            return f"{self.base:g}+{self.inc:g}"
+            period = f"{self.moves}/" if self.moves else ""
+            return f"{period}{self.base:g}" + (f"+{self.inc:g}" if self.inc or not self.moves else "")
         return "-"
 
     def describe(self) -> str:
         """The limit in words, e.g. ``tc 10+0.1``."""
         if self.mode == "tc":
-            return f"tc {self.base:g}+{self.inc:g}"
+            return f"tc {self.time_control_tag()}"
         if self.mode == "movetime":
             return f"movetime {self.movetime:g}s"
         return f"nodes {self.nodes}"
@@ -555,6 +562,7 @@ async def play_game(engines: dict[str, Engine], pair: int, number: int, epd: str
             await engine.new_game(key)
 
     clocks = {chess.WHITE: settings.base, chess.BLACK: settings.base}
+    moves_made = {chess.WHITE: 0, chess.BLACK: 0}
     adj = settings.adjudication
     recent: dict[chess.Color, collections.deque] = {
         c: collections.deque(maxlen=max(adj.draw_moves or 1, adj.resign_moves or 1)) for c in (chess.WHITE, chess.BLACK)
@@ -574,6 +582,8 @@ async def play_game(engines: dict[str, Engine], pair: int, number: int, epd: str
         if settings.mode == "tc":
             limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
                                        white_inc=settings.inc, black_inc=settings.inc)
+            if settings.moves:
+                limit.remaining_moves = settings.moves - (moves_made[side] % settings.moves)
             limit.clock_id = key  # xboard: send "level" once per game
             wait = clocks[side] + settings.margin + settings.stall
         elif settings.mode == "movetime":
@@ -618,6 +628,9 @@ async def play_game(engines: dict[str, Engine], pair: int, number: int, epd: str
                 break
             if settings.mode == "tc":
                 clocks[side] = max(clocks[side] - elapsed, 0.0) + settings.inc
+                moves_made[side] += 1
+                if settings.moves and moves_made[side] % settings.moves == 0:
+                    clocks[side] += settings.base  # the next period's time
             board.push(move)
             plies += 1
             node = node.add_variation(move, comment=f"{_score_text(played.info)}{elapsed:.3f}s".strip())
@@ -912,7 +925,9 @@ examples:
                         help="engine spec (twice: A then B; once: B, with A = 'solver uci')")
     parser.add_argument("--games", type=int, default=2, help="total games, even: pairs of games (default 2)")
     limit = parser.add_mutually_exclusive_group()
-    limit.add_argument("--tc", metavar="BASE+INC", help="clock: base and increment in seconds (default 10+0.1)")
+    limit.add_argument("--tc", metavar="[MOVES/]BASE[+INC]",
+                       help="clock: base and increment in seconds (default 10+0.1); MOVES/BASE gives BASE "
+                       "seconds for every MOVES moves (40/60)")
     limit.add_argument("--movetime", type=float, metavar="S", help="fixed time per move, no clock")
     limit.add_argument("--nodes", type=int, metavar="N", help="fixed nodes per move, no clock")
     parser.add_argument("--openings", default=str(DEFAULT_OPENINGS), metavar="FILE",
@@ -970,8 +985,8 @@ def configure(args: argparse.Namespace) -> tuple[dict[str, EngineSpec], Settings
             raise UsageError("--nodes must be >= 1")
         settings = Settings("nodes", nodes=args.nodes)
     else:
-        base, inc = parse_tc(args.tc or "10+0.1")
-        settings = Settings("tc", base=base, inc=inc)
+        base, inc, moves = parse_tc(args.tc or "10+0.1")
+        settings = Settings("tc", base=base, inc=inc, moves=moves)
     settings.stall = args.stall if args.stall is not None else (60.0 if settings.mode == "nodes" else 10.0)
     if not settings.stall > 0:
         raise UsageError("--stall must be > 0")

@@ -228,9 +228,10 @@ def test_parse_engine_spec():
 
 
 def test_parse_tc_adjudication_sprt():
-    assert match.parse_tc("10+0.1") == (10.0, 0.1)
-    assert match.parse_tc("60") == (60.0, 0.0)
-    for bad in ("", "x", "10+", "0+1", "10+-1", "inf"):
+    assert match.parse_tc("10+0.1") == (10.0, 0.1, None)
+    assert match.parse_tc("60") == (60.0, 0.0, None)
+    assert match.parse_tc("40/60") == (60.0, 0.0, 40)
+    for bad in ("", "x", "10+", "0+1", "10+-1", "inf", "0/60", "x/60"):
         with pytest.raises(match.UsageError):
             match.parse_tc(bad)
     adj = match.parse_adjudication("draw=8/10/40,resign=3/600")
