@@ -25,7 +25,7 @@ ENGINE_AUTHOR = "the game-solver developers"
 
 DEFAULT_HASH_MB = 16
 MAX_HASH_MB = 4096
-DEFAULT_OVERHEAD_MS = 30
+DEFAULT_OVERHEAD_MS = 50
 MAX_OVERHEAD_MS = 5000
 
 # UCI check options that switch search features (solver.search.player.SWITCH_NAMES).

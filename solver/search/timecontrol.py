@@ -1,21 +1,27 @@
-"""How long to think on a clock: an optimum (no new iteration after it) and a hard maximum.
+"""How long to think on a clock: an optimum (no new iteration starts after it) and a hard maximum.
 
-The player's iterations grow by a factor of two to four each, so it starts no iteration past
-the optimum and is stopped at the maximum. Both keep the move overhead (the time the GUI, the
-pipe and the process switch take between our ``bestmove`` and the clock stopping) in reserve.
+The target for a move is the clock shared out over the moves still to play plus most of the
+increment. Each iteration of the search takes about as long as all the earlier ones together or
+more, so an iteration started after half the target would usually end past it: the optimum is
+a little over half the target, and the maximum (where the search is stopped) 2.5 targets, never
+more than a quarter of the clock (90% when this is the last move of the period). Both keep the
+move overhead (the time the GUI, the pipe and the process switch take between our ``bestmove``
+and the clock stopping) in reserve.
 
->>> optimum, maximum = think_time(clock=60.0, increment=0.0, moves_to_go=40, overhead=0.03)
+>>> optimum, maximum = think_time(clock=60.0, increment=0.0, moves_to_go=40, overhead=0.05)
 >>> round(optimum, 3), round(maximum, 3)
-(1.499, 5.997)
->>> think_time(clock=0.02, increment=0.0, moves_to_go=None, overhead=0.03)
+(0.824, 3.747)
+>>> think_time(clock=0.04, increment=0.0, moves_to_go=None, overhead=0.05)
 (0.001, 0.001)
 """
 from __future__ import annotations
 
 SUDDEN_DEATH_MOVES = 30  # moves assumed left when the clock does not say
 MAX_MOVES_TO_GO = 50
-MAX_SHARE = 0.4  # never more than this share of the clock on one move (unless it is the last)
-MAX_OVER_OPTIMUM = 4.0
+OPTIMUM_SHARE = 0.55  # of the target: start no iteration after this
+MAXIMUM_OVER_TARGET = 2.5
+MAX_CLOCK_SHARE = 0.25  # never more than this share of the clock on one move (unless it is the last)
+LAST_MOVE_SHARE = 0.9
 MINIMUM = 0.001
 
 
@@ -29,7 +35,7 @@ def think_time(clock: float, increment: float, moves_to_go: int | None, overhead
     moves = min(moves_to_go or SUDDEN_DEATH_MOVES, MAX_MOVES_TO_GO)
     # The increment is usable this move, but only as far as the clock covers it.
     increment = min(increment, usable / 2)
-    optimum = usable / moves + 0.8 * increment
-    share = 0.9 if moves == 1 else MAX_SHARE
-    maximum = min(usable * share, optimum * MAX_OVER_OPTIMUM)
-    return max(MINIMUM, min(optimum, maximum)), max(MINIMUM, maximum)
+    target = usable / moves + 0.75 * increment
+    share = LAST_MOVE_SHARE if moves == 1 else MAX_CLOCK_SHARE
+    maximum = max(MINIMUM, min(usable * share, target * MAXIMUM_OVER_TARGET))
+    return max(MINIMUM, min(target * OPTIMUM_SHARE, maximum)), maximum
