@@ -137,35 +137,54 @@ def generate(pos, moves, noisy):
     king_bit = pos[KINGS] & own
     king = lsb(king_bit)
 
-    # 1. Squares the opponent attacks, our king lifted (so it cannot hide behind itself).
+    # 1-2. King moves, and whether we are in check. All moves: from the squares the opponent
+    # attacks with our king lifted (so it cannot hide behind itself), a map castling needs too.
+    # Noisy moves: only the few squares the king could capture on are tested, one by one.
     lifted = occupied ^ king_bit
-    danger = pawn_attacks_set(pawns & opp, them) | KING_ATTACKS[lsb(pos[KINGS] & opp)]
-    bits = knights & opp
-    while bits:
-        danger |= KNIGHT_ATTACKS[lsb(bits)]
-        bits &= bits - ONE
-    bits = diagonal & opp
-    while bits:
-        danger |= bishop_attacks(lifted, lsb(bits))
-        bits &= bits - ONE
-    bits = orthogonal & opp
-    while bits:
-        danger |= rook_attacks(lifted, lsb(bits))
-        bits &= bits - ONE
-
-    # 2. King moves. ``reach``: where moves other than pawn pushes may go.
-    reach = opp if noisy else ~own
-    n = emit_targets(moves, 0, king, KING_ATTACKS[king] & reach & ~danger)
-
-    # 3. Checks: double check leaves king moves only; a single check restricts the targets.
-    # ``target`` is where pieces may move, ``push_target`` where pawns may push.
-    target = reach
-    push_target = LAST_RANKS if noisy else ~ZERO
-    checked = (danger & king_bit) != 0
-    if checked:
+    enemy_king = KING_ATTACKS[lsb(pos[KINGS] & opp)]
+    danger = ZERO
+    checkers = ZERO
+    if noisy:
         checkers = ((KNIGHT_ATTACKS[king] & knights) | (PAWN_ATTACKS[us * 64 + king] & pawns)
                     | (bishop_attacks(occupied, king) & diagonal)
                     | (rook_attacks(occupied, king) & orthogonal)) & opp
+        checked = checkers != 0
+        n = 0
+        bits = KING_ATTACKS[king] & opp & ~enemy_king
+        while bits:
+            to = lsb(bits)
+            bits &= bits - ONE
+            defenders = ((KNIGHT_ATTACKS[to] & knights) | (PAWN_ATTACKS[us * 64 + to] & pawns)
+                         | (bishop_attacks(lifted, to) & diagonal) | (rook_attacks(lifted, to) & orthogonal)) & opp
+            if not defenders:
+                moves[n] = king | (to << 6)
+                n += 1
+    else:
+        danger = pawn_attacks_set(pawns & opp, them) | enemy_king
+        bits = knights & opp
+        while bits:
+            danger |= KNIGHT_ATTACKS[lsb(bits)]
+            bits &= bits - ONE
+        bits = diagonal & opp
+        while bits:
+            danger |= bishop_attacks(lifted, lsb(bits))
+            bits &= bits - ONE
+        bits = orthogonal & opp
+        while bits:
+            danger |= rook_attacks(lifted, lsb(bits))
+            bits &= bits - ONE
+        n = emit_targets(moves, 0, king, KING_ATTACKS[king] & ~own & ~danger)
+        checked = (danger & king_bit) != 0
+        if checked:
+            checkers = ((KNIGHT_ATTACKS[king] & knights) | (PAWN_ATTACKS[us * 64 + king] & pawns)
+                        | (bishop_attacks(occupied, king) & diagonal)
+                        | (rook_attacks(occupied, king) & orthogonal)) & opp
+
+    # 3. Checks: double check leaves king moves only; a single check restricts the targets.
+    # ``target`` is where pieces may move, ``push_target`` where pawns may push.
+    target = opp if noisy else ~own
+    push_target = LAST_RANKS if noisy else ~ZERO
+    if checked:
         if checkers & (checkers - ONE):
             return n
         evasion = BETWEEN[king * 64 + lsb(checkers)] | checkers
