@@ -49,7 +49,7 @@ from games.chess.bitops import lsb, popcount
 from games.chess.position import BISHOPS, KINGS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE
 from games.chess.tables import KING_ATTACKS, KNIGHT_ATTACKS
 
-WEIGHTS_DIGEST = "c3510bde95d24f6b"
+WEIGHTS_DIGEST = "3a5c24e4649cb1ad"
 
 TERMS = (("MATERIAL", 5), ("PST_PAWN", 64), ("PST_KNIGHT", 64), ("PST_BISHOP", 64), ("PST_ROOK", 64),
          ("PST_QUEEN", 64), ("PST_KING", 64), ("MOBILITY_KNIGHT", 9), ("MOBILITY_BISHOP", 14),
