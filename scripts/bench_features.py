@@ -20,10 +20,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-FEATURES = ("multi_cut", "null_move", "lmr", "reverse_futility", "check_extension", "quiescence_see",
-            "aspiration", "tt_cutoffs")
+from solver.search.switches import NAMES
+
+FEATURES = tuple(name for name in NAMES if name != "tt_cutoffs") + ("tt_cutoffs",)  # TT cutoffs last
 UCI_OPTION = {"multi_cut": "MultiCut", "null_move": "NullMove", "lmr": "LateMoveReductions",
-              "reverse_futility": "ReverseFutility", "check_extension": "CheckExtension",
+              "reverse_futility": "ReverseFutility", "futility": "Futility", "check_extension": "CheckExtension",
               "quiescence_see": "QuiescenceSEE", "aspiration": "AspirationWindows", "tt_cutoffs": "TTCutoffs"}
 HERE = Path(__file__).resolve().parent
 

@@ -28,12 +28,13 @@ MAX_HASH_MB = 4096
 DEFAULT_OVERHEAD_MS = 50
 MAX_OVERHEAD_MS = 5000
 
-# UCI check options that switch search features (solver.search.player.SWITCH_NAMES).
+# UCI check options that switch search features (solver.search.switches.NAMES).
 SWITCH_OPTIONS = {
     "NullMove": "null_move",
     "MultiCut": "multi_cut",
     "LateMoveReductions": "lmr",
     "ReverseFutility": "reverse_futility",
+    "Futility": "futility",
     "CheckExtension": "check_extension",
     "QuiescenceSEE": "quiescence_see",
     "AspirationWindows": "aspiration",

@@ -7,7 +7,7 @@ import sys
 import time
 
 from solver.commands.common import add_json_flag, megabytes, non_negative_int
-from solver.commands.search import SWITCH_NAMES
+from solver.search.switches import NAMES as SWITCH_NAMES
 from solver.errors import UsageError
 from solver.output import emit
 

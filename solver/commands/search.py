@@ -8,11 +8,10 @@ import sys
 from solver.commands.common import (add_game_argument, add_json_flag, load_game, load_position, megabytes,
                                     non_negative_int, position_inputs, position_text, seconds)
 from solver.errors import UsageError
+from solver.search.switches import NAMES as SWITCH_NAMES
 from solver.output import emit
 
 DEFAULT_SECONDS = 1.0
-SWITCH_NAMES = ("tt_cutoffs", "null_move", "multi_cut", "lmr", "reverse_futility", "check_extension",
-                "quiescence_see", "aspiration")  # solver.search.player.SWITCH_NAMES, without importing numba
 RESULT_NAMES = {1: "win", 0: "draw", -1: "loss"}
 
 

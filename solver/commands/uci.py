@@ -13,7 +13,7 @@ def register(subparsers) -> None:
         description="Speaks the UCI protocol on stdin/stdout, for chess GUIs and match runners "
         "(e.g. cutechess-cli, fastchess: -engine cmd=solver arg=uci). Options: Hash, Move "
         "Overhead, Ponder, UCI_Chess960, Clear Hash, and one switch per search feature "
-        "(NullMove, MultiCut, LateMoveReductions, ReverseFutility, CheckExtension, QuiescenceSEE, "
+        "(NullMove, MultiCut, LateMoveReductions, ReverseFutility, Futility, CheckExtension, QuiescenceSEE, "
         "AspirationWindows, TTCutoffs). The search is loaded (or compiled, on a cold cache) in the "
         "background while the engine already answers.",
     )

@@ -20,9 +20,10 @@ into few arrays because a call with more than 30 arguments is one numba cannot c
 * ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
   (``C_STOP``, written by other threads while the search runs) in one int64 array.
 
-Switches (``state[P_FLAGS]``): every pruning, reduction or extension that can change the value
-of the root can be switched off, so that a search with none of them returns the plain
-alpha-beta value of the depth-limited tree (with quiescence at its horizon).
+Switches (``state[P_FLAGS]``, :mod:`solver.search.switches`): every pruning, reduction or
+extension that can change the value of the root can be switched off, so that a search with none
+of them returns the plain alpha-beta value of the depth-limited tree (with quiescence at its
+horizon).
 
 Fail-soft throughout: a node's return value may lie outside the window it was given; a value
 ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, in between exact.
@@ -36,17 +37,9 @@ from numba import types
 from games import kernels as K
 from solver.search import transposition as tt
 from solver.search.ordering import TT_MOVE, is_quiet_key, pick_next, reward_quiet_cutoff, score_moves
-from solver.search.scores import DRAW, EVAL_LIMIT, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, to_table
-
-# --- switches (state[P_FLAGS]) --------------------------------------------------------------
-USE_TT_CUTOFFS = 1  # return a stored score when its depth and bound allow
-USE_NULL_MOVE = 2  # null-move pruning
-USE_MULTI_CUT = 4  # multi-cut pruning at expected cut nodes (Bjornsson & Marsland 2001)
-USE_LMR = 8  # late-move reductions
-USE_REVERSE_FUTILITY = 16  # reverse futility (static null move) pruning
-USE_CHECK_EXTENSION = 32  # search checking moves one ply deeper
-USE_QUIESCENCE_SEE = 64  # quiescence skips noisy moves the game ranks as losing
-ALL_SWITCHES = 127
+from solver.search.scores import DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, to_table
+from solver.search.switches import (USE_CHECK_EXTENSION, USE_FUTILITY, USE_LMR, USE_MULTI_CUT, USE_NULL_MOVE,
+                                    USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_TT_CUTOFFS)
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
 (P_FLAGS, P_HISTORY, P_FIFTY, P_GENERATION, P_NODE_LIMIT, P_ROOT_MOVES, P_ROOT_DEPTH, P_MC_MOVES,
@@ -65,6 +58,9 @@ POLL_MASK = 1023  # poll the stop flag and the node limit every 1024 nodes
 RFP_DEPTH = 6
 RFP_MARGIN = 90  # per ply of remaining depth
 NULL_MIN_DEPTH = 3
+FUTILITY_DEPTH = 3
+FUTILITY_MARGIN = 100  # per ply of remaining depth, plus one
+LATE_MOVE_COUNT = 4  # quiet moves searched at depth d before the rest are skipped: 4 + d * d
 LMR_MIN_DEPTH = 3
 PLY_ROWS = MAX_PLY + 2
 
@@ -375,6 +371,13 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
         play(pos, np.int32(move), child)
         window[ply + 1] = window[ply] + 1
         gives_check = in_check(child)
+        # Futility and late-move pruning: near the horizon a quiet move far below alpha, or one
+        # tried after many others, is skipped (never the first move, a check, or in check).
+        if (flags & USE_FUTILITY and quiet and not is_pv and not checked and not gives_check
+                and depth <= FUTILITY_DEPTH and best > -MATE_BOUND):
+            if (searched >= LATE_MOVE_COUNT + depth * depth
+                    or static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha):
+                continue
         extension = 1 if (flags & USE_CHECK_EXTENSION and gives_check
                           and ply < 2 * state[P_ROOT_DEPTH]) else 0
         new_depth = depth - 1 + extension

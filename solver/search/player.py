@@ -25,21 +25,8 @@ from games import kernels as K
 from games.game import Game
 from solver.search import alphabeta as ab
 from solver.search.scores import INFINITE, MATE_BOUND, MAX_PLY, is_mate, mate_in_moves
+from solver.search.switches import ASPIRATION, FLAGS, NAMES as SWITCH_NAMES, PLAIN
 from solver.search.transposition import TranspositionTable
-
-# Switch names (UCI options, command-line flags, tests) -> search flags.
-SWITCHES = {
-    "tt_cutoffs": ab.USE_TT_CUTOFFS,
-    "null_move": ab.USE_NULL_MOVE,
-    "multi_cut": ab.USE_MULTI_CUT,
-    "lmr": ab.USE_LMR,
-    "reverse_futility": ab.USE_REVERSE_FUTILITY,
-    "check_extension": ab.USE_CHECK_EXTENSION,
-    "quiescence_see": ab.USE_QUIESCENCE_SEE,
-}
-ASPIRATION = "aspiration"  # the one switch that lives here, in the iterative deepening
-SWITCH_NAMES = tuple(SWITCHES) + (ASPIRATION,)
-PLAIN = {name: False for name in SWITCH_NAMES}  # plain alpha-beta: the minimax value of the tree
 
 MAX_DEPTH = MAX_PLY - 8
 ASPIRATION_MIN_DEPTH = 4
@@ -271,7 +258,7 @@ class Player:
         self._killers.fill(-1)
         self._history //= 8  # keep a little of what the last search learnt
         params = self._state
-        params[ab.P_FLAGS] = sum(flag for name, flag in SWITCHES.items() if self.switches[name])
+        params[ab.P_FLAGS] = sum(flag for name, flag in FLAGS.items() if self.switches[name])
         params[ab.P_HISTORY] = len(history)
         params[ab.P_FIFTY] = game.fifty_move_plies
         params[ab.P_GENERATION] = self.generation

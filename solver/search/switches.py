@@ -1,0 +1,30 @@
+"""The search features that can be switched off, by name and by flag (no numba here, so the
+command line can list them without loading the search).
+
+Every feature that can change the value the search returns for the root is here; with all of
+them off (``PLAIN``) the search returns the plain alpha-beta value of the depth-limited tree with
+quiescence at its horizon.
+"""
+USE_TT_CUTOFFS = 1  # return a stored score when its depth and bound allow
+USE_NULL_MOVE = 2  # null-move pruning
+USE_MULTI_CUT = 4  # multi-cut pruning at expected cut nodes (Bjornsson & Marsland 2001)
+USE_LMR = 8  # late-move reductions
+USE_REVERSE_FUTILITY = 16  # reverse futility (static null move) pruning
+USE_CHECK_EXTENSION = 32  # search checking moves one ply deeper
+USE_QUIESCENCE_SEE = 64  # quiescence skips noisy moves the game ranks as losing
+USE_FUTILITY = 128  # near the horizon, skip late quiet moves and those that cannot reach alpha
+
+# Switch name -> the search's flag.
+FLAGS = {
+    "tt_cutoffs": USE_TT_CUTOFFS,
+    "null_move": USE_NULL_MOVE,
+    "multi_cut": USE_MULTI_CUT,
+    "lmr": USE_LMR,
+    "reverse_futility": USE_REVERSE_FUTILITY,
+    "futility": USE_FUTILITY,
+    "check_extension": USE_CHECK_EXTENSION,
+    "quiescence_see": USE_QUIESCENCE_SEE,
+}
+ASPIRATION = "aspiration"  # the one switch of the iterative deepening rather than the search
+NAMES = tuple(FLAGS) + (ASPIRATION,)
+PLAIN = {name: False for name in NAMES}
