@@ -20,7 +20,6 @@ from numba import types
 
 from games import kernels as K
 from games.chess.attacks import bishop_attacks, rook_attacks
-from games.chess.bitops import lsb
 from games.chess.makemove import piece_type_on
 from games.chess.position import (BISHOPS, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE,
                                   STATE_EP_SHIFT, STATE_FULLMOVE_SHIFT, STATE_HALFMOVE_SHIFT, attackers_of,
