@@ -180,6 +180,12 @@ def in_check(pos):
     return False
 
 
+@nb.njit(K.GIVES_CHECK_SIGNATURE, cache=True)
+def gives_check(pos, move):
+    """Connect Four has no checks."""
+    return False
+
+
 @nb.njit(K.PLAY_NULL_SIGNATURE, cache=True)
 def play_null(pos, child):
     """No passing: zugzwang is the heart of Connect Four, so a pass proves nothing."""
@@ -228,7 +234,7 @@ class ConnectFour(Game):
     name = "connect4"
     position_width = 3
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, play_null, move_order, noisy_moves, reversible_plies)
+    player = PlayerKernels(in_check, gives_check, play_null, move_order, noisy_moves, reversible_plies)
     proof_candidates = staticmethod(proof_candidates)  # optional kernel, see above
 
     def __init__(self, width: int = 7, height: int = 6):

@@ -31,6 +31,7 @@ class PlayerKernels:
     :mod:`games.kernels` ("Player kernels") for the contract of each."""
 
     in_check: Any
+    gives_check: Any
     play_null: Any
     move_order: Any
     noisy_moves: Any

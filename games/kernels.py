@@ -66,6 +66,11 @@ Player kernels (``Game.player``, a ``PlayerKernels``; the alpha-beta player of :
     in check, a game without passes, or a position prone to zugzwang (chess: the mover has only
     king and pawns). This is the null-move pruning's zugzwang guard.
 
+``gives_check(pos, move) -> boolean`` (signature of ``is_noisy``)
+    Whether the legal ``move`` puts the opponent in check (a game without checks: always
+    False). The search decides pruning and check extensions before it plays a move, so pruned
+    moves cost no ``play``.
+
 ``move_order(pos, move) -> int32``
     A static key for ordering the legal ``move``: ``>= ORDER_NOISY`` for moves tried before
     killers and quiet moves (chess: captures that do not lose material by static exchange
@@ -116,6 +121,7 @@ HASH_SIGNATURE = types.uint64(POSITION)
 EVALUATE_SIGNATURE = types.int32(POSITION)
 IS_NOISY_SIGNATURE = types.boolean(POSITION, types.int32)
 IN_CHECK_SIGNATURE = types.boolean(POSITION)
+GIVES_CHECK_SIGNATURE = IS_NOISY_SIGNATURE
 PLAY_NULL_SIGNATURE = types.boolean(POSITION, POSITION)
 MOVE_ORDER_SIGNATURE = types.int32(POSITION, types.int32)
 REVERSIBLE_PLIES_SIGNATURE = types.int64(POSITION)
@@ -128,6 +134,7 @@ HashKernel = types.FunctionType(HASH_SIGNATURE)
 EvaluateKernel = types.FunctionType(EVALUATE_SIGNATURE)
 IsNoisyKernel = types.FunctionType(IS_NOISY_SIGNATURE)
 InCheckKernel = types.FunctionType(IN_CHECK_SIGNATURE)
+GivesCheckKernel = types.FunctionType(GIVES_CHECK_SIGNATURE)
 PlayNullKernel = types.FunctionType(PLAY_NULL_SIGNATURE)
 MoveOrderKernel = types.FunctionType(MOVE_ORDER_SIGNATURE)
 ReversiblePliesKernel = types.FunctionType(REVERSIBLE_PLIES_SIGNATURE)

@@ -113,6 +113,12 @@ def in_check(pos):
     return False
 
 
+@nb.njit(K.GIVES_CHECK_SIGNATURE, cache=True)
+def gives_check(pos, move):
+    """Tic-tac-toe has no checks."""
+    return False
+
+
 @nb.njit(K.PLAY_NULL_SIGNATURE, cache=True)
 def play_null(pos, child):
     """No passing."""
@@ -157,7 +163,7 @@ class TicTacToe(Game):
     move_space = 9
     max_game_length = 9
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, play_null, move_order, noisy_moves, reversible_plies)
+    player = PlayerKernels(in_check, gives_check, play_null, move_order, noisy_moves, reversible_plies)
 
     def parse_position(self, text: str) -> np.ndarray:
         """Parse ``x.o......``-style boards (or ``startpos``), refusing impossible ones."""

@@ -73,7 +73,7 @@ U64_1D = types.Array(types.uint64, 1, "C")
 U64_2D = types.Array(types.uint64, 2, "C")
 
 KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                K.InCheckKernel, K.PlayNullKernel, K.MoveOrderKernel, K.LegalMovesKernel,
+                K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveOrderKernel, K.LegalMovesKernel,
                 K.ReversiblePliesKernel)
 BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I32_2D, I32_1D, I64_1D)
 
@@ -225,7 +225,8 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
 @nb.njit(types.int64(*KERNEL_TYPES, *BUFFER_TYPES, types.int64, types.int64, types.int64, types.int64,
                      types.boolean),
          cache=True, nogil=True)
-def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order, noisy_moves,
+def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_order,
+           noisy_moves,
            reversible_plies, positions, move_rows, ply_info, path, killers, history, tt_keys, tt_data, pv,
            root_moves, state, ply, depth, alpha, beta, cut_node):
     """The negamax value of ``positions[ply]`` searched ``depth`` plies deep within the window
@@ -298,7 +299,44 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
                     bound == tt.BOUND_UPPER and score <= alpha):
                 return score
 
-    # 6. Moves; a finished game scores by its result.
+    # 6. A game the rules have already ended (as far as they tell without counting moves: a
+    # line made, dead material); the static evaluation.
+    result = outcome(pos, -1)
+    if result != K.ONGOING:
+        return terminal_score(result, ply)
+    checked = in_check(pos)
+    if slot < 0 and not checked:
+        static_eval = np.int64(evaluate(pos))
+    child = positions[ply + 1]
+
+    # Forward pruning, before any move is generated (a stalemate is not seen by it).
+    if not is_pv and not checked and abs(beta) < MATE_BOUND:
+        # 7. Reverse futility: far enough above beta that the few plies left will not bring it down.
+        if flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
+            return static_eval
+
+        # 8. Razoring: one ply from the horizon and far below alpha, only noisy moves can help.
+        if flags & USE_FUTILITY and depth == 1 and static_eval + 2 * FUTILITY_MARGIN <= alpha:
+            return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
+                              positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
+                              ply, alpha, beta)
+
+        # 9. Null move: if passing still fails high after a reduced search, so will a real move.
+        if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and static_eval >= beta and window[ply] > 0
+                and play_null(pos, child)):
+            reduction = 3 + depth // 4
+            window[ply + 1] = 0
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_order, noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers,
+                            history, tt_keys, tt_data, pv, root_moves, state,
+                            ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
+            if state[S_STOPPED]:
+                return 0
+            if score >= beta:
+                state[S_NULL_CUTS] += 1
+                return beta if score >= MATE_BOUND else score
+
+    # 10. The moves; none is checkmate or stalemate.
     if root:
         count = state[P_ROOT_MOVES]
         for i in range(count):
@@ -308,35 +346,11 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
     result = outcome(pos, count)
     if result != K.ONGOING:
         return terminal_score(result, ply)
-    checked = in_check(pos)
-    if slot < 0 and not checked:
-        static_eval = np.int64(evaluate(pos))
-    child = positions[ply + 1]
 
-    if not is_pv and not checked and abs(beta) < MATE_BOUND:
-        # 7. Reverse futility: far enough above beta that the few plies left will not bring it down.
-        if flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
-            return static_eval
-
-        # 8. Null move: if passing still fails high after a reduced search, so will a real move.
-        if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and static_eval >= beta and window[ply] > 0
-                and play_null(pos, child)):
-            reduction = 3 + depth // 4
-            window[ply + 1] = 0
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
-                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
-                            ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
-            if state[S_STOPPED]:
-                return 0
-            if score >= beta:
-                state[S_NULL_CUTS] += 1
-                return beta if score >= MATE_BOUND else score
-
-    # 9. Order the moves.
+    # 11. Order the moves.
     score_moves(move_order, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
 
-    # 10. Multi-cut: at an expected cut node, if several of the first moves fail high at a
+    # 12. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
     if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and depth >= state[P_MC_DEPTH]
             and abs(beta) < MATE_BOUND):
@@ -345,7 +359,8 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
             move = pick_next(moves[ply], keys[ply], i, count)
             play(pos, np.int32(move), child)
             window[ply + 1] = window[ply] + 1
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_order,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
@@ -357,38 +372,46 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
                     state[S_MULTI_CUTS] += 1
                     return beta
 
-    # 11. Move loop: principal-variation search with late-move reductions.
+    # 13. Move loop: principal-variation search with late-move reductions. Futility and
+    # late-move pruning: near the horizon, quiet moves are skipped when the node is far below
+    # alpha, or after the first few (never the first move, a check, or in check).
     best = np.int64(-INFINITE)
     best_move = np.int64(-1)
     searched = 0
     quiets_tried = 0
+    prunable = flags & USE_FUTILITY and not is_pv and not checked and depth <= FUTILITY_DEPTH
+    futile = prunable and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
+    late = LATE_MOVE_COUNT + depth * depth if prunable else count
+    key = np.int64(TT_MOVE)
     for i in range(count):
-        move = pick_next(moves[ply], keys[ply], i, count)
+        pruning = best > -MATE_BOUND and (futile or searched >= late)
+        if pruning and key < K.ORDER_NOISY:
+            # Every good noisy move is behind us and most of the rest will be skipped: take
+            # them as they come rather than sort them.
+            move = np.int64(moves[ply, i])
+        else:
+            move = pick_next(moves[ply], keys[ply], i, count)
         key = np.int64(keys[ply, i])
         if key == TT_MOVE:  # the TT move: ask the game what kind of move it is
             key = np.int64(move_order(pos, np.int32(move)))
         quiet = is_quiet_key(key)
+        checking = gives_check(pos, np.int32(move))
+        if pruning and quiet and not checking:
+            continue
         play(pos, np.int32(move), child)
         window[ply + 1] = window[ply] + 1
-        gives_check = in_check(child)
-        # Futility and late-move pruning: near the horizon a quiet move far below alpha, or one
-        # tried after many others, is skipped (never the first move, a check, or in check).
-        if (flags & USE_FUTILITY and quiet and not is_pv and not checked and not gives_check
-                and depth <= FUTILITY_DEPTH and best > -MATE_BOUND):
-            if (searched >= LATE_MOVE_COUNT + depth * depth
-                    or static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha):
-                continue
-        extension = 1 if (flags & USE_CHECK_EXTENSION and gives_check
+        extension = 1 if (flags & USE_CHECK_EXTENSION and checking
                           and ply < 2 * state[P_ROOT_DEPTH]) else 0
         new_depth = depth - 1 + extension
         if searched == 0:
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_order,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, new_depth, -beta, -alpha, expect_all if is_pv else not cut_node)
         else:
             reduction = 0
-            if (flags & USE_LMR and quiet and depth >= LMR_MIN_DEPTH and not checked and not gives_check
+            if (flags & USE_LMR and quiet and depth >= LMR_MIN_DEPTH and not checked and not checking
                     and searched >= (3 if is_pv else 1)):
                 reduction = np.int64(LMR[min(depth, 63), min(searched, 63)])
                 if is_pv:
@@ -396,17 +419,20 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
                 if cut_node:
                     reduction += 1
                 reduction = max(0, min(reduction, new_depth - 1))
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_order,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
             if score > alpha and reduction > 0:
-                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_order,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
             if is_pv and alpha < score < beta:
-                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_order,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, new_depth, -beta, -alpha, expect_all)
@@ -432,7 +458,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
             tried[ply, quiets_tried] = move
             quiets_tried += 1
 
-    # 12. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
+    # 14. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
     if best >= beta:
         bound = tt.BOUND_LOWER
     elif is_pv and best_move >= 0:
