@@ -192,7 +192,7 @@ def play_null(pos, child):
     return False
 
 
-@nb.njit(K.MOVE_ORDER_SIGNATURE, cache=True)
+@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
 def move_order(pos, move):
     """Winning moves, then blocks of an immediate threat (both noisy); quiet moves by how
     central the column is and how many cells the move makes winning for the mover."""
@@ -207,6 +207,13 @@ def move_order(pos, move):
     threats = popcount(winning_cells(pos[0] | cell, pos[1] | cell, width, height))
     centre = width // 2
     return np.int32(64 * threats + 16 * (centre - abs(move - centre)))
+
+
+@nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
+def move_keys(pos, moves, count, keys):
+    """``move_order`` of each of ``moves[:count]`` into ``keys``."""
+    for i in range(count):
+        keys[i] = move_order(pos, moves[i])
 
 
 @nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
@@ -234,7 +241,7 @@ class ConnectFour(Game):
     name = "connect4"
     position_width = 3
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, gives_check, play_null, move_order, noisy_moves, reversible_plies)
+    player = PlayerKernels(in_check, gives_check, play_null, move_keys, noisy_moves, reversible_plies)
     proof_candidates = staticmethod(proof_candidates)  # optional kernel, see above
 
     def __init__(self, width: int = 7, height: int = 6):

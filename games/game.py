@@ -33,7 +33,7 @@ class PlayerKernels:
     in_check: Any
     gives_check: Any
     play_null: Any
-    move_order: Any
+    move_keys: Any
     noisy_moves: Any
     reversible_plies: Any
 

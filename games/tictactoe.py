@@ -125,7 +125,7 @@ def play_null(pos, child):
     return False
 
 
-@nb.njit(K.MOVE_ORDER_SIGNATURE, cache=True)
+@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
 def move_order(pos, move):
     """Wins and blocks first (noisy); then the centre, the corners, the edges."""
     if is_noisy(pos, move):
@@ -133,6 +133,13 @@ def move_order(pos, move):
         wins = has_line(mover | (types.uint64(1) << types.uint64(move)))
         return np.int32(K.ORDER_NOISY + (2 if wins else 1))
     return np.int32(2 if move == 4 else (1 if move in (0, 2, 6, 8) else 0))
+
+
+@nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
+def move_keys(pos, moves, count, keys):
+    """``move_order`` of each of ``moves[:count]`` into ``keys``."""
+    for i in range(count):
+        keys[i] = move_order(pos, moves[i])
 
 
 @nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
@@ -163,7 +170,7 @@ class TicTacToe(Game):
     move_space = 9
     max_game_length = 9
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, gives_check, play_null, move_order, noisy_moves, reversible_plies)
+    player = PlayerKernels(in_check, gives_check, play_null, move_keys, noisy_moves, reversible_plies)
 
     def parse_position(self, text: str) -> np.ndarray:
         """Parse ``x.o......``-style boards (or ``startpos``), refusing impossible ones."""

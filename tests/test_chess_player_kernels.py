@@ -10,7 +10,7 @@ import pytest
 
 import games
 from games.chess.movegen import legal_moves, noisy_moves
-from games.chess.player import gives_check, move_order, play_null, reversible_plies, see
+from games.chess.player import gives_check, move_keys, move_order, play_null, reversible_plies, see
 from games.chess.position import STATE, hash_from_scratch, in_check
 from games.chess.rules import is_noisy
 from games.kernels import ORDER_NOISY
@@ -232,8 +232,16 @@ def test_chess_game_carries_the_player_kernels():
     assert STANDARD.fifty_move_plies == 100
     player = STANDARD.player
     assert player.noisy_moves is noisy_moves and player.play_null is play_null
-    assert player.move_order is move_order and player.in_check is in_check
-    assert player.reversible_plies is reversible_plies
+    assert player.move_keys is move_keys and player.in_check is in_check
+    assert player.gives_check is gives_check and player.reversible_plies is reversible_plies
+
+
+def test_move_keys_are_move_order_of_each_move():
+    position = STANDARD.parse_position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    count = legal_moves(position, BUFFER)
+    keys = np.zeros(256, dtype=np.int32)
+    move_keys(position, BUFFER, count, keys)
+    assert [int(k) for k in keys[:count]] == [int(move_order(position, m)) for m in BUFFER[:count]]
 
 
 @pytest.mark.parametrize("fen", ["startpos", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -"])

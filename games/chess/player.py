@@ -1,6 +1,6 @@
 """The chess kernels of the alpha-beta player (see "Player kernels" in :mod:`games.kernels`):
-``play_null``, ``gives_check``, ``move_order`` (with the static exchange evaluation ``see``)
-and ``reversible_plies``; ``in_check`` lives in :mod:`games.chess.position` and ``noisy_moves`` in
+``play_null``, ``gives_check``, ``move_keys`` (``move_order`` for each move, with the static
+exchange evaluation ``see``) and ``reversible_plies``; ``in_check`` lives in :mod:`games.chess.position` and ``noisy_moves`` in
 :mod:`games.chess.movegen`.
 
 Move-order keys (``ORDER_NOISY`` = 2**20)::
@@ -133,7 +133,7 @@ def see(pos, move):
     return np.int32(min(max(balance, low), high))
 
 
-@nb.njit(K.MOVE_ORDER_SIGNATURE, cache=True)
+@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
 def move_order(pos, move):
     """The static ordering key of the legal ``move`` (bands in the module docstring): winning
     and equal captures and queen promotions by MVV-LVA above ``ORDER_NOISY``, losing captures
@@ -170,6 +170,13 @@ def move_order(pos, move):
         if value < 0:
             return np.int32(-K.ORDER_NOISY + value)
     return np.int32(K.ORDER_NOISY + 8 * gain + 7 - moved)
+
+
+@nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
+def move_keys(pos, moves, count, keys):
+    """The player's ordering keys (``move_order``) of ``moves[:count]`` into ``keys``."""
+    for i in range(count):
+        keys[i] = move_order(pos, moves[i])
 
 
 @nb.njit(K.GIVES_CHECK_SIGNATURE, cache=True)

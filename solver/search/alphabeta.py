@@ -73,7 +73,7 @@ U64_1D = types.Array(types.uint64, 1, "C")
 U64_2D = types.Array(types.uint64, 2, "C")
 
 KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveOrderKernel, K.LegalMovesKernel,
+                K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
                 K.ReversiblePliesKernel)
 BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I32_2D, I32_1D, I64_1D)
 
@@ -132,11 +132,11 @@ def update_pv(pv, ply_info, ply, move):
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                     K.InCheckKernel, K.MoveOrderKernel, K.LegalMovesKernel,
+                     K.InCheckKernel, K.MoveKeysKernel, K.LegalMovesKernel,
                      U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I64_1D,
                      types.int64, types.int64, types.int64),
          cache=True, nogil=True)
-def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
+def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
                positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
@@ -192,7 +192,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         if best > alpha:
             alpha = best
         count = noisy_moves(pos, moves[ply])
-    score_moves(move_order, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+    score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
 
     # 4. Move loop.
     best_move = np.int64(-1)
@@ -202,7 +202,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         if not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
             break  # sorted: every move from here on loses material
         play(pos, np.int32(move), child)
-        score = -quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
+        score = -quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
                             positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
                             ply + 1, -beta, -alpha)
         if state[S_STOPPED]:
@@ -225,7 +225,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
 @nb.njit(types.int64(*KERNEL_TYPES, *BUFFER_TYPES, types.int64, types.int64, types.int64, types.int64,
                      types.boolean),
          cache=True, nogil=True)
-def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_order,
+def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys,
            noisy_moves,
            reversible_plies, positions, move_rows, ply_info, path, killers, history, tt_keys, tt_data, pv,
            root_moves, state, ply, depth, alpha, beta, cut_node):
@@ -280,7 +280,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
 
     # 4. At the horizon, quiescence decides.
     if depth <= 0:
-        return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
+        return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
                           positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
                           ply, alpha, beta)
 
@@ -315,19 +315,13 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
         if flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
             return static_eval
 
-        # 8. Razoring: one ply from the horizon and far below alpha, only noisy moves can help.
-        if flags & USE_FUTILITY and depth == 1 and static_eval + 2 * FUTILITY_MARGIN <= alpha:
-            return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
-                              positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
-                              ply, alpha, beta)
-
-        # 9. Null move: if passing still fails high after a reduced search, so will a real move.
+        # 8. Null move: if passing still fails high after a reduced search, so will a real move.
         if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and static_eval >= beta and window[ply] > 0
                 and play_null(pos, child)):
             reduction = 3 + depth // 4
             window[ply + 1] = 0
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_order, noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers,
+                            move_keys, noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers,
                             history, tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
             if state[S_STOPPED]:
@@ -336,7 +330,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                 state[S_NULL_CUTS] += 1
                 return beta if score >= MATE_BOUND else score
 
-    # 10. The moves; none is checkmate or stalemate.
+    # 9. The moves; none is checkmate or stalemate.
     if root:
         count = state[P_ROOT_MOVES]
         for i in range(count):
@@ -347,10 +341,10 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
     if result != K.ONGOING:
         return terminal_score(result, ply)
 
-    # 11. Order the moves.
-    score_moves(move_order, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+    # 10. Order the moves.
+    tt_key = score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
 
-    # 12. Multi-cut: at an expected cut node, if several of the first moves fail high at a
+    # 11. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
     if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and depth >= state[P_MC_DEPTH]
             and abs(beta) < MATE_BOUND):
@@ -360,7 +354,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             play(pos, np.int32(move), child)
             window[ply + 1] = window[ply] + 1
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_order,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
@@ -372,7 +366,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                     state[S_MULTI_CUTS] += 1
                     return beta
 
-    # 13. Move loop: principal-variation search with late-move reductions. Futility and
+    # 12. Move loop: principal-variation search with late-move reductions. Futility and
     # late-move pruning: near the horizon, quiet moves are skipped when the node is far below
     # alpha, or after the first few (never the first move, a check, or in check).
     best = np.int64(-INFINITE)
@@ -382,18 +376,12 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
     prunable = flags & USE_FUTILITY and not is_pv and not checked and depth <= FUTILITY_DEPTH
     futile = prunable and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
     late = LATE_MOVE_COUNT + depth * depth if prunable else count
-    key = np.int64(TT_MOVE)
     for i in range(count):
         pruning = best > -MATE_BOUND and (futile or searched >= late)
-        if pruning and key < K.ORDER_NOISY:
-            # Every good noisy move is behind us and most of the rest will be skipped: take
-            # them as they come rather than sort them.
-            move = np.int64(moves[ply, i])
-        else:
-            move = pick_next(moves[ply], keys[ply], i, count)
+        move = pick_next(moves[ply], keys[ply], i, count)
         key = np.int64(keys[ply, i])
-        if key == TT_MOVE:  # the TT move: ask the game what kind of move it is
-            key = np.int64(move_order(pos, np.int32(move)))
+        if key == TT_MOVE:  # the TT move: the game's own key says what kind of move it is
+            key = tt_key
         quiet = is_quiet_key(key)
         checking = gives_check(pos, np.int32(move))
         if pruning and quiet and not checking:
@@ -405,7 +393,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
         new_depth = depth - 1 + extension
         if searched == 0:
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_order,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, new_depth, -beta, -alpha, expect_all if is_pv else not cut_node)
@@ -420,19 +408,19 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                     reduction += 1
                 reduction = max(0, min(reduction, new_depth - 1))
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_order,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
             if score > alpha and reduction > 0:
                 score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_order,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
             if is_pv and alpha < score < beta:
                 score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_order,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
                             tt_keys, tt_data, pv, root_moves, state,
                             ply + 1, new_depth, -beta, -alpha, expect_all)
@@ -458,7 +446,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             tried[ply, quiets_tried] = move
             quiets_tried += 1
 
-    # 14. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
+    # 13. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
     if best >= beta:
         bound = tt.BOUND_LOWER
     elif is_pv and best_move >= 0:

@@ -322,7 +322,7 @@ class Player:
         kernels, player = self.game.kernels, self.game.player
         table = self.table
         return int(ab.search(kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
-                             player.in_check, player.gives_check, player.play_null, player.move_order,
+                             player.in_check, player.gives_check, player.play_null, player.move_keys,
                              player.noisy_moves,
                              player.reversible_plies, self._positions, self._move_rows, self._ply_info, self._path,
                              self._killers, self._history, table.keys, table.data, self._pv, self._root_moves,
