@@ -75,7 +75,7 @@ U64_2D = types.Array(types.uint64, 2, "C")
 KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                 K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
                 K.ReversiblePliesKernel)
-BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I32_2D, I32_1D, I64_1D)
+BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D)
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -133,11 +133,11 @@ def update_pv(pv, ply_info, ply, move):
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                      K.InCheckKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                     U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I64_1D,
+                     U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.TABLE, I64_1D,
                      types.int64, types.int64, types.int64),
          cache=True, nogil=True)
 def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-               positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state, ply, alpha, beta):
+               positions, move_rows, ply_info, killers, history, tt_table, state, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     # 1. Count the node, poll for a stop.
@@ -159,11 +159,11 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
 
     # 2. Transposition table: any stored depth is enough here.
     position_hash = hash_position(pos)
-    slot = tt.probe(tt_keys, tt_data, position_hash)
+    slot = tt.probe(tt_table, position_hash)
     tt_move = np.int64(-1)
     static_eval = np.int64(-INFINITE)
     if slot >= 0:
-        word = tt_data[slot]
+        word = tt.entry(tt_table, slot)
         tt_move = tt.entry_move(word)
         static_eval = tt.entry_eval(word)
         score = from_table(tt.entry_score(word), ply)
@@ -203,7 +203,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
             break  # sorted: every move from here on loses material
         play(pos, np.int32(move), child)
         score = -quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-                            positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
+                            positions, move_rows, ply_info, killers, history, tt_table, state,
                             ply + 1, -beta, -alpha)
         if state[S_STOPPED]:
             return 0
@@ -217,7 +217,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
 
     # 5. Store.
     bound = tt.BOUND_LOWER if best >= beta else tt.BOUND_UPPER
-    tt.store(tt_keys, tt_data, position_hash, best_move, to_table(best, ply),
+    tt.store(tt_table, position_hash, best_move, to_table(best, ply),
              static_eval if not checked else 0, 0, bound, state[P_GENERATION])
     return best
 
@@ -227,7 +227,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
          cache=True, nogil=True)
 def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys,
            noisy_moves,
-           reversible_plies, positions, move_rows, ply_info, path, killers, history, tt_keys, tt_data, pv,
+           reversible_plies, positions, move_rows, ply_info, path, killers, history, tt_table, pv,
            root_moves, state, ply, depth, alpha, beta, cut_node):
     """The negamax value of ``positions[ply]`` searched ``depth`` plies deep within the window
     (``alpha``, ``beta``); ``cut_node``: a node expected to fail high (the first child of a
@@ -281,15 +281,15 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
     # 4. At the horizon, quiescence decides.
     if depth <= 0:
         return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-                          positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
+                          positions, move_rows, ply_info, killers, history, tt_table, state,
                           ply, alpha, beta)
 
     # 5. Transposition table: its move always, its score when the depth and bound allow.
-    slot = tt.probe(tt_keys, tt_data, position_hash)
+    slot = tt.probe(tt_table, position_hash)
     tt_move = np.int64(-1)
     static_eval = np.int64(-INFINITE)
     if slot >= 0:
-        word = tt_data[slot]
+        word = tt.entry(tt_table, slot)
         tt_move = tt.entry_move(word)
         static_eval = tt.entry_eval(word)
         if not is_pv and flags & USE_TT_CUTOFFS and tt.entry_depth(word) >= depth:
@@ -322,7 +322,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             window[ply + 1] = 0
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys, noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers,
-                            history, tt_keys, tt_data, pv, root_moves, state,
+                            history, tt_table, pv, root_moves, state,
                             ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
             if state[S_STOPPED]:
                 return 0
@@ -356,7 +356,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
             if state[S_STOPPED]:
                 return 0
@@ -395,7 +395,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, new_depth, -beta, -alpha, expect_all if is_pv else not cut_node)
         else:
             reduction = 0
@@ -410,19 +410,19 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
             if score > alpha and reduction > 0:
                 score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
             if is_pv and alpha < score < beta:
                 score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, new_depth, -beta, -alpha, expect_all)
         if state[S_STOPPED]:
             return 0
@@ -453,6 +453,6 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
         bound = tt.BOUND_EXACT
     else:
         bound = tt.BOUND_UPPER
-    tt.store(tt_keys, tt_data, position_hash, best_move, to_table(best, ply),
+    tt.store(tt_table, position_hash, best_move, to_table(best, ply),
              static_eval if not checked else 0, depth, bound, state[P_GENERATION])
     return best

@@ -325,7 +325,7 @@ class Player:
                              player.in_check, player.gives_check, player.play_null, player.move_keys,
                              player.noisy_moves,
                              player.reversible_plies, self._positions, self._move_rows, self._ply_info, self._path,
-                             self._killers, self._history, table.keys, table.data, self._pv, self._root_moves,
+                             self._killers, self._history, table.table, self._pv, self._root_moves,
                              self._state, 0, depth, alpha, beta, False))
 
     def _root_pv(self) -> list[int]:
