@@ -343,7 +343,7 @@ class Player:
     def _done(limits: Limits, score: int, depth: int, started: float, root_count: int) -> bool:
         """Whether to start no further iteration."""
         if is_mate(score) and depth >= 2 * abs(mate_in_moves(score)) + 4 and limits.depth is None:
-            return True  # a mate whose distance deeper searches can no longer change
+            return True  # a mate found with plies to spare: deeper iterations rarely shorten it
         if limits.infinite:
             return False
         if limits.mate is not None and is_mate(score) and 0 < mate_in_moves(score) <= limits.mate:
