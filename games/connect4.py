@@ -27,6 +27,7 @@ from numba import types
 from games import kernels as K
 from games.bits import mix64, popcount
 from games.game import Game, Kernels, NotationError, PlayerKernels
+from games.player_defaults import never_gives_check, never_in_check, never_repeats, no_pass
 
 U1 = types.uint64(1)
 
@@ -174,24 +175,6 @@ def proof_candidates(pos, moves):
 
 # --- Player kernels (games.kernels, "Player kernels") --------------------------------------
 
-@nb.njit(K.IN_CHECK_SIGNATURE, cache=True)
-def in_check(pos):
-    """Connect Four has no checks."""
-    return False
-
-
-@nb.njit(K.GIVES_CHECK_SIGNATURE, cache=True)
-def gives_check(pos, move):
-    """Connect Four has no checks."""
-    return False
-
-
-@nb.njit(K.PLAY_NULL_SIGNATURE, cache=True)
-def play_null(pos, child):
-    """No passing: zugzwang is the heart of Connect Four, so a pass proves nothing."""
-    return False
-
-
 @nb.njit(types.int32(K.POSITION, types.int32), cache=True)
 def move_order(pos, move):
     """Winning moves, then blocks of an immediate threat (both noisy); quiet moves by how
@@ -228,12 +211,6 @@ def noisy_moves(pos, moves):
     return kept
 
 
-@nb.njit(K.REVERSIBLE_PLIES_SIGNATURE, cache=True)
-def reversible_plies(pos):
-    """Every move adds a stone: no position repeats."""
-    return 0
-
-
 class ConnectFour(Game):
     """Connect Four: a position is the columns played from the empty board, digits 1-9 left to
     right (Pascal Pons' convention, e.g. ``4453``); a move is one column digit."""
@@ -241,7 +218,7 @@ class ConnectFour(Game):
     name = "connect4"
     position_width = 3
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, gives_check, play_null, move_keys, noisy_moves, reversible_plies)
+    player = PlayerKernels(never_in_check, never_gives_check, no_pass, move_keys, noisy_moves, never_repeats)
     proof_candidates = staticmethod(proof_candidates)  # optional kernel, see above
 
     def __init__(self, width: int = 7, height: int = 6):

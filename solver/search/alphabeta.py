@@ -121,6 +121,19 @@ def poll(state):
         state[S_STOPPED] = 1
 
 
+@nb.njit(types.boolean(I64_1D, I64_2D, types.int64), cache=True, inline="always")
+def enter_node(state, ply_info, ply):
+    """Count a node at ``ply`` (nodes, selective depth, an empty PV), poll for a stop every
+    ``POLL_MASK + 1`` nodes; whether the search is stopping."""
+    state[S_NODES] += 1
+    if (state[S_NODES] & POLL_MASK) == 0:
+        poll(state)
+    ply_info[PV_LENGTH, ply] = ply
+    if ply > state[S_SELDEPTH]:
+        state[S_SELDEPTH] = ply
+    return state[S_STOPPED] != 0
+
+
 @nb.njit(types.void(I32_2D, I64_2D, types.int64, types.int64), cache=True, inline="always")
 def update_pv(pv, ply_info, ply, move):
     """The principal variation at ``ply`` becomes ``move`` followed by the child's."""
@@ -141,17 +154,11 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     # 1. Count the node, poll for a stop.
-    state[S_NODES] += 1
-    if (state[S_NODES] & POLL_MASK) == 0:
-        poll(state)
-    if state[S_STOPPED]:
+    if enter_node(state, ply_info, ply):
         return 0
     pos = positions[ply]
     moves = move_rows[MOVES]
     keys = move_rows[KEYS]
-    ply_info[PV_LENGTH, ply] = ply
-    if ply > state[S_SELDEPTH]:
-        state[S_SELDEPTH] = ply
     flags = state[P_FLAGS]
     checked = in_check(pos)
     if ply >= MAX_PLY - 1:
@@ -235,17 +242,11 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
     # 1. Count the node, poll for a stop.
-    state[S_NODES] += 1
-    if (state[S_NODES] & POLL_MASK) == 0:
-        poll(state)
-    if state[S_STOPPED]:
+    if enter_node(state, ply_info, ply):
         return 0
     pos = positions[ply]
     moves = move_rows[MOVES]
     keys = move_rows[KEYS]
-    ply_info[PV_LENGTH, ply] = ply
-    if ply > state[S_SELDEPTH]:
-        state[S_SELDEPTH] = ply
     tried = move_rows[TRIED]
     window = ply_info[WINDOW]
     flags = state[P_FLAGS]
