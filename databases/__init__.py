@@ -6,7 +6,19 @@ page cache, and the catalog of tables on disk.
 from databases.errors import (DamagedPageError, DatabaseError, FormatError, MissingTableError,
                               NotCoveredError)
 from databases.location import default_database_dir, table_path
-from databases.reader import Database, ProbeResult, open_database
+
+_READER_NAMES = ("Database", "ProbeResult", "open_database")
+
+
+def __getattr__(name: str):
+    """The reader is imported on first use (it compiles the page-cache kernels), so that
+    commands that only name a database directory start without compiling anything."""
+    if name in _READER_NAMES:
+        from databases import reader
+
+        return getattr(reader, name)
+    raise AttributeError(f"module 'databases' has no attribute {name!r}")
+
 
 __all__ = ["open_database", "Database", "ProbeResult", "DatabaseError", "MissingTableError",
            "NotCoveredError", "FormatError", "DamagedPageError", "default_database_dir",

@@ -27,6 +27,7 @@ from numba import types
 from games import kernels as K
 from games.bits import mix64, popcount
 from games.game import Game, Kernels, NotationError, PlayerKernels
+from games.player_defaults import never_gives_check, never_in_check, never_repeats, no_pass
 
 U1 = types.uint64(1)
 
@@ -174,19 +175,7 @@ def proof_candidates(pos, moves):
 
 # --- Player kernels (games.kernels, "Player kernels") --------------------------------------
 
-@nb.njit(K.IN_CHECK_SIGNATURE, cache=True)
-def in_check(pos):
-    """Connect Four has no checks."""
-    return False
-
-
-@nb.njit(K.PLAY_NULL_SIGNATURE, cache=True)
-def play_null(pos, child):
-    """No passing: zugzwang is the heart of Connect Four, so a pass proves nothing."""
-    return False
-
-
-@nb.njit(K.MOVE_ORDER_SIGNATURE, cache=True)
+@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
 def move_order(pos, move):
     """Winning moves, then blocks of an immediate threat (both noisy); quiet moves by how
     central the column is and how many cells the move makes winning for the mover."""
@@ -203,6 +192,13 @@ def move_order(pos, move):
     return np.int32(64 * threats + 16 * (centre - abs(move - centre)))
 
 
+@nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
+def move_keys(pos, moves, count, keys):
+    """``move_order`` of each of ``moves[:count]`` into ``keys``."""
+    for i in range(count):
+        keys[i] = move_order(pos, moves[i])
+
+
 @nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
 def noisy_moves(pos, moves):
     """The legal moves that win at once or block an immediate win."""
@@ -215,12 +211,6 @@ def noisy_moves(pos, moves):
     return kept
 
 
-@nb.njit(K.REVERSIBLE_PLIES_SIGNATURE, cache=True)
-def reversible_plies(pos):
-    """Every move adds a stone: no position repeats."""
-    return 0
-
-
 class ConnectFour(Game):
     """Connect Four: a position is the columns played from the empty board, digits 1-9 left to
     right (Pascal Pons' convention, e.g. ``4453``); a move is one column digit."""
@@ -228,7 +218,7 @@ class ConnectFour(Game):
     name = "connect4"
     position_width = 3
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, play_null, move_order, noisy_moves, reversible_plies)
+    player = PlayerKernels(never_in_check, never_gives_check, no_pass, move_keys, noisy_moves, never_repeats)
     proof_candidates = staticmethod(proof_candidates)  # optional kernel, see above
 
     def __init__(self, width: int = 7, height: int = 6):

@@ -31,8 +31,9 @@ class PlayerKernels:
     :mod:`games.kernels` ("Player kernels") for the contract of each."""
 
     in_check: Any
+    gives_check: Any
     play_null: Any
-    move_order: Any
+    move_keys: Any
     noisy_moves: Any
     reversible_plies: Any
 

@@ -66,13 +66,20 @@ Player kernels (``Game.player``, a ``PlayerKernels``; the alpha-beta player of :
     in check, a game without passes, or a position prone to zugzwang (chess: the mover has only
     king and pawns). This is the null-move pruning's zugzwang guard.
 
-``move_order(pos, move) -> int32``
-    A static key for ordering the legal ``move``: ``>= ORDER_NOISY`` for moves tried before
-    killers and quiet moves (chess: captures that do not lose material by static exchange
-    evaluation, and queen promotions, ranked most valuable victim / least valuable attacker);
-    ``<= -ORDER_NOISY`` for moves tried after every quiet move (chess: captures that lose
-    material; quiescence skips them); in between, a quiet move's static preference (added to
-    its history score). Games without captures may return small keys only.
+``gives_check(pos, move) -> boolean`` (signature of ``is_noisy``)
+    Whether the legal ``move`` puts the opponent in check (a game without checks: always
+    False). The search decides pruning and check extensions before it plays a move, so pruned
+    moves cost no ``play``.
+
+``move_keys(pos, moves, count, keys) -> None``
+    Writes into ``keys[i]`` a static key for ordering the legal move ``moves[i]``, for
+    ``i < count`` (one call per node: a kernel call through ``FunctionType`` costs about as much
+    as a cheap key). ``>= ORDER_NOISY`` for moves tried before killers and quiet moves (chess:
+    captures that do not lose material by static exchange evaluation, and queen promotions,
+    ranked most valuable victim / least valuable attacker); ``<= -ORDER_NOISY`` for moves tried
+    after every quiet move (chess: captures that lose material; quiescence skips them); in
+    between, a quiet move's static preference (added to its history score). Games without
+    captures may return small keys only.
 
 ``noisy_moves(pos, moves) -> int64`` (signature of ``legal_moves``)
     The legal moves for which ``is_noisy`` holds, in ``legal_moves`` order (quiescence search
@@ -103,7 +110,7 @@ ONGOING = 2
 # Static evaluations stay strictly inside this bound.
 EVAL_LIMIT = 20000
 
-# move_order keys at or beyond this magnitude rank a move before (or after) every quiet move.
+# move_keys keys at or beyond this magnitude rank a move before (or after) every quiet move.
 ORDER_NOISY = 1 << 20
 
 POSITION = types.Array(types.uint64, 1, "C")
@@ -116,8 +123,9 @@ HASH_SIGNATURE = types.uint64(POSITION)
 EVALUATE_SIGNATURE = types.int32(POSITION)
 IS_NOISY_SIGNATURE = types.boolean(POSITION, types.int32)
 IN_CHECK_SIGNATURE = types.boolean(POSITION)
+GIVES_CHECK_SIGNATURE = IS_NOISY_SIGNATURE
 PLAY_NULL_SIGNATURE = types.boolean(POSITION, POSITION)
-MOVE_ORDER_SIGNATURE = types.int32(POSITION, types.int32)
+MOVE_KEYS_SIGNATURE = types.void(POSITION, MOVE_BUFFER, types.int64, MOVE_BUFFER)
 REVERSIBLE_PLIES_SIGNATURE = types.int64(POSITION)
 
 # Argument types for engines that receive kernels: declare engine parameters with these.
@@ -128,6 +136,7 @@ HashKernel = types.FunctionType(HASH_SIGNATURE)
 EvaluateKernel = types.FunctionType(EVALUATE_SIGNATURE)
 IsNoisyKernel = types.FunctionType(IS_NOISY_SIGNATURE)
 InCheckKernel = types.FunctionType(IN_CHECK_SIGNATURE)
+GivesCheckKernel = types.FunctionType(GIVES_CHECK_SIGNATURE)
 PlayNullKernel = types.FunctionType(PLAY_NULL_SIGNATURE)
-MoveOrderKernel = types.FunctionType(MOVE_ORDER_SIGNATURE)
+MoveKeysKernel = types.FunctionType(MOVE_KEYS_SIGNATURE)
 ReversiblePliesKernel = types.FunctionType(REVERSIBLE_PLIES_SIGNATURE)

@@ -20,6 +20,7 @@ from numba import types
 from games import kernels as K
 from games.bits import mix64, popcount
 from games.game import Game, Kernels, NotationError, PlayerKernels
+from games.player_defaults import never_gives_check, never_in_check, never_repeats, no_pass
 
 FULL_BOARD = 0x1FF
 LINES = np.array([0x7, 0x38, 0x1C0, 0x49, 0x92, 0x124, 0x111, 0x54], dtype=np.uint64)
@@ -107,19 +108,7 @@ def is_noisy(pos, move):
 
 # --- Player kernels (games.kernels, "Player kernels") --------------------------------------
 
-@nb.njit(K.IN_CHECK_SIGNATURE, cache=True)
-def in_check(pos):
-    """Tic-tac-toe has no checks."""
-    return False
-
-
-@nb.njit(K.PLAY_NULL_SIGNATURE, cache=True)
-def play_null(pos, child):
-    """No passing."""
-    return False
-
-
-@nb.njit(K.MOVE_ORDER_SIGNATURE, cache=True)
+@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
 def move_order(pos, move):
     """Wins and blocks first (noisy); then the centre, the corners, the edges."""
     if is_noisy(pos, move):
@@ -127,6 +116,13 @@ def move_order(pos, move):
         wins = has_line(mover | (types.uint64(1) << types.uint64(move)))
         return np.int32(K.ORDER_NOISY + (2 if wins else 1))
     return np.int32(2 if move == 4 else (1 if move in (0, 2, 6, 8) else 0))
+
+
+@nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
+def move_keys(pos, moves, count, keys):
+    """``move_order`` of each of ``moves[:count]`` into ``keys``."""
+    for i in range(count):
+        keys[i] = move_order(pos, moves[i])
 
 
 @nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
@@ -141,12 +137,6 @@ def noisy_moves(pos, moves):
     return kept
 
 
-@nb.njit(K.REVERSIBLE_PLIES_SIGNATURE, cache=True)
-def reversible_plies(pos):
-    """Every move adds a mark: no position repeats."""
-    return 0
-
-
 class TicTacToe(Game):
     """Tic-tac-toe: positions are 9 characters ``x``, ``o``, ``.`` row by row from the top
     left; moves are cell digits 1-9."""
@@ -157,7 +147,7 @@ class TicTacToe(Game):
     move_space = 9
     max_game_length = 9
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, play_null, move_order, noisy_moves, reversible_plies)
+    player = PlayerKernels(never_in_check, never_gives_check, no_pass, move_keys, noisy_moves, never_repeats)
 
     def parse_position(self, text: str) -> np.ndarray:
         """Parse ``x.o......``-style boards (or ``startpos``), refusing impossible ones."""

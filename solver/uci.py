@@ -63,6 +63,16 @@ class GoCommand:
     searchmoves: list[str] = field(default_factory=list)
 
 
+@dataclass
+class PonderBudget:
+    """What a ``ponderhit`` turns a ponder search into: the clock budget of its ``go``."""
+
+    optimum: float | None
+    maximum: float
+    limits: object  # the running search's solver.search.player.Limits
+    started: float  # time.monotonic() when the ponder search began
+
+
 def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
     """A ``go`` command's parameters, and the complaints about what was ignored."""
     command = GoCommand()
@@ -113,7 +123,7 @@ class UciEngine:
         self._search_thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._ponderhit = threading.Event()
-        self._pondering_limits = None
+        self._ponder_budget: PonderBudget | None = None
         self._warm_up_thread = threading.Thread(target=self._warm_up, name="uci-warm-up", daemon=True)
         self._warm_up_thread.start()
 
@@ -232,16 +242,15 @@ class UciEngine:
 
     def _on_ponderhit(self, _arguments) -> None:
         self._ponderhit.set()
-        limits, player = self._pondering_limits, self._player
-        if limits is None or player is None:
+        budget, player = self._ponder_budget, self._player
+        if budget is None or player is None:
             return
-        optimum, maximum, started = limits.pop("optimum"), limits.pop("maximum"), limits.pop("started")
-        search_limits = limits.pop("limits")
-        self._pondering_limits = None
-        elapsed = time.monotonic() - started
-        search_limits.optimum = elapsed + optimum
-        search_limits.infinite = False
-        player.set_deadline(maximum)
+        self._ponder_budget = None
+        # The clock now runs: the search stops by the budget of the ponder go, from now on.
+        elapsed = time.monotonic() - budget.started
+        budget.limits.optimum = None if budget.optimum is None else elapsed + budget.optimum
+        budget.limits.infinite = False
+        player.set_deadline(budget.maximum)
 
     # --- the search thread ----------------------------------------------------------------------
     def _search(self, command: GoCommand, received: float) -> None:
@@ -290,11 +299,10 @@ class UciEngine:
             limits.optimum = max(0.0, optimum - spent) if optimum is not None else None
             limits.time = max(0.001, maximum - spent)
         elif timed and command.ponder:
-            self._pondering_limits = {"optimum": optimum, "maximum": maximum, "started": time.monotonic(),
-                                      "limits": limits}
+            self._ponder_budget = PonderBudget(optimum, maximum, limits, time.monotonic())
         result = player.search(position, limits, history=history,
                                on_iteration=lambda iteration: self._info(game, position, iteration))
-        self._pondering_limits = None
+        self._ponder_budget = None
         self._wait_if_told_to(command)
         best = result.best if result.best is not None else legal[0]
         line = f"bestmove {game.format_move(position, best)}"

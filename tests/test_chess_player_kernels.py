@@ -10,7 +10,7 @@ import pytest
 
 import games
 from games.chess.movegen import legal_moves, noisy_moves
-from games.chess.player import move_order, play_null, reversible_plies, see
+from games.chess.player import gives_check, move_keys, move_order, play_null, reversible_plies, see
 from games.chess.position import STATE, hash_from_scratch, in_check
 from games.chess.rules import is_noisy
 from games.kernels import ORDER_NOISY
@@ -85,6 +85,32 @@ def test_noisy_moves_on_perft_suites(oracle_data):
             assert generated_noisy(child) == filtered_legal(child), (case["fen"], move)
             walked += 1
     assert walked > 10000
+
+
+def _check_gives_check(game, position) -> int:
+    checks = 0
+    for move in game.legal_moves(position):
+        expected = bool(in_check(game.play(position, move)))
+        assert bool(gives_check(position, np.int32(move))) == expected, (game.format_position(position), move)
+        checks += expected
+    return checks
+
+
+def test_gives_check_agrees_with_playing_the_move():
+    checks = sum(_check_gives_check(STANDARD, position)
+                 for position in random_walk_positions(seed=3, games_count=40, plies=160))
+    assert checks > 500
+    # Castling with check, en passant discovering a check, promotions checking.
+    for fen in ("5k2/8/8/8/8/8/8/4K2R w K - 0 1",
+                "8/8/8/1k1pP2R/8/8/8/7K w - d6 0 2", "3k4/1P6/8/8/8/8/8/K7 w - - 0 1"):
+        assert _check_gives_check(STANDARD, STANDARD.parse_position(fen)) >= 1, fen
+
+
+def test_gives_check_on_perft_suites(oracle_data):
+    for case in (read_perft_file(oracle_data("chess/perft-tricky.perft"))
+                 + read_perft_file(oracle_data("chess/perft-random.perft"))):
+        game = CHESS960 if case["id"] in CHESS960_IDS else STANDARD
+        _check_gives_check(game, game.parse_position(case["fen"]))
 
 
 def test_play_null():
@@ -206,8 +232,16 @@ def test_chess_game_carries_the_player_kernels():
     assert STANDARD.fifty_move_plies == 100
     player = STANDARD.player
     assert player.noisy_moves is noisy_moves and player.play_null is play_null
-    assert player.move_order is move_order and player.in_check is in_check
-    assert player.reversible_plies is reversible_plies
+    assert player.move_keys is move_keys and player.in_check is in_check
+    assert player.gives_check is gives_check and player.reversible_plies is reversible_plies
+
+
+def test_move_keys_are_move_order_of_each_move():
+    position = STANDARD.parse_position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    count = legal_moves(position, BUFFER)
+    keys = np.zeros(256, dtype=np.int32)
+    move_keys(position, BUFFER, count, keys)
+    assert [int(k) for k in keys[:count]] == [int(move_order(position, m)) for m in BUFFER[:count]]
 
 
 @pytest.mark.parametrize("fen", ["startpos", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -"])

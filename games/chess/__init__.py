@@ -25,7 +25,7 @@ from games.chess.makemove import play
 from games.chess.evaluation import evaluation_features
 from games.chess.movegen import MAX_MOVES, MOVE_SPACE, legal_moves, noisy_moves
 from games.chess.notation import STANDARD_START, format_fen, format_uci, material_signature, parse_fen, parse_uci
-from games.chess.player import move_order, play_null, reversible_plies, see
+from games.chess.player import gives_check, move_keys, move_order, play_null, reversible_plies, see
 from games.chess.position import (POSITION_WIDTH, build_position, hash_from_scratch, hash_position, in_check,
                                   opponent_in_check, piece_count, piece_on)
 from games.chess.rules import evaluate, insufficient_material, is_fifty_move_draw, is_noisy, outcome, repetition_count
@@ -33,5 +33,5 @@ from games.chess.rules import evaluate, insufficient_material, is_fifty_move_dra
 __all__ = ["Chess", "MAX_MOVES", "MOVE_SPACE", "POSITION_WIDTH", "STANDARD_START", "build_position", "evaluate",
            "evaluation_features", "format_fen", "format_uci", "hash_from_scratch", "hash_position", "in_check",
            "insufficient_material", "is_fifty_move_draw", "is_noisy", "legal_moves", "material_signature",
-           "move_order", "noisy_moves", "opponent_in_check", "outcome", "parse_fen", "parse_uci", "piece_count",
+           "gives_check", "move_keys", "move_order", "noisy_moves", "opponent_in_check", "outcome", "parse_fen", "parse_uci", "piece_count",
            "piece_on", "play", "play_null", "repetition_count", "reversible_plies", "see"]

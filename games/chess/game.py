@@ -6,7 +6,7 @@ import numpy as np
 from games.chess import notation
 from games.chess.makemove import play
 from games.chess.movegen import MAX_MOVES, MOVE_SPACE, legal_moves, noisy_moves
-from games.chess.player import move_order, play_null, reversible_plies
+from games.chess.player import gives_check, move_keys, play_null, reversible_plies
 from games.chess.position import POSITION_WIDTH, hash_position, in_check
 from games.chess.rules import evaluate, is_noisy, outcome
 from games.game import Game, Kernels, PlayerKernels
@@ -28,7 +28,7 @@ class Chess(Game):
     max_game_length = 17697
     fifty_move_plies = 100
     kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, play_null, move_order, noisy_moves, reversible_plies)
+    player = PlayerKernels(in_check, gives_check, play_null, move_keys, noisy_moves, reversible_plies)
 
     def __init__(self, chess960: bool = False):
         self.chess960 = chess960

@@ -1,6 +1,6 @@
 """The chess kernels of the alpha-beta player (see "Player kernels" in :mod:`games.kernels`):
-``play_null``, ``move_order`` (with the static exchange evaluation ``see``) and
-``reversible_plies``; ``in_check`` lives in :mod:`games.chess.position` and ``noisy_moves`` in
+``play_null``, ``gives_check``, ``move_keys`` (``move_order`` for each move, with the static
+exchange evaluation ``see``) and ``reversible_plies``; ``in_check`` lives in :mod:`games.chess.position` and ``noisy_moves`` in
 :mod:`games.chess.movegen`.
 
 Move-order keys (``ORDER_NOISY`` = 2**20)::
@@ -20,11 +20,12 @@ from numba import types
 
 from games import kernels as K
 from games.chess.attacks import bishop_attacks, rook_attacks
+from games.chess.bitops import lsb
 from games.chess.makemove import piece_type_on
 from games.chess.position import (BISHOPS, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE,
                                   STATE_EP_SHIFT, STATE_FULLMOVE_SHIFT, STATE_HALFMOVE_SHIFT, attackers_of,
                                   halfmove_clock, in_check)
-from games.chess.tables import EN_PASSANT_KEYS, PIECE_SQUARE, PIECE_VALUES, SIDE_KEY
+from games.chess.tables import EN_PASSANT_KEYS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_SQUARE, PIECE_VALUES, SIDE_KEY
 
 U64 = types.uint64
 ONE = types.uint64(1)
@@ -132,7 +133,7 @@ def see(pos, move):
     return np.int32(min(max(balance, low), high))
 
 
-@nb.njit(K.MOVE_ORDER_SIGNATURE, cache=True)
+@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
 def move_order(pos, move):
     """The static ordering key of the legal ``move`` (bands in the module docstring): winning
     and equal captures and queen promotions by MVV-LVA above ``ORDER_NOISY``, losing captures
@@ -169,6 +170,59 @@ def move_order(pos, move):
         if value < 0:
             return np.int32(-K.ORDER_NOISY + value)
     return np.int32(K.ORDER_NOISY + 8 * gain + 7 - moved)
+
+
+@nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
+def move_keys(pos, moves, count, keys):
+    """The player's ordering keys (``move_order``) of ``moves[:count]`` into ``keys``."""
+    for i in range(count):
+        keys[i] = move_order(pos, moves[i])
+
+
+@nb.njit(K.GIVES_CHECK_SIGNATURE, cache=True)
+def gives_check(pos, move):
+    """Whether the legal ``move`` checks the opponent's king: directly (the moved or promoted
+    piece, or the castling rook, attacks it) or by discovery (a slider of ours behind the origin
+    square, or behind a pawn taken en passant)."""
+    us = np.int64(pos[STATE] & ONE)
+    them = 1 - us
+    king_bit = pos[KINGS] & pos[them]
+    king = lsb(king_bit)
+    origin = np.int64(move & 63)
+    to = np.int64((move >> 6) & 63)
+    promotion = np.int64(move >> 12)
+    origin_bit = ONE << types.uint64(origin)
+    to_bit = ONE << types.uint64(to)
+    occupied = pos[0] | pos[1]
+    moved = piece_type_on(pos, origin_bit)
+    if moved == 5 and pos[us] & to_bit:
+        # Castling: the king lands on the g- or c-file, the rook beside it; only the rook checks.
+        base = 56 * us
+        king_to, rook_to = (base + 6, base + 5) if to > origin else (base + 2, base + 3)
+        after = (occupied ^ origin_bit ^ to_bit) | (ONE << types.uint64(king_to)) | (ONE << types.uint64(rook_to))
+        return (rook_attacks(after, rook_to) & king_bit) != 0
+    after = (occupied ^ origin_bit) | to_bit
+    if moved == 0 and not (pos[them] & to_bit) and (to - origin) % 8 != 0:
+        after ^= (to_bit >> types.uint64(8)) if us == 0 else (to_bit << types.uint64(8))  # en passant
+    piece = promotion if promotion else moved
+    if piece == 0:
+        direct = PAWN_ATTACKS[us * 64 + to]
+    elif piece == 1:
+        direct = KNIGHT_ATTACKS[to]
+    elif piece == 2:
+        direct = bishop_attacks(after, to)
+    elif piece == 3:
+        direct = rook_attacks(after, to)
+    elif piece == 4:
+        direct = bishop_attacks(after, to) | rook_attacks(after, to)
+    else:
+        direct = types.uint64(0)
+    if direct & king_bit:
+        return True
+    ours = pos[us] & ~origin_bit
+    diagonal = (pos[BISHOPS] | pos[QUEENS]) & ours
+    orthogonal = (pos[ROOKS] | pos[QUEENS]) & ours
+    return ((bishop_attacks(after, king) & diagonal) | (rook_attacks(after, king) & orthogonal)) != 0
 
 
 @nb.njit(K.REVERSIBLE_PLIES_SIGNATURE, cache=True)

@@ -6,9 +6,7 @@ import argparse
 import sys
 import time
 
-from solver.commands.common import add_json_flag, megabytes, non_negative_int
-from solver.search.switches import NAMES as SWITCH_NAMES
-from solver.errors import UsageError
+from solver.commands.common import add_json_flag, add_switch_argument, disabled_switches, megabytes, non_negative_int
 from solver.output import emit
 
 DEFAULT_DEPTH = 11
@@ -27,8 +25,7 @@ def register(subparsers) -> None:
     parser.add_argument("--depth", type=_depth, default=DEFAULT_DEPTH, metavar="D", help="plies per position")
     parser.add_argument("--hash", type=megabytes, default=16.0, metavar="MB",
                         help="transposition table size in MiB (default 16)")
-    parser.add_argument("--disable", action="append", default=[], metavar="FEATURE",
-                        help=f"switch a search feature off (repeatable): {', '.join(SWITCH_NAMES)}")
+    add_switch_argument(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
@@ -42,15 +39,13 @@ def _depth(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Search every bench position; print the totals."""
-    unknown = sorted(set(args.disable) - set(SWITCH_NAMES))
-    if unknown:
-        raise UsageError(f"--disable: unknown feature {unknown[0]!r} (known: {', '.join(SWITCH_NAMES)})")
+    switches = disabled_switches(args)
     import games
     from solver.search.bench_positions import CHESS
     from solver.search.player import Limits, Player
 
     game = games.get("chess")
-    player = Player(game, hash_mb=args.hash, switches={name: False for name in args.disable})
+    player = Player(game, hash_mb=args.hash, switches=switches)
     player.search(game.start_position(), Limits(depth=1))  # load (or compile) before timing
     verbose = not args.json and sys.stderr.isatty()
     nodes, seconds = 0, 0.0

@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from databases.families import NoTablesError, get_family
 from databases.location import default_database_dir
 from databases.writer import COMPRESSIONS, DEFAULT_COMPRESSION
-from retrograde.build import UnknownTableError, build_tables
 from solver.commands.common import add_game_argument, add_json_flag, load_game, non_negative_int
 from solver.errors import UsageError
 from solver.output import emit
@@ -20,6 +18,8 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
 
 def load_family(name: str):
     """The game's table family, or a UsageError."""
+    from databases.families import NoTablesError, get_family
+
     load_game(name)
     try:
         return get_family(name)
@@ -59,6 +59,8 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and print what was built and skipped."""
+    from retrograde.build import UnknownTableError, build_tables  # here: it compiles the builder
+
     load_family(args.game)
     if args.workers == 0:
         raise UsageError("--workers must be at least 1")

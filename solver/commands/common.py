@@ -68,6 +68,24 @@ def megabytes(text: str) -> float:
     return value
 
 
+def add_switch_argument(parser: argparse.ArgumentParser) -> None:
+    """The --disable FEATURE option of the commands that search."""
+    from solver.search.switches import NAMES
+
+    parser.add_argument("--disable", action="append", default=[], metavar="FEATURE",
+                        help=f"switch a search feature off (repeatable): {', '.join(NAMES)}")
+
+
+def disabled_switches(args: argparse.Namespace) -> dict[str, bool]:
+    """The switches --disable turned off, or a UsageError naming an unknown one."""
+    from solver.search.switches import NAMES
+
+    unknown = sorted(set(args.disable) - set(NAMES))
+    if unknown:
+        raise UsageError(f"--disable: unknown feature {unknown[0]!r} (known: {', '.join(NAMES)})")
+    return {name: False for name in args.disable}
+
+
 def position_inputs(text: str, stdin) -> list[str] | None:
     """For `probe`, `prove` and `search`: ``-`` means one position per line of ``stdin``
     (blank lines and ``#`` comments skipped); returns None for a single position argument."""

@@ -7,7 +7,6 @@ import sys
 
 from databases.errors import DatabaseError
 from databases.location import default_database_dir
-from databases.reader import Database
 from games import NotationError
 from solver.commands.build import add_db_argument, load_family
 from solver.commands.common import add_game_argument, add_json_flag, position_inputs, position_text
@@ -29,7 +28,7 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def answer(db: Database, text: str) -> dict:
+def answer(db: "Database", text: str) -> dict:
     """The probe result for one position in notation (raises NotationError/DatabaseError)."""
     game = db.game
     position = game.parse_position(text)
@@ -51,6 +50,8 @@ def summary(result: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Probe one position, or each line of standard input."""
+    from databases.reader import Database  # here: it compiles the page-cache kernels
+
     load_family(args.game)
     root = default_database_dir(args.db)
     with Database(root, args.game) as db:

@@ -5,10 +5,10 @@ import argparse
 import json
 import sys
 
-from solver.commands.common import (add_game_argument, add_json_flag, load_game, load_position, megabytes,
-                                    non_negative_int, position_inputs, position_text, seconds)
+from solver.commands.common import (add_game_argument, add_json_flag, add_switch_argument, disabled_switches,
+                                    load_game, load_position, megabytes, non_negative_int, position_inputs,
+                                    position_text, seconds)
 from solver.errors import UsageError
-from solver.search.switches import NAMES as SWITCH_NAMES
 from solver.output import emit
 
 DEFAULT_SECONDS = 1.0
@@ -39,8 +39,7 @@ def register(subparsers) -> None:
                         help="moves played from POSITION before searching (so repetitions count)")
     parser.add_argument("--hash", type=megabytes, default=64.0, metavar="MB",
                         help="transposition table size in MiB (default 64)")
-    parser.add_argument("--disable", action="append", default=[], metavar="FEATURE",
-                        help=f"switch a search feature off (repeatable): {', '.join(SWITCH_NAMES)}")
+    add_switch_argument(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
@@ -57,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     if game.player is None:
         raise UsageError(f"{game.name} cannot be searched: it has no player kernels")
-    unknown = sorted(set(args.disable) - set(SWITCH_NAMES))
-    if unknown:
-        raise UsageError(f"--disable: unknown feature {unknown[0]!r} (known: {', '.join(SWITCH_NAMES)})")
+    switches = disabled_switches(args)
     lines = position_inputs(args.position, sys.stdin)
     if lines is not None and args.moves:
         raise UsageError("--moves takes a single POSITION, not '-'")
@@ -69,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     from solver.search.player import Limits, Player
 
-    player = Player(game, hash_mb=args.hash, switches={name: False for name in args.disable})
+    player = Player(game, hash_mb=args.hash, switches=switches)
     if args.depth is None and args.time is None and args.nodes is None:
         limits = Limits(time=DEFAULT_SECONDS)
     else:

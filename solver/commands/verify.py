@@ -5,9 +5,7 @@ import argparse
 
 from databases.errors import DatabaseError
 from databases.location import default_database_dir
-from retrograde.build import UnknownTableError, build_order
 from retrograde.progress import Progress, Silent
-from retrograde.verify import verify_table
 from solver.commands.build import add_db_argument, load_family
 from solver.commands.common import add_game_argument, add_json_flag
 from solver.errors import UsageError
@@ -29,6 +27,9 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Verify and report; exit status 1 if any entry disagrees."""
+    from retrograde.build import UnknownTableError, build_order  # here: they compile the kernels
+    from retrograde.verify import verify_table
+
     family = load_family(args.game)
     root = default_database_dir(args.db)
     try:

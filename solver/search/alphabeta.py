@@ -73,9 +73,9 @@ U64_1D = types.Array(types.uint64, 1, "C")
 U64_2D = types.Array(types.uint64, 2, "C")
 
 KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                K.InCheckKernel, K.PlayNullKernel, K.MoveOrderKernel, K.LegalMovesKernel,
+                K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
                 K.ReversiblePliesKernel)
-BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I32_2D, I32_1D, I64_1D)
+BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D)
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -121,6 +121,19 @@ def poll(state):
         state[S_STOPPED] = 1
 
 
+@nb.njit(types.boolean(I64_1D, I64_2D, types.int64), cache=True, inline="always")
+def enter_node(state, ply_info, ply):
+    """Count a node at ``ply`` (nodes, selective depth, an empty PV), poll for a stop every
+    ``POLL_MASK + 1`` nodes; whether the search is stopping."""
+    state[S_NODES] += 1
+    if (state[S_NODES] & POLL_MASK) == 0:
+        poll(state)
+    ply_info[PV_LENGTH, ply] = ply
+    if ply > state[S_SELDEPTH]:
+        state[S_SELDEPTH] = ply
+    return state[S_STOPPED] != 0
+
+
 @nb.njit(types.void(I32_2D, I64_2D, types.int64, types.int64), cache=True, inline="always")
 def update_pv(pv, ply_info, ply, move):
     """The principal variation at ``ply`` becomes ``move`` followed by the child's."""
@@ -132,26 +145,20 @@ def update_pv(pv, ply_info, ply, move):
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                     K.InCheckKernel, K.MoveOrderKernel, K.LegalMovesKernel,
-                     U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.KEYS, tt.DATA, I64_1D,
+                     K.InCheckKernel, K.MoveKeysKernel, K.LegalMovesKernel,
+                     U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.TABLE, I64_1D,
                      types.int64, types.int64, types.int64),
          cache=True, nogil=True)
-def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
-               positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state, ply, alpha, beta):
+def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
+               positions, move_rows, ply_info, killers, history, tt_table, state, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     # 1. Count the node, poll for a stop.
-    state[S_NODES] += 1
-    if (state[S_NODES] & POLL_MASK) == 0:
-        poll(state)
-    if state[S_STOPPED]:
+    if enter_node(state, ply_info, ply):
         return 0
     pos = positions[ply]
     moves = move_rows[MOVES]
     keys = move_rows[KEYS]
-    ply_info[PV_LENGTH, ply] = ply
-    if ply > state[S_SELDEPTH]:
-        state[S_SELDEPTH] = ply
     flags = state[P_FLAGS]
     checked = in_check(pos)
     if ply >= MAX_PLY - 1:
@@ -159,11 +166,11 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
 
     # 2. Transposition table: any stored depth is enough here.
     position_hash = hash_position(pos)
-    slot = tt.probe(tt_keys, tt_data, position_hash)
+    slot = tt.probe(tt_table, position_hash)
     tt_move = np.int64(-1)
     static_eval = np.int64(-INFINITE)
     if slot >= 0:
-        word = tt_data[slot]
+        word = tt.entry(tt_table, slot)
         tt_move = tt.entry_move(word)
         static_eval = tt.entry_eval(word)
         score = from_table(tt.entry_score(word), ply)
@@ -192,7 +199,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         if best > alpha:
             alpha = best
         count = noisy_moves(pos, moves[ply])
-    score_moves(move_order, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+    score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
 
     # 4. Move loop.
     best_move = np.int64(-1)
@@ -202,8 +209,8 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         if not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
             break  # sorted: every move from here on loses material
         play(pos, np.int32(move), child)
-        score = -quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
-                            positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
+        score = -quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
+                            positions, move_rows, ply_info, killers, history, tt_table, state,
                             ply + 1, -beta, -alpha)
         if state[S_STOPPED]:
             return 0
@@ -217,7 +224,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
 
     # 5. Store.
     bound = tt.BOUND_LOWER if best >= beta else tt.BOUND_UPPER
-    tt.store(tt_keys, tt_data, position_hash, best_move, to_table(best, ply),
+    tt.store(tt_table, position_hash, best_move, to_table(best, ply),
              static_eval if not checked else 0, 0, bound, state[P_GENERATION])
     return best
 
@@ -225,8 +232,9 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
 @nb.njit(types.int64(*KERNEL_TYPES, *BUFFER_TYPES, types.int64, types.int64, types.int64, types.int64,
                      types.boolean),
          cache=True, nogil=True)
-def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order, noisy_moves,
-           reversible_plies, positions, move_rows, ply_info, path, killers, history, tt_keys, tt_data, pv,
+def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys,
+           noisy_moves,
+           reversible_plies, positions, move_rows, ply_info, path, killers, history, tt_table, pv,
            root_moves, state, ply, depth, alpha, beta, cut_node):
     """The negamax value of ``positions[ply]`` searched ``depth`` plies deep within the window
     (``alpha``, ``beta``); ``cut_node``: a node expected to fail high (the first child of a
@@ -234,17 +242,11 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
     # 1. Count the node, poll for a stop.
-    state[S_NODES] += 1
-    if (state[S_NODES] & POLL_MASK) == 0:
-        poll(state)
-    if state[S_STOPPED]:
+    if enter_node(state, ply_info, ply):
         return 0
     pos = positions[ply]
     moves = move_rows[MOVES]
     keys = move_rows[KEYS]
-    ply_info[PV_LENGTH, ply] = ply
-    if ply > state[S_SELDEPTH]:
-        state[S_SELDEPTH] = ply
     tried = move_rows[TRIED]
     window = ply_info[WINDOW]
     flags = state[P_FLAGS]
@@ -279,16 +281,16 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
 
     # 4. At the horizon, quiescence decides.
     if depth <= 0:
-        return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_order, noisy_moves,
-                          positions, move_rows, ply_info, killers, history, tt_keys, tt_data, state,
+        return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
+                          positions, move_rows, ply_info, killers, history, tt_table, state,
                           ply, alpha, beta)
 
     # 5. Transposition table: its move always, its score when the depth and bound allow.
-    slot = tt.probe(tt_keys, tt_data, position_hash)
+    slot = tt.probe(tt_table, position_hash)
     tt_move = np.int64(-1)
     static_eval = np.int64(-INFINITE)
     if slot >= 0:
-        word = tt_data[slot]
+        word = tt.entry(tt_table, slot)
         tt_move = tt.entry_move(word)
         static_eval = tt.entry_eval(word)
         if not is_pv and flags & USE_TT_CUTOFFS and tt.entry_depth(word) >= depth:
@@ -298,14 +300,9 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
                     bound == tt.BOUND_UPPER and score <= alpha):
                 return score
 
-    # 6. Moves; a finished game scores by its result.
-    if root:
-        count = state[P_ROOT_MOVES]
-        for i in range(count):
-            moves[0, i] = root_moves[i]
-    else:
-        count = legal_moves(pos, moves[ply])
-    result = outcome(pos, count)
+    # 6. A game the rules have already ended (as far as they tell without counting moves: a
+    # line made, dead material); the static evaluation.
+    result = outcome(pos, -1)
     if result != K.ONGOING:
         return terminal_score(result, ply)
     checked = in_check(pos)
@@ -313,6 +310,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
         static_eval = np.int64(evaluate(pos))
     child = positions[ply + 1]
 
+    # Forward pruning, before any move is generated (a stalemate is not seen by it).
     if not is_pv and not checked and abs(beta) < MATE_BOUND:
         # 7. Reverse futility: far enough above beta that the few plies left will not bring it down.
         if flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
@@ -323,9 +321,9 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
                 and play_null(pos, child)):
             reduction = 3 + depth // 4
             window[ply + 1] = 0
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
-                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_keys, noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers,
+                            history, tt_table, pv, root_moves, state,
                             ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
             if state[S_STOPPED]:
                 return 0
@@ -333,10 +331,21 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
                 state[S_NULL_CUTS] += 1
                 return beta if score >= MATE_BOUND else score
 
-    # 9. Order the moves.
-    score_moves(move_order, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+    # 9. The moves; none is checkmate or stalemate.
+    if root:
+        count = state[P_ROOT_MOVES]
+        for i in range(count):
+            moves[0, i] = root_moves[i]
+    else:
+        count = legal_moves(pos, moves[ply])
+    result = outcome(pos, count)
+    if result != K.ONGOING:
+        return terminal_score(result, ply)
 
-    # 10. Multi-cut: at an expected cut node, if several of the first moves fail high at a
+    # 10. Order the moves.
+    tt_key = score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+
+    # 11. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
     if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and depth >= state[P_MC_DEPTH]
             and abs(beta) < MATE_BOUND):
@@ -345,9 +354,10 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
             move = pick_next(moves[ply], keys[ply], i, count)
             play(pos, np.int32(move), child)
             window[ply + 1] = window[ply] + 1
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
             if state[S_STOPPED]:
                 return 0
@@ -357,38 +367,40 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
                     state[S_MULTI_CUTS] += 1
                     return beta
 
-    # 11. Move loop: principal-variation search with late-move reductions.
+    # 12. Move loop: principal-variation search with late-move reductions. Futility and
+    # late-move pruning: near the horizon, quiet moves are skipped when the node is far below
+    # alpha, or after the first few (never the first move, a check, or in check).
     best = np.int64(-INFINITE)
     best_move = np.int64(-1)
     searched = 0
     quiets_tried = 0
+    prunable = flags & USE_FUTILITY and not is_pv and not checked and depth <= FUTILITY_DEPTH
+    futile = prunable and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
+    late = LATE_MOVE_COUNT + depth * depth if prunable else count
     for i in range(count):
+        pruning = best > -MATE_BOUND and (futile or searched >= late)
         move = pick_next(moves[ply], keys[ply], i, count)
         key = np.int64(keys[ply, i])
-        if key == TT_MOVE:  # the TT move: ask the game what kind of move it is
-            key = np.int64(move_order(pos, np.int32(move)))
+        if key == TT_MOVE:  # the TT move: the game's own key says what kind of move it is
+            key = tt_key
         quiet = is_quiet_key(key)
+        checking = gives_check(pos, np.int32(move))
+        if pruning and quiet and not checking:
+            continue
         play(pos, np.int32(move), child)
         window[ply + 1] = window[ply] + 1
-        gives_check = in_check(child)
-        # Futility and late-move pruning: near the horizon a quiet move far below alpha, or one
-        # tried after many others, is skipped (never the first move, a check, or in check).
-        if (flags & USE_FUTILITY and quiet and not is_pv and not checked and not gives_check
-                and depth <= FUTILITY_DEPTH and best > -MATE_BOUND):
-            if (searched >= LATE_MOVE_COUNT + depth * depth
-                    or static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha):
-                continue
-        extension = 1 if (flags & USE_CHECK_EXTENSION and gives_check
+        extension = 1 if (flags & USE_CHECK_EXTENSION and checking
                           and ply < 2 * state[P_ROOT_DEPTH]) else 0
         new_depth = depth - 1 + extension
         if searched == 0:
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, new_depth, -beta, -alpha, expect_all if is_pv else not cut_node)
         else:
             reduction = 0
-            if (flags & USE_LMR and quiet and depth >= LMR_MIN_DEPTH and not checked and not gives_check
+            if (flags & USE_LMR and quiet and depth >= LMR_MIN_DEPTH and not checked and not checking
                     and searched >= (3 if is_pv else 1)):
                 reduction = np.int64(LMR[min(depth, 63), min(searched, 63)])
                 if is_pv:
@@ -396,19 +408,22 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
                 if cut_node:
                     reduction += 1
                 reduction = max(0, min(reduction, new_depth - 1))
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
             if score > alpha and reduction > 0:
-                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
             if is_pv and alpha < score < beta:
-                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_null, move_order,
+                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
+                            move_keys,
                             noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_keys, tt_data, pv, root_moves, state,
+                            tt_table, pv, root_moves, state,
                             ply + 1, new_depth, -beta, -alpha, expect_all)
         if state[S_STOPPED]:
             return 0
@@ -432,13 +447,13 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, play_n
             tried[ply, quiets_tried] = move
             quiets_tried += 1
 
-    # 12. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
+    # 13. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
     if best >= beta:
         bound = tt.BOUND_LOWER
     elif is_pv and best_move >= 0:
         bound = tt.BOUND_EXACT
     else:
         bound = tt.BOUND_UPPER
-    tt.store(tt_keys, tt_data, position_hash, best_move, to_table(best, ply),
+    tt.store(tt_table, position_hash, best_move, to_table(best, ply),
              static_eval if not checked else 0, depth, bound, state[P_GENERATION])
     return best

@@ -31,29 +31,32 @@ INT32_2D = types.Array(types.int32, 2, "C")
 
 @nb.njit(types.boolean(types.int64), cache=True, inline="always")
 def is_quiet_key(key):
-    """Whether a ``move_order`` key is a quiet move's (for killers, history and reductions)."""
+    """Whether a ``move_keys`` key is a quiet move's (for killers, history and reductions)."""
     return -K.ORDER_NOISY < key < K.ORDER_NOISY
 
 
-@nb.njit(types.void(K.MoveOrderKernel, K.POSITION, K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64,
-                    types.int64, INT32_2D, INT32_2D, types.int64), cache=True)
-def score_moves(move_order, pos, moves, keys, count, tt_move, killers, history, ply):
-    """Fill ``keys[:count]`` with the sort keys of ``moves[:count]`` at ``ply``."""
+@nb.njit(types.int64(K.MoveKeysKernel, K.POSITION, K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64,
+                     types.int64, INT32_2D, INT32_2D, types.int64), cache=True)
+def score_moves(move_keys, pos, moves, keys, count, tt_move, killers, history, ply):
+    """Fill ``keys[:count]`` with the sort keys of ``moves[:count]`` at ``ply``; return the
+    game's own key of the TT move (0 when it is not among the moves)."""
+    move_keys(pos, moves, count, keys)
     side = ply & 1
+    tt_key = np.int64(0)
     for i in range(count):
         move = moves[i]
+        key = np.int64(keys[i])
         if move == tt_move:
+            tt_key = key
             keys[i] = TT_MOVE
-            continue
-        key = np.int64(move_order(pos, move))
-        if is_quiet_key(key):
+        elif is_quiet_key(key):
             if move == killers[ply, 0]:
-                key = KILLER_1
+                keys[i] = KILLER_1
             elif move == killers[ply, 1]:
-                key = KILLER_2
+                keys[i] = KILLER_2
             else:
-                key += history[side, move]
-        keys[i] = np.int32(key)
+                keys[i] = np.int32(key + history[side, move])
+    return tt_key
 
 
 @nb.njit(types.int64(K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64, types.int64), cache=True, inline="always")

@@ -322,9 +322,10 @@ class Player:
         kernels, player = self.game.kernels, self.game.player
         table = self.table
         return int(ab.search(kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
-                             player.in_check, player.play_null, player.move_order, player.noisy_moves,
+                             player.in_check, player.gives_check, player.play_null, player.move_keys,
+                             player.noisy_moves,
                              player.reversible_plies, self._positions, self._move_rows, self._ply_info, self._path,
-                             self._killers, self._history, table.keys, table.data, self._pv, self._root_moves,
+                             self._killers, self._history, table.table, self._pv, self._root_moves,
                              self._state, 0, depth, alpha, beta, False))
 
     def _root_pv(self) -> list[int]:
@@ -342,7 +343,7 @@ class Player:
     def _done(limits: Limits, score: int, depth: int, started: float, root_count: int) -> bool:
         """Whether to start no further iteration."""
         if is_mate(score) and depth >= 2 * abs(mate_in_moves(score)) + 4 and limits.depth is None:
-            return True  # a mate whose distance deeper searches can no longer change
+            return True  # a mate found with plies to spare: deeper iterations rarely shorten it
         if limits.infinite:
             return False
         if limits.mate is not None and is_mate(score) and 0 < mate_in_moves(score) <= limits.mate:

@@ -1,18 +1,12 @@
 """The transposition table: a fixed-size array of buckets, partial keys, depth/age replacement.
 
-Layout. ``keys`` (uint32) and ``data`` (uint64) are parallel arrays of ``4 * buckets`` entries;
-``buckets`` is a power of two and a position's bucket is the low bits of its hash. The key stored
-is the hash's upper 32 bits (a partial key: the bucket index supplies the low bits, so a false
-match needs both halves to collide). One data word per entry::
-
-     63      58 57 56 55        48 47               32 31               16 15                0
-    +----------+-----+------------+-------------------+-------------------+------------------+
-    | generat. |bound|   depth    |  static eval      |  score            |  move + 1        |
-    +----------+-----+------------+-------------------+-------------------+------------------+
-    bound: 0 = empty, 1 = upper (all moves failed low), 2 = lower (a move failed high), 3 = exact.
-    depth: remaining depth of the search that stored it (0 = quiescence). score and eval: int16,
-    the score adjusted by ``scores.to_table``. move: 0 = none. generation: the search that wrote
-    it, modulo 64.
+Layout. ``table`` is a uint64 array of ``buckets`` rows of eight words, one 64-byte cache line
+per bucket of four entries, so that a probe reads one line; ``buckets`` is a power of two and a
+position's bucket is the low bits of its hash. Words 0 and 1 hold the four entries' keys, two
+32-bit keys to a word (entry ``j`` in word ``j >> 1``, upper half when ``j`` is odd): the hash's
+upper 32 bits, a partial key (the bucket index supplies the low bits, so a false match needs both
+halves to collide). Words 2 to 5 are the entries' data, one word each; words 6 and 7 are unused.
+A slot number is ``4 * bucket + j``. One data word per entry::
 
 Replacement. A store overwrites the entry with the same key, unless that entry is from this
 search, deeper by more than two plies and the new one is not exact (the deeper result is worth
@@ -26,22 +20,36 @@ import numpy as np
 from numba import types
 
 BUCKET = 4
+BUCKET_WORDS = 8  # 64 bytes: one cache line
+DATA_WORD = 2  # the first entry's data word
 BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
-ENTRY_BYTES = 12  # 4 key + 8 data
-KEYS = types.Array(types.uint32, 1, "C")
-DATA = types.Array(types.uint64, 1, "C")
+TABLE = types.Array(types.uint64, 2, "C")
+M32 = types.uint64(0xFFFFFFFF)
 
 U64 = types.uint64
 M16 = types.uint64(0xFFFF)
 
 
-@nb.njit(types.int64(KEYS, DATA, types.uint64), cache=True, inline="always")
-def probe(keys, data, position_hash):
+@nb.njit(types.uint64(TABLE, types.int64), cache=True, inline="always")
+def entry_key(table, slot):
+    """The partial key stored in ``slot``."""
+    shift = types.uint64(32 * (slot & 1))
+    return (table[slot >> 2, (slot & 3) >> 1] >> shift) & M32
+
+
+@nb.njit(types.uint64(TABLE, types.int64), cache=True, inline="always")
+def entry(table, slot):
+    """The data word of ``slot`` (0: empty)."""
+    return table[slot >> 2, DATA_WORD + (slot & 3)]
+
+
+@nb.njit(types.int64(TABLE, types.uint64), cache=True, inline="always")
+def probe(table, position_hash):
     """The slot of the entry for ``position_hash``, or -1 when the table has none."""
-    bucket = np.int64(position_hash & types.uint64(keys.shape[0] // BUCKET - 1)) * BUCKET
-    key = types.uint32(position_hash >> types.uint64(32))
-    for slot in range(bucket, bucket + BUCKET):
-        if keys[slot] == key and data[slot] != 0:
+    first = np.int64(position_hash & types.uint64(table.shape[0] - 1)) * BUCKET
+    key = position_hash >> types.uint64(32)
+    for slot in range(first, first + BUCKET):
+        if entry_key(table, slot) == key and entry(table, slot) != 0:
             return slot
     return -1
 
@@ -82,21 +90,21 @@ def entry_generation(word):
     return np.int64(word >> types.uint64(58))
 
 
-@nb.njit(types.void(KEYS, DATA, types.uint64, types.int64, types.int64, types.int64, types.int64,
-                    types.int64, types.int64), cache=True)
-def store(keys, data, position_hash, move, score, static_eval, depth, bound, generation):
+@nb.njit(types.void(TABLE, types.uint64, types.int64, types.int64, types.int64, types.int64, types.int64,
+                    types.int64), cache=True)
+def store(table, position_hash, move, score, static_eval, depth, bound, generation):
     """Record a search result (``score`` already adjusted by ``scores.to_table``)."""
-    bucket = np.int64(position_hash & types.uint64(keys.shape[0] // BUCKET - 1)) * BUCKET
-    key = types.uint32(position_hash >> types.uint64(32))
-    victim = bucket
+    first = np.int64(position_hash & types.uint64(table.shape[0] - 1)) * BUCKET
+    key = position_hash >> types.uint64(32)
+    victim = first
     victim_worth = np.int64(1) << 40
-    for slot in range(bucket, bucket + BUCKET):
-        word = data[slot]
+    for slot in range(first, first + BUCKET):
+        word = entry(table, slot)
         if word == 0:
             if victim_worth > -(np.int64(1) << 40):
                 victim, victim_worth = slot, -(np.int64(1) << 40)
             continue
-        if keys[slot] == key:
+        if entry_key(table, slot) == key:
             if (entry_generation(word) == generation and entry_depth(word) > depth + 2
                     and bound != BOUND_EXACT):
                 return
@@ -108,45 +116,48 @@ def store(keys, data, position_hash, move, score, static_eval, depth, bound, gen
         worth = entry_depth(word) - 8 * age
         if worth < victim_worth:
             victim, victim_worth = slot, worth
-    keys[victim] = key
-    data[victim] = (types.uint64(move + 1) & M16
-                    | (types.uint64(types.uint16(np.int16(score))) << types.uint64(16))
-                    | (types.uint64(types.uint16(np.int16(static_eval))) << types.uint64(32))
-                    | (types.uint64(min(depth, 255)) << types.uint64(48))
-                    | (types.uint64(bound) << types.uint64(56))
-                    | (types.uint64(generation & 63) << types.uint64(58)))
+    row = victim >> 2
+    key_word = (victim & 3) >> 1
+    shift = types.uint64(32 * (victim & 1))
+    table[row, key_word] = (table[row, key_word] & ~(M32 << shift)) | (key << shift)
+    table[row, DATA_WORD + (victim & 3)] = (
+        types.uint64(move + 1) & M16
+        | (types.uint64(types.uint16(np.int16(score))) << types.uint64(16))
+        | (types.uint64(types.uint16(np.int16(static_eval))) << types.uint64(32))
+        | (types.uint64(min(depth, 255)) << types.uint64(48))
+        | (types.uint64(bound) << types.uint64(56))
+        | (types.uint64(generation & 63) << types.uint64(58)))
 
 
-@nb.njit(types.int64(DATA, types.int64), cache=True)
-def permille_used(data, generation):
+@nb.njit(types.int64(TABLE, types.int64), cache=True)
+def permille_used(table, generation):
     """UCI ``hashfull``: entries of this generation among the first thousand, in permille."""
-    sample = min(1000, data.shape[0])
+    sample = min(1000, table.shape[0] * BUCKET)
     used = 0
     for slot in range(sample):
-        if data[slot] != 0 and entry_generation(data[slot]) == (generation & 63):
+        word = entry(table, slot)
+        if word != 0 and entry_generation(word) == (generation & 63):
             used += 1
     return used * 1000 // sample
 
 
 class TranspositionTable:
-    """The two arrays of the table, sized from a byte budget."""
+    """The table's array, sized from a byte budget (the largest power of two of buckets that
+    fits)."""
 
     def __init__(self, megabytes: float = 16):
-        entries = max(BUCKET, int(megabytes * 2 ** 20) // ENTRY_BYTES)
-        buckets = 1 << max(0, (entries // BUCKET).bit_length() - 1)  # a power of two
-        self.keys = np.zeros(buckets * BUCKET, dtype=np.uint32)
-        self.data = np.zeros(buckets * BUCKET, dtype=np.uint64)
+        buckets = max(1, int(megabytes * 2 ** 20) // (BUCKET_WORDS * 8))
+        self.table = np.zeros((1 << (buckets.bit_length() - 1), BUCKET_WORDS), dtype=np.uint64)
 
     @property
     def megabytes(self) -> float:
         """The memory the table takes."""
-        return (self.keys.nbytes + self.data.nbytes) / 2 ** 20
+        return self.table.nbytes / 2 ** 20
 
     def clear(self) -> None:
         """Forget every entry."""
-        self.keys.fill(0)
-        self.data.fill(0)
+        self.table.fill(0)
 
     def hashfull(self, generation: int) -> int:
         """Permille of sampled entries written by the search of ``generation``."""
-        return int(permille_used(self.data, generation))
+        return int(permille_used(self.table, generation))
