@@ -454,17 +454,25 @@ class UciEngine:
 
 
 def quick_move(game, position, legal: list[int]) -> tuple[int, int]:
-    """A move chosen by a one-ply look (mate first, then the best static evaluation), and its
-    score: for a go that arrives before the search is loaded."""
+    """A move and its score by a two-ply look (mate first; else the move whose opponent's best
+    reply by static evaluation leaves us best off), for a go that arrives before the search is
+    loaded: a few thousand kernel calls from Python, milliseconds."""
+    from games.kernels import LOSS, ONGOING
+
     best, best_score = legal[0], None
     for move in legal:
         child = game.play(position, move)
         replies = game.legal_moves(child)
         result = int(game.kernels.outcome(child, len(replies)))
-        score = 10 ** 6 if result == -1 else (0 if result == 0 else -int(game.kernels.evaluate(child)))
+        if result == LOSS:
+            return move, 10 ** 4  # mate
+        if result != ONGOING:
+            score = 0  # a draw by the rules
+        else:
+            score = min(int(game.kernels.evaluate(game.play(child, reply))) for reply in replies)
         if best_score is None or score > best_score:
             best, best_score = move, score
-    return best, min(best_score, 10 ** 4)
+    return best, best_score
 
 
 def _legal_text(game, position, text: str) -> bool:
