@@ -73,6 +73,12 @@ class PonderBudget:
     started: float  # time.monotonic() when the ponder search began
 
 
+def _switch_default(option: str) -> bool:
+    from solver.search.switches import DEFAULTS  # numba-free
+
+    return DEFAULTS[SWITCH_OPTIONS[option]]
+
+
 def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
     """A ``go`` command's parameters, and the complaints about what was ignored."""
     command = GoCommand()
@@ -112,7 +118,7 @@ class UciEngine:
         self._errors = errors
         self._print_lock = threading.Lock()
         self.options = {"Hash": DEFAULT_HASH_MB, "Move Overhead": DEFAULT_OVERHEAD_MS, "Ponder": False,
-                        "UCI_Chess960": False, **{name: True for name in SWITCH_OPTIONS}}
+                        "UCI_Chess960": False, **{name: _switch_default(name) for name in SWITCH_OPTIONS}}
         self._position_tokens = ["startpos"]
         self._new_game = False
         self._game = None
@@ -172,7 +178,8 @@ class UciEngine:
                  "option name Ponder type check default false",
                  "option name UCI_Chess960 type check default false",
                  "option name Clear Hash type button"]
-        lines += [f"option name {name} type check default true" for name in SWITCH_OPTIONS]
+        lines += [f"option name {name} type check default {str(_switch_default(name)).lower()}"
+                  for name in SWITCH_OPTIONS]
         lines.append("uciok")
         self._send(*lines)
 

@@ -60,7 +60,8 @@ def test_batch_stdin_answers_each_line_and_errors_inline():
     (("search", "chess", "startpos", "--depth", "0"), "between 1 and 120"),
     (("search", "chess", "startpos", "--time", "-1"), "must be > 0"),
     (("search", "chess", "startpos", "--moves", "e2e5"), "--moves"),
-    (("search", "chess", "startpos", "--disable", "magic"), "unknown feature"),
+    (("search", "chess", "startpos", "--disable", "magic"), "unknown search feature"),
+    (("bench", "--enable", "magic"), "unknown search feature"),
     (("bench", "--depth", "99"), "between 1 and 30"),
 ])
 def test_bad_input_gets_one_line_and_status_2(args, message):

@@ -69,21 +69,25 @@ def megabytes(text: str) -> float:
 
 
 def add_switch_argument(parser: argparse.ArgumentParser) -> None:
-    """The --disable FEATURE option of the commands that search."""
-    from solver.search.switches import NAMES
+    """The --disable/--enable FEATURE options of the commands that search."""
+    from solver.search.switches import DEFAULTS
 
     parser.add_argument("--disable", action="append", default=[], metavar="FEATURE",
-                        help=f"switch a search feature off (repeatable): {', '.join(NAMES)}")
+                        help="switch a search feature off (repeatable): "
+                        + ", ".join(name for name, on in DEFAULTS.items() if on))
+    parser.add_argument("--enable", action="append", default=[], metavar="FEATURE",
+                        help="switch on a feature that is off by default: "
+                        + ", ".join(name for name, on in DEFAULTS.items() if not on))
 
 
 def disabled_switches(args: argparse.Namespace) -> dict[str, bool]:
-    """The switches --disable turned off, or a UsageError naming an unknown one."""
+    """The switches --disable and --enable set, or a UsageError naming an unknown one."""
     from solver.search.switches import NAMES
 
-    unknown = sorted(set(args.disable) - set(NAMES))
+    unknown = sorted((set(args.disable) | set(args.enable)) - set(NAMES))
     if unknown:
-        raise UsageError(f"--disable: unknown feature {unknown[0]!r} (known: {', '.join(NAMES)})")
-    return {name: False for name in args.disable}
+        raise UsageError(f"unknown search feature {unknown[0]!r} (known: {', '.join(NAMES)})")
+    return {**{name: True for name in args.enable}, **{name: False for name in args.disable}}
 
 
 def position_inputs(text: str, stdin) -> list[str] | None:

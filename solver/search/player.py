@@ -25,7 +25,7 @@ from games import kernels as K
 from games.game import Game
 from solver.search import alphabeta as ab
 from solver.search.scores import INFINITE, MATE_BOUND, MAX_PLY, is_mate, mate_in_moves
-from solver.search.switches import ASPIRATION, FLAGS, NAMES as SWITCH_NAMES, PLAIN
+from solver.search.switches import ASPIRATION, DEFAULTS, FLAGS, NAMES as SWITCH_NAMES, PLAIN
 from solver.search.transposition import TranspositionTable
 
 MAX_DEPTH = MAX_PLY - 8
@@ -166,7 +166,8 @@ class _Deadline:
 class Player:
     """An alpha-beta player for one game: its transposition table, history tables and buffers.
 
-    ``switches`` turns search features on or off by name (``SWITCH_NAMES``; all on by default).
+    ``switches`` turns search features on or off by name (``SWITCH_NAMES``; defaults in
+    ``solver.search.switches.DEFAULTS``: all on but multi-cut).
     Not thread-safe, except ``stop`` and ``set_deadline``, which any thread may call while
     ``search`` runs.
     """
@@ -179,7 +180,7 @@ class Player:
             raise GameNotPlayableError(f"{game.name}: moves do not fit the transposition table")
         self.game = game
         self.table = TranspositionTable(hash_mb)
-        self.switches = {name: True for name in SWITCH_NAMES}
+        self.switches = dict(DEFAULTS)
         self.set_switches(switches or {})
         self.multi_cut = multi_cut
         self.generation = 0
