@@ -176,8 +176,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         score = from_table(tt.entry_score(word), ply)
         bound = tt.entry_bound(word)
         if beta - alpha == 1 and flags & USE_TT_CUTOFFS:
-            if bound == tt.BOUND_EXACT or (bound == tt.BOUND_LOWER and score >= beta) or (
-                    bound == tt.BOUND_UPPER and score <= alpha):
+            if tt.bound_decides(bound, score, alpha, beta):
                 return score
 
     # 3. Moves: every evasion in check (no standing pat), else the noisy moves after standing pat.
@@ -296,8 +295,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
         if not is_pv and flags & USE_TT_CUTOFFS and tt.entry_depth(word) >= depth:
             score = from_table(tt.entry_score(word), ply)
             bound = tt.entry_bound(word)
-            if bound == tt.BOUND_EXACT or (bound == tt.BOUND_LOWER and score >= beta) or (
-                    bound == tt.BOUND_UPPER and score <= alpha):
+            if tt.bound_decides(bound, score, alpha, beta):
                 return score
 
     # 6. A game the rules have already ended (as far as they tell without counting moves: a

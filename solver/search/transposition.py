@@ -90,6 +90,14 @@ def entry_generation(word):
     return np.int64(word >> types.uint64(58))
 
 
+@nb.njit(types.boolean(types.int64, types.int64, types.int64, types.int64), cache=True, inline="always")
+def bound_decides(bound, score, alpha, beta):
+    """Whether a stored ``score`` with its ``bound`` settles a node searched with (alpha, beta):
+    exact, a lower bound at or above beta, or an upper bound at or below alpha."""
+    return bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta) or (
+        bound == BOUND_UPPER and score <= alpha)
+
+
 @nb.njit(types.void(TABLE, types.uint64, types.int64, types.int64, types.int64, types.int64, types.int64,
                     types.int64), cache=True)
 def store(table, position_hash, move, score, static_eval, depth, bound, generation):
