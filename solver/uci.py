@@ -27,6 +27,19 @@ DEFAULT_HASH_MB = 16
 MAX_HASH_MB = 4096
 DEFAULT_OVERHEAD_MS = 50
 MAX_OVERHEAD_MS = 5000
+DEFAULT_DATABASE_CACHE_MB = 64
+MAX_DATABASE_CACHE_MB = 65536
+DEFAULT_PROVER_NODES = 0
+MAX_PROVER_NODES = 100_000_000
+EMPTY_PATH = "<empty>"
+# Spin options: (default, least, most).
+SPIN_OPTIONS = {
+    "Hash": (DEFAULT_HASH_MB, 1, MAX_HASH_MB),
+    "Move Overhead": (DEFAULT_OVERHEAD_MS, 0, MAX_OVERHEAD_MS),
+    "DatabaseCache": (DEFAULT_DATABASE_CACHE_MB, 1, MAX_DATABASE_CACHE_MB),
+    "ProverNodes": (DEFAULT_PROVER_NODES, 0, MAX_PROVER_NODES),
+    "Threads": (1, 1, 1),
+}
 
 # UCI check options that switch search features (solver.search.switches.NAMES).
 SWITCH_OPTIONS = {
@@ -113,12 +126,14 @@ def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
 class UciEngine:
     """A UCI engine on text streams: ``run(lines)`` until ``quit`` or the end of input."""
 
-    def __init__(self, output: IO[str] = sys.stdout, errors: IO[str] = sys.stderr):
+    def __init__(self, output: IO[str] = sys.stdout, errors: IO[str] = sys.stderr, database_path: str = ""):
         self._output = output
         self._errors = errors
         self._print_lock = threading.Lock()
-        self.options = {"Hash": DEFAULT_HASH_MB, "Move Overhead": DEFAULT_OVERHEAD_MS, "Ponder": False,
-                        "UCI_Chess960": False, **{name: _switch_default(name) for name in SWITCH_OPTIONS}}
+        self.options = {**{name: spin[0] for name, spin in SPIN_OPTIONS.items() if name != "Threads"},
+                        "Ponder": False, "UCI_Chess960": False, "DatabasePath": database_path or "",
+                        **{name: _switch_default(name) for name in SWITCH_OPTIONS}}
+        self._tables_loaded: tuple[str, int] = ("", 0)  # (path, cache MB) of the open tables
         self._position_tokens = ["startpos"]
         self._new_game = False
         self._game = None
@@ -171,11 +186,11 @@ class UciEngine:
         return True
 
     def _uci(self, _arguments) -> None:
-        lines = [f"id name {ENGINE_NAME}", f"id author {ENGINE_AUTHOR}",
-                 f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}",
-                 "option name Threads type spin default 1 min 1 max 1",
-                 f"option name Move Overhead type spin default {DEFAULT_OVERHEAD_MS} min 0 max {MAX_OVERHEAD_MS}",
-                 "option name Ponder type check default false",
+        lines = [f"id name {ENGINE_NAME}", f"id author {ENGINE_AUTHOR}"]
+        lines += [f"option name {name} type spin default {default} min {least} max {most}"
+                  for name, (default, least, most) in SPIN_OPTIONS.items()]
+        lines += [f"option name DatabasePath type string default {self.options['DatabasePath'] or EMPTY_PATH}",
+                  "option name Ponder type check default false",
                  "option name UCI_Chess960 type check default false",
                  "option name Clear Hash type button"]
         lines += [f"option name {name} type check default {str(_switch_default(name)).lower()}"
@@ -214,15 +229,19 @@ class UciEngine:
         if key == "Clear Hash":
             self._new_game = True
             return
-        if key in ("Hash", "Move Overhead", "Threads"):
-            limits = {"Hash": (1, MAX_HASH_MB), "Move Overhead": (0, MAX_OVERHEAD_MS), "Threads": (1, 1)}[key]
+        if key == "DatabasePath":
+            path = (value or "").strip()
+            self.options[key] = "" if path == EMPTY_PATH else path  # opened at the next go
+            return
+        if key in SPIN_OPTIONS:
+            _, least, most = SPIN_OPTIONS[key]
             try:
                 number = int(value or "")
             except ValueError:
                 self._complain(f"setoption {key}: not an integer: {value!r}; ignored")
                 return
             if key != "Threads":
-                self.options[key] = max(limits[0], min(limits[1], number))
+                self.options[key] = max(least, min(most, number))
             return
         if value is None or value.lower() not in ("true", "false"):
             self._complain(f"setoption {key}: expected true or false, got {value!r}; ignored")
@@ -237,7 +256,9 @@ class UciEngine:
             self._complain(problem)
         self._stop.clear()
         self._ponderhit.clear()
-        self._search_thread = threading.Thread(target=self._search, args=(command, received),
+        # The position is the one set when this go arrived, even if the search thread starts late.
+        tokens = list(self._position_tokens)
+        self._search_thread = threading.Thread(target=self._search, args=(command, received, tokens),
                                                name="uci-search", daemon=True)
         self._search_thread.start()
 
@@ -260,19 +281,19 @@ class UciEngine:
         player.set_deadline(budget.maximum)
 
     # --- the search thread ----------------------------------------------------------------------
-    def _search(self, command: GoCommand, received: float) -> None:
+    def _search(self, command: GoCommand, received: float, tokens: list[str]) -> None:
         try:
-            self._search_and_answer(command, received)
+            self._search_and_answer(command, received, tokens)
         except Exception as error:  # the engine must not die: report, and still answer
             self._complain(f"search failed: {type(error).__name__}: {error}")
             self._send("bestmove 0000")
 
-    def _search_and_answer(self, command: GoCommand, received: float) -> None:
+    def _search_and_answer(self, command: GoCommand, received: float, tokens: list[str]) -> None:
         if not self._wait_for_kernels():
             self._send("bestmove 0000")
             return
         game = self._game
-        position, history = self._root(game)
+        position, history = self._root(game, tokens)
         legal = game.legal_moves(position)
         if not legal:
             mated = bool(game.player.in_check(position))
@@ -352,9 +373,9 @@ class UciEngine:
         increment = (command.winc if side == 0 else command.binc) / 1000
         return think_time(clock / 1000, max(0.0, increment), command.movestogo or None, overhead)
 
-    def _root(self, game):
-        """The position of the last ``position`` command, with the hashes of the earlier ones."""
-        tokens = self._position_tokens
+    def _root(self, game, tokens: list[str]):
+        """The position ``tokens`` (a ``position`` command's arguments) set up, with the hashes
+        of the earlier ones."""
         if "moves" in tokens:
             at = tokens.index("moves")
             setup, moves = tokens[:at], tokens[at + 1:]
@@ -385,6 +406,8 @@ class UciEngine:
         if abs(player.table.megabytes - self.options["Hash"]) > self.options["Hash"] / 2:
             player.resize_table(self.options["Hash"])
         player.set_switches({switch: self.options[name] for name, switch in SWITCH_OPTIONS.items()})
+        player.prover_nodes = self.options["ProverNodes"]
+        self._configure_tables(player)
         if self._new_game:
             player.new_game()
             self._new_game = False
@@ -395,6 +418,30 @@ class UciEngine:
             self._game = Chess(chess960=chess960)
             player.game = self._game
         return player
+
+    def _configure_tables(self, player) -> None:
+        """Open the tables at ``DatabasePath`` (when it or ``DatabaseCache`` changed since the
+        last go); a path that does not hold tables is reported once and left unused."""
+        wanted = (self.options["DatabasePath"], self.options["DatabaseCache"])
+        if wanted == self._tables_loaded:
+            return
+        self._tables_loaded = wanted
+        if player.tables is not None:
+            player.tables.close()
+            player.set_tables(None)
+        path, cache_mb = wanted
+        if not path:
+            return
+        from databases.errors import DatabaseError
+        from solver.search.table_leaves import EndgameTables
+
+        try:
+            tables = EndgameTables(self._game, path, cache_mb)
+        except DatabaseError as error:
+            self._complain(f"DatabasePath: {error}; playing without tables")
+            return
+        player.set_tables(tables)
+        self._send(f"info string {tables.tables} endgame tables from {path}, {cache_mb} MiB of pages")
 
     def _info(self, game, position, iteration) -> None:
         if iteration.mate is not None:
@@ -407,7 +454,7 @@ class UciEngine:
         pv = " ".join(game.format_moves(position, iteration.pv))
         self._send(f"info depth {iteration.depth} seldepth {max(iteration.seldepth, iteration.depth)} multipv 1 "
                    f"score {score} nodes {iteration.nodes} nps {iteration.nps} hashfull {iteration.hashfull} "
-                   f"time {millis}" + (f" pv {pv}" if pv else ""))
+                   f"tbhits {iteration.tbhits} time {millis}" + (f" pv {pv}" if pv else ""))
 
     # --- warm-up ------------------------------------------------------------------------------
     def _warm_up(self) -> None:

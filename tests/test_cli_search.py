@@ -18,7 +18,8 @@ def test_search_json_has_every_key():
     done = solver("search", "chess", "startpos", "--depth", "5", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert set(result) == {"best", "score", "mate", "depth", "seldepth", "nodes", "nps", "pv", "seconds"}
+    assert set(result) == {"best", "score", "mate", "depth", "seldepth", "nodes", "nps", "pv", "seconds",
+                           "tbhits"}
     assert result["depth"] == 5 and result["pv"][0] == result["best"] and result["mate"] is None
     assert isinstance(result["score"], int) and result["nodes"] > 0
 

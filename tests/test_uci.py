@@ -16,7 +16,7 @@ from solver.uci import UciEngine, parse_go
 
 CHESS = games.get("chess")
 INFO = re.compile(r"^info depth (\d+) seldepth (\d+) multipv 1 score (cp -?\d+|mate -?\d+)( lowerbound| upperbound)? "
-                  r"nodes (\d+) nps (\d+) hashfull (\d+) time (\d+)( pv( [a-h][1-8][a-h][1-8][qrbn]?)+)?$")
+                  r"nodes (\d+) nps (\d+) hashfull (\d+) tbhits (\d+) time (\d+)( pv( [a-h][1-8][a-h][1-8][qrbn]?)+)?$")
 
 
 class Lines(io.TextIOBase):

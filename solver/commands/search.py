@@ -12,6 +12,7 @@ from solver.errors import UsageError
 from solver.output import emit
 
 DEFAULT_SECONDS = 1.0
+DEFAULT_CACHE_MB = 64.0
 RESULT_NAMES = {1: "win", 0: "draw", -1: "loss"}
 
 
@@ -25,7 +26,9 @@ def register(subparsers) -> None:
         "the first limit reached; with no limit, after "
         f"{DEFAULT_SECONDS:g} s. Scores are centipawns (chess) or evaluation units for the side to "
         "move; a forced mate is reported as 'mate' (signed moves: positive when the side to move "
-        "mates).",
+        "mates). With --db, positions the endgame tables cover are valued by them inside the search, "
+        "and a root they cover is played from them at once. --mate N is answered by df-pn (a proof "
+        "of mate within 2N-1 plies, shortened where it can be), confirmed by the search.",
         epilog="POSITION '-' reads positions from stdin, one per line, and answers each on one line. "
         "On a terminal, one line per finished iteration goes to stderr. A position with no legal "
         "move answers best null and its result.",
@@ -39,9 +42,25 @@ def register(subparsers) -> None:
                         help="moves played from POSITION before searching (so repetitions count)")
     parser.add_argument("--hash", type=megabytes, default=64.0, metavar="MB",
                         help="transposition table size in MiB (default 64)")
+    parser.add_argument("--mate", type=_mate_moves, default=None, metavar="N",
+                        help="look for a mate in at most N moves (df-pn, then the search); stops when found")
+    parser.add_argument("--db", metavar="DIR", default=None,
+                        help="database directory whose tables the search probes (see `solver build`)")
+    parser.add_argument("--cache-mb", type=megabytes, default=DEFAULT_CACHE_MB, metavar="MB",
+                        help=f"memory for table pages in MiB (default {DEFAULT_CACHE_MB:g})")
+    parser.add_argument("--prover-nodes", type=non_negative_int, default=0, metavar="N",
+                        help="df-pn nodes spent at the root between iterations, to prove mates the "
+                        "search cannot see (0, the default: off)")
     add_switch_argument(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
+
+
+def _mate_moves(text: str) -> int:
+    value = non_negative_int(text)
+    if not 1 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 60 moves, got {value}")
+    return value
 
 
 def _depth(text: str) -> int:
@@ -64,13 +83,15 @@ def run(args: argparse.Namespace) -> int:
     root = load_position(game, args.position) if lines is None else None
     history, root = (_play_moves(game, root, args.moves) if root is not None else ([], None))
 
+    tables = open_endgame_tables(game, args.db, args.cache_mb)
+
     from solver.search.player import Limits, Player
 
-    player = Player(game, hash_mb=args.hash, switches=switches)
-    if args.depth is None and args.time is None and args.nodes is None:
+    player = Player(game, hash_mb=args.hash, switches=switches, tables=tables, prover_nodes=args.prover_nodes)
+    if args.depth is None and args.time is None and args.nodes is None and args.mate is None:
         limits = Limits(time=DEFAULT_SECONDS)
     else:
-        limits = Limits(depth=args.depth, time=args.time, nodes=args.nodes)
+        limits = Limits(depth=args.depth, time=args.time, nodes=args.nodes, mate=args.mate)
     if lines is None:
         emit(_search_one(player, game, root, history, limits, args.json), args.json, _summary)
         return 0
@@ -89,6 +110,23 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(f"{line}: {result['error'] if 'error' in result else _summary(result)}\n")
         sys.stdout.flush()
     return 1 if failed else 0
+
+
+def open_endgame_tables(game, directory: str | None, cache_mb: float):
+    """The built tables under ``--db DIR`` for the player, or None without ``--db``."""
+    if directory is None:
+        return None
+    from databases.errors import DatabaseError
+    from databases.families import NoTablesError
+    from solver.search.table_leaves import EndgameTables
+
+    try:
+        return EndgameTables(game, directory, cache_mb)
+    except NoTablesError as error:
+        raise UsageError(f"--db: {error}") from None
+    except DatabaseError as error:
+        message = str(error)
+        raise UsageError(message if message.startswith("--db") else f"--db {message}") from None
 
 
 def _play_moves(game, position, moves: list[str]):
@@ -120,7 +158,8 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
     found = player.search(position, limits, history=history, on_iteration=show)
     if found.best is None:
         return {"best": None, "score": None, "mate": None, "result": RESULT_NAMES.get(found.outcome, "draw"),
-                "depth": 0, "seldepth": 0, "nodes": 0, "nps": 0, "pv": [], "seconds": round(found.seconds, 6)}
+                "depth": 0, "seldepth": 0, "nodes": 0, "nps": 0, "pv": [], "seconds": round(found.seconds, 6),
+                "tbhits": 0}
     return {
         "best": game.format_move(position, found.best),
         "score": found.centipawns,
@@ -131,6 +170,7 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
         "nps": found.nps,
         "pv": game.format_moves(position, found.pv),
         "seconds": round(found.seconds, 6),
+        "tbhits": found.tbhits,
     }
 
 

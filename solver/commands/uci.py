@@ -12,11 +12,16 @@ def register(subparsers) -> None:
         help="run as a UCI chess engine on stdin/stdout",
         description="Speaks the UCI protocol on stdin/stdout, for chess GUIs and match runners "
         "(e.g. cutechess-cli, fastchess: -engine cmd=solver arg=uci). Options: Hash, Move "
-        "Overhead, Ponder, UCI_Chess960, Clear Hash, and one switch per search feature "
+        "Overhead, Ponder, UCI_Chess960, Clear Hash, DatabasePath (a directory of built tables, "
+        "probed in the search and played from at the root), DatabaseCache (MiB of table pages), "
+        "ProverNodes (df-pn nodes at the root between iterations; 0 = off), and one switch per "
+        "search feature "
         "(NullMove, MultiCut, LateMoveReductions, ReverseFutility, Futility, CheckExtension, QuiescenceSEE, "
         "AspirationWindows, TTCutoffs). The search is loaded (or compiled, on a cold cache) in the "
-        "background while the engine already answers.",
+        "background while the engine already answers. 'go mate N' is answered by df-pn.",
     )
+    parser.add_argument("--db", metavar="DIR", default="",
+                        help="database directory: the initial value of DatabasePath")
     parser.set_defaults(run=run)
 
 
@@ -24,4 +29,4 @@ def run(args: argparse.Namespace) -> int:
     """Serve UCI until quit or the end of input."""
     from solver.uci import UciEngine
 
-    return UciEngine(sys.stdout, sys.stderr).run(sys.stdin)
+    return UciEngine(sys.stdout, sys.stderr, database_path=args.db).run(sys.stdin)

@@ -35,18 +35,20 @@ import numpy as np
 from numba import types
 
 from games import kernels as K
+from games.table_family import RankKernel
 from solver.search import transposition as tt
 from solver.search.ordering import TT_MOVE, is_quiet_key, pick_next, reward_quiet_cutoff, score_moves
-from solver.search.scores import DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, to_table
+from solver.search.scores import DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score, to_table
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_FUTILITY, USE_LMR, USE_MULTI_CUT, USE_NULL_MOVE,
                                     USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_TT_CUTOFFS)
+from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
 (P_FLAGS, P_HISTORY, P_FIFTY, P_GENERATION, P_NODE_LIMIT, P_ROOT_MOVES, P_ROOT_DEPTH, P_MC_MOVES,
- P_MC_CUTS, P_MC_REDUCTION, P_MC_DEPTH) = range(11)
+ P_MC_CUTS, P_MC_REDUCTION, P_MC_DEPTH, P_TABLES) = range(12)
 (S_NODES, S_SELDEPTH, S_STOPPED, S_ROOT_BEST, S_ROOT_SCORE, S_ROOT_IMPROVED, S_NULL_CUTS,
- S_MULTI_CUTS) = range(16, 24)
-STATS = slice(16, 24)
+ S_MULTI_CUTS, S_TABLE_HITS) = range(16, 25)
+STATS = slice(16, 25)
 C_STOP = 32  # set by another thread to stop the search
 STATE_SIZE = 33
 
@@ -62,6 +64,7 @@ FUTILITY_DEPTH = 3
 FUTILITY_MARGIN = 100  # per ply of remaining depth, plus one
 LATE_MOVE_COUNT = 4  # quiet moves searched at depth d before the rest are skipped: 4 + d * d
 LMR_MIN_DEPTH = 3
+TABLE_DEPTH_BONUS = 6  # a table value is stored as if searched this much deeper: nothing beats it
 PLY_ROWS = MAX_PLY + 2
 
 I32_1D = types.Array(types.int32, 1, "C")
@@ -74,8 +77,8 @@ U64_2D = types.Array(types.uint64, 2, "C")
 
 KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                 K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                K.ReversiblePliesKernel)
-BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D)
+                K.ReversiblePliesKernel, RankKernel)
+BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, TABLES)
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -145,12 +148,13 @@ def update_pv(pv, ply_info, ply, move):
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                     K.InCheckKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                     U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.TABLE, I64_1D,
+                     K.InCheckKernel, K.MoveKeysKernel, K.LegalMovesKernel, K.ReversiblePliesKernel, RankKernel,
+                     U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.TABLE, I64_1D, TABLES,
                      types.int64, types.int64, types.int64),
          cache=True, nogil=True)
 def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-               positions, move_rows, ply_info, killers, history, tt_table, state, ply, alpha, beta):
+               reversible_plies, rank, positions, move_rows, ply_info, killers, history, tt_table, state, tables,
+               ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     # 1. Count the node, poll for a stop.
@@ -164,7 +168,14 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
     if ply >= MAX_PLY - 1:
         return 0 if checked else np.int64(evaluate(pos))
 
-    # 2. Transposition table: any stored depth is enough here.
+    # 2. Endgame tables: a covered position has its exact value (cheap: no store needed).
+    if state[P_TABLES]:
+        code = probe_tables(rank, tables, pos)
+        if code > 0:
+            state[S_TABLE_HITS] += 1
+            return table_score(code, ply, reversible_plies(pos), state[P_FIFTY])
+
+    # 3. Transposition table: any stored depth is enough here.
     position_hash = hash_position(pos)
     slot = tt.probe(tt_table, position_hash)
     tt_move = np.int64(-1)
@@ -179,7 +190,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
             if tt.bound_decides(bound, score, alpha, beta):
                 return score
 
-    # 3. Moves: every evasion in check (no standing pat), else the noisy moves after standing pat.
+    # 4. Moves: every evasion in check (no standing pat), else the noisy moves after standing pat.
     if checked:
         count = legal_moves(pos, moves[ply])
         result = outcome(pos, count)
@@ -200,7 +211,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         count = noisy_moves(pos, moves[ply])
     score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
 
-    # 4. Move loop.
+    # 5. Move loop.
     best_move = np.int64(-1)
     child = positions[ply + 1]
     for i in range(count):
@@ -209,8 +220,8 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
             break  # sorted: every move from here on loses material
         play(pos, np.int32(move), child)
         score = -quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-                            positions, move_rows, ply_info, killers, history, tt_table, state,
-                            ply + 1, -beta, -alpha)
+                            reversible_plies, rank, positions, move_rows, ply_info, killers, history, tt_table,
+                            state, tables, ply + 1, -beta, -alpha)
         if state[S_STOPPED]:
             return 0
         if score > best:
@@ -221,7 +232,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
                 if alpha >= beta:
                     break
 
-    # 5. Store.
+    # 6. Store.
     bound = tt.BOUND_LOWER if best >= beta else tt.BOUND_UPPER
     tt.store(tt_table, position_hash, best_move, to_table(best, ply),
              static_eval if not checked else 0, 0, bound, state[P_GENERATION])
@@ -233,8 +244,8 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
          cache=True, nogil=True)
 def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys,
            noisy_moves,
-           reversible_plies, positions, move_rows, ply_info, path, killers, history, tt_table, pv,
-           root_moves, state, ply, depth, alpha, beta, cut_node):
+           reversible_plies, rank, positions, move_rows, ply_info, path, killers, history, tt_table, pv,
+           root_moves, state, tables, ply, depth, alpha, beta, cut_node):
     """The negamax value of ``positions[ply]`` searched ``depth`` plies deep within the window
     (``alpha``, ``beta``); ``cut_node``: a node expected to fail high (the first child of a
     non-PV node alternates). At ply 0, the moves searched are ``root_moves[:state[P_ROOT_MOVES]]``
@@ -281,8 +292,8 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
     # 4. At the horizon, quiescence decides.
     if depth <= 0:
         return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-                          positions, move_rows, ply_info, killers, history, tt_table, state,
-                          ply, alpha, beta)
+                          reversible_plies, rank, positions, move_rows, ply_info, killers, history, tt_table,
+                          state, tables, ply, alpha, beta)
 
     # 5. Transposition table: its move always, its score when the depth and bound allow.
     slot = tt.probe(tt_table, position_hash)
@@ -298,7 +309,18 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             if tt.bound_decides(bound, score, alpha, beta):
                 return score
 
-    # 6. A game the rules have already ended (as far as they tell without counting moves: a
+    # 6. Endgame tables: a covered position has its exact value, stored like a deep search's.
+    # (The root is played from the tables by the player, before any search.)
+    if state[P_TABLES] and not root:
+        code = probe_tables(rank, tables, pos)
+        if code > 0:
+            state[S_TABLE_HITS] += 1
+            score = table_score(code, ply, reversible_plies(pos), state[P_FIFTY])
+            tt.store(tt_table, position_hash, -1, to_table(score, ply), 0, min(depth + TABLE_DEPTH_BONUS, MAX_PLY),
+                     tt.BOUND_EXACT, state[P_GENERATION])
+            return score
+
+    # 7. A game the rules have already ended (as far as they tell without counting moves: a
     # line made, dead material); the static evaluation.
     result = outcome(pos, -1)
     if result != K.ONGOING:
@@ -310,18 +332,18 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
 
     # Forward pruning, before any move is generated (a stalemate is not seen by it).
     if not is_pv and not checked and abs(beta) < MATE_BOUND:
-        # 7. Reverse futility: far enough above beta that the few plies left will not bring it down.
+        # 8. Reverse futility: far enough above beta that the few plies left will not bring it down.
         if flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
             return static_eval
 
-        # 8. Null move: if passing still fails high after a reduced search, so will a real move.
+        # 9. Null move: if passing still fails high after a reduced search, so will a real move.
         if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and static_eval >= beta and window[ply] > 0
                 and play_null(pos, child)):
             reduction = 3 + depth // 4
             window[ply + 1] = 0
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_keys, noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers,
-                            history, tt_table, pv, root_moves, state,
+                            move_keys, noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers,
+                            history, tt_table, pv, root_moves, state, tables,
                             ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
             if state[S_STOPPED]:
                 return 0
@@ -329,7 +351,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                 state[S_NULL_CUTS] += 1
                 return beta if score >= MATE_BOUND else score
 
-    # 9. The moves; none is checkmate or stalemate.
+    # 10. The moves; none is checkmate or stalemate.
     if root:
         count = state[P_ROOT_MOVES]
         for i in range(count):
@@ -340,10 +362,10 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
     if result != K.ONGOING:
         return terminal_score(result, ply)
 
-    # 10. Order the moves.
+    # 11. Order the moves.
     tt_key = score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
 
-    # 11. Multi-cut: at an expected cut node, if several of the first moves fail high at a
+    # 12. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
     if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and depth >= state[P_MC_DEPTH]
             and abs(beta) < MATE_BOUND):
@@ -354,8 +376,8 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             window[ply + 1] = window[ply] + 1
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
-                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state,
+                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
+                            tt_table, pv, root_moves, state, tables,
                             ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
             if state[S_STOPPED]:
                 return 0
@@ -365,7 +387,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                     state[S_MULTI_CUTS] += 1
                     return beta
 
-    # 12. Move loop: principal-variation search with late-move reductions. Futility and
+    # 13. Move loop: principal-variation search with late-move reductions. Futility and
     # late-move pruning: near the horizon, quiet moves are skipped when the node is far below
     # alpha, or after the first few (never the first move, a check, or in check).
     best = np.int64(-INFINITE)
@@ -393,8 +415,8 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
         if searched == 0:
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
-                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state,
+                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
+                            tt_table, pv, root_moves, state, tables,
                             ply + 1, new_depth, -beta, -alpha, expect_all if is_pv else not cut_node)
         else:
             reduction = 0
@@ -408,20 +430,20 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                 reduction = max(0, min(reduction, new_depth - 1))
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
-                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state,
+                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
+                            tt_table, pv, root_moves, state, tables,
                             ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
             if score > alpha and reduction > 0:
                 score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
-                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state,
+                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
+                            tt_table, pv, root_moves, state, tables,
                             ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
             if is_pv and alpha < score < beta:
                 score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
-                            noisy_moves, reversible_plies, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state,
+                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
+                            tt_table, pv, root_moves, state, tables,
                             ply + 1, new_depth, -beta, -alpha, expect_all)
         if state[S_STOPPED]:
             return 0
@@ -445,7 +467,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             tried[ply, quiets_tried] = move
             quiets_tried += 1
 
-    # 13. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
+    # 14. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
     if best >= beta:
         bound = tt.BOUND_LOWER
     elif is_pv and best_move >= 0:

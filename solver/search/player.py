@@ -24,13 +24,14 @@ import numpy as np
 from games import kernels as K
 from games.game import Game
 from solver.search import alphabeta as ab
-from solver.search.scores import INFINITE, MATE_BOUND, MAX_PLY, is_mate, mate_in_moves
+from solver.search.scores import INFINITE, KNOWN_WIN, MATE, MATE_BOUND, MAX_PLY, is_mate, mate_in_moves
 from solver.search.switches import ASPIRATION, DEFAULTS, FLAGS, NAMES as SWITCH_NAMES, PLAIN
 from solver.search.transposition import TranspositionTable
 
 MAX_DEPTH = MAX_PLY - 8
 ASPIRATION_MIN_DEPTH = 4
 ASPIRATION_DELTA = 25
+CONFIRM_SECONDS = 0.25  # the least time the search gets to confirm a df-pn mate without a clock
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Iteration:
     seconds: float
     pv: list[int]
     hashfull: int
+    tbhits: int = 0
 
     @property
     def mate(self) -> int | None:
@@ -104,6 +106,7 @@ class SearchResult:
     pv: list[int] = field(default_factory=list)
     outcome: int = K.ONGOING
     iterations: list[Iteration] = field(default_factory=list)
+    tbhits: int = 0
 
     @property
     def mate(self) -> int | None:
@@ -168,12 +171,16 @@ class Player:
 
     ``switches`` turns search features on or off by name (``SWITCH_NAMES``; defaults in
     ``solver.search.switches.DEFAULTS``: all on but multi-cut).
+    The oracles: ``tables`` (:class:`solver.search.table_leaves.EndgameTables`) are probed inside
+    the search and played from at the root; ``prover_nodes`` > 0 gives df-pn that many nodes at
+    the root between iterations (:mod:`solver.search.prover_leaves`); ``Limits.mate`` is answered
+    by df-pn, whatever ``prover_nodes``.
     Not thread-safe, except ``stop`` and ``set_deadline``, which any thread may call while
     ``search`` runs.
     """
 
     def __init__(self, game: Game, hash_mb: float = 16, switches: dict[str, bool] | None = None,
-                 multi_cut: MultiCut = MultiCut()):
+                 multi_cut: MultiCut = MultiCut(), tables=None, prover_nodes: int = 0):
         if game.player is None:
             raise GameNotPlayableError(f"{game.name} has no player kernels")
         if game.move_space >= 0xFFFF:
@@ -196,6 +203,12 @@ class Player:
         self._path = np.zeros(rows, dtype=np.uint64)
         self._deadline: _Deadline | None = None
         self.last_stats: dict[str, int] = {}
+        self.tables = tables
+        self.prover_nodes = prover_nodes
+        self._prover = None
+        self._root_position = self._positions[0].copy()
+        self._root_history: list[int] = []
+        self._no_tables = None
 
     # --- configuration ---------------------------------------------------------------------
     def set_switches(self, switches: dict[str, bool]) -> None:
@@ -204,6 +217,20 @@ class Player:
             if name not in self.switches:
                 raise ValueError(f"unknown search switch {name!r} (known: {', '.join(SWITCH_NAMES)})")
             self.switches[name] = bool(on)
+
+    def set_tables(self, tables) -> None:
+        """Use ``tables`` (an EndgameTables, or None for none) from the next search on."""
+        self.tables = tables
+        self._prover = None  # its leaves follow the tables
+
+    @property
+    def prover(self):
+        """The df-pn prover (created on first use, with the tables as its leaves)."""
+        if self._prover is None:
+            from solver.search.prover_leaves import Prover
+
+            self._prover = Prover(self.game, database=self.tables.leaves if self.tables is not None else None)
+        return self._prover
 
     def resize_table(self, hash_mb: float) -> None:
         """A new, empty transposition table of ``hash_mb`` MiB."""
@@ -214,6 +241,8 @@ class Player:
         self.table.clear()
         self._history.fill(0)
         self._killers.fill(-1)
+        if self._prover is not None:
+            self._prover.clear()
 
     # --- control from other threads ---------------------------------------------------------
     def stop(self) -> None:
@@ -238,20 +267,75 @@ class Player:
         if result != K.ONGOING or not legal:
             return SearchResult(None, None, 0, 0, 0, time.monotonic() - started, outcome=result)
         root_moves = [m for m in legal if limits.moves is None or m in set(limits.moves)] or legal
+        if self.tables is not None:
+            choice = self.tables.root_choice(position, history, root_moves)
+            if choice is not None:
+                return self._play_from_tables(choice, started, on_iteration)
         self._prepare(position, history, root_moves, limits)
         self._deadline = _Deadline(self._state)
         try:
             if limits.time is not None:
                 self._deadline.move_to(started + limits.time)
+            if limits.mate is not None:
+                return self._search_mate(limits, root_moves, started, on_iteration)
             return self._deepen(limits, root_moves, started, on_iteration)
         finally:
             self._deadline.close()
             self._deadline = None
 
+    def _play_from_tables(self, choice, started: float, on_iteration) -> SearchResult:
+        """The tables' move at a root they cover: no search."""
+        seconds = time.monotonic() - started
+        iteration = Iteration(1, len(choice.pv), choice.score, "exact", 0, seconds, choice.pv,
+                              self.table.hashfull(self.generation), choice.probes)
+        if on_iteration is not None:
+            on_iteration(iteration)
+        return SearchResult(choice.move, choice.score, 1, len(choice.pv), 0, seconds, choice.pv, K.ONGOING,
+                            [iteration], choice.probes)
+
+    def _search_mate(self, limits: Limits, root_moves: list[int], started: float,
+                     on_iteration: Callable[[Iteration], None] | None) -> SearchResult:
+        """``Limits.mate``: df-pn proves a mate within ``2 * mate - 1`` plies and shortens it;
+        the alpha-beta search then confirms it (and may shorten it further) within the plies of
+        the proof. Without a proof (none exists, or a stop came first), a plain search."""
+        prover = self.prover
+        found = prover.mate_within(self._root_position, self._root_history, limits.mate,
+                                   lambda: self._state[ab.C_STOP] != 0)
+        if found is None or found.move not in root_moves:
+            return self._deepen(limits, root_moves, started, on_iteration)
+        proof_score = MATE - found.plies
+        spent = time.monotonic() - started
+        confirm = Limits(depth=found.plies, moves=root_moves, mate=limits.mate,
+                         time=None if limits.time is None else max(0.001, (limits.time - spent) / 2))
+        if confirm.time is None:
+            confirm.time = max(CONFIRM_SECONDS, spent)  # confirming takes about as long as proving
+        self._state[ab.C_STOP] = 0
+        self._deadline.move_to(time.monotonic() + confirm.time)
+        searched = self._deepen(confirm, root_moves, started, None)
+        if searched.score is not None and searched.score >= proof_score:
+            result = searched
+        else:
+            result = SearchResult(found.move, proof_score, searched.depth, searched.seldepth, searched.nodes,
+                                  time.monotonic() - started, [found.move], K.ONGOING, searched.iterations,
+                                  searched.tbhits)
+        result.nodes += found.nodes
+        result.seconds = time.monotonic() - started
+        result.depth = max(result.depth, found.plies)
+        result.seldepth = max(result.seldepth, found.plies)
+        iteration = Iteration(result.depth, result.seldepth, int(result.score),
+                              "exact", result.nodes, result.seconds, result.pv, self.table.hashfull(self.generation),
+                              result.tbhits)
+        result.iterations = result.iterations + [iteration]
+        if on_iteration is not None:
+            on_iteration(iteration)
+        return result
+
     def _prepare(self, position, history, root_moves, limits) -> None:
         game = self.game
         self.generation = (self.generation + 1) & 63
         self._positions[0] = position
+        self._root_position = position.copy()
+        self._root_history = [int(h) for h in history]
         self._path = np.zeros(len(history) + ab.PLY_ROWS, dtype=np.uint64)
         self._path[:len(history)] = np.asarray(history, dtype=np.uint64)
         self._ply_info[ab.WINDOW, 0] = 1 << 30
@@ -269,6 +353,7 @@ class Player:
         params[ab.P_MC_CUTS] = self.multi_cut.cuts
         params[ab.P_MC_REDUCTION] = self.multi_cut.reduction
         params[ab.P_MC_DEPTH] = self.multi_cut.min_depth
+        params[ab.P_TABLES] = int(self.tables is not None)
         self._state[ab.STATS] = 0
 
     def _deepen(self, limits: Limits, root_moves: list[int], started: float,
@@ -287,6 +372,8 @@ class Player:
             while True:
                 stats[ab.S_ROOT_IMPROVED] = 0
                 value = self._run(depth, alpha, beta)
+                if self.tables is not None:
+                    self.tables.load_requested()  # the pages this search missed, for the next
                 if stats[ab.S_STOPPED]:
                     break
                 if value <= alpha:
@@ -308,33 +395,73 @@ class Player:
                         pv = [best]
                 break
             score = int(value)
-            pv = self._root_pv() or [best]
+            pv = self._with_table_line(self._root_pv() or [best])
             best = pv[0]
+            proven = self._prover_at_root(limits, started, root_moves)
+            if proven is not None and proven[1] > score:
+                best, score = proven
+                pv = pv if pv[0] == best else [best]
             self._report(on_iteration, iterations, depth, score, "exact", started, pv)
             if self._done(limits, score, depth, started, len(root_moves)):
                 break
         self.last_stats = {"null_cuts": int(stats[ab.S_NULL_CUTS]), "multi_cuts": int(stats[ab.S_MULTI_CUTS])}
         finished = iterations[-1] if iterations else None
         return SearchResult(best, score, finished.depth if finished else 0, int(stats[ab.S_SELDEPTH]),
-                            int(stats[ab.S_NODES]), time.monotonic() - started, pv, K.ONGOING, iterations)
+                            int(stats[ab.S_NODES]), time.monotonic() - started, pv, K.ONGOING, iterations,
+                            int(stats[ab.S_TABLE_HITS]))
+
+    def _with_table_line(self, pv: list[int]) -> list[int]:
+        """``pv`` continued by the tables' line when it ends in a position they cover (the search
+        stops at such a position: its value is known)."""
+        if self.tables is None or len(pv) >= MAX_PLY // 2:
+            return pv
+        position = self._root_position
+        for move in pv:
+            position = self.game.play(position, move)
+        return pv + self.tables.line(position, MAX_PLY // 2 - len(pv))
+
+    def _prover_at_root(self, limits: Limits, started: float, root_moves: list[int]) -> tuple[int, int] | None:
+        """(move, score) of a mate df-pn proves at the root within ``prover_nodes`` more nodes
+        (and the time left), or None."""
+        if self.prover_nodes <= 0 or self._state[ab.C_STOP]:
+            return None
+        left = None if limits.time is None else limits.time - (time.monotonic() - started)
+        if left is not None and left <= 0.002:
+            return None
+        mate = self.prover.root_mate(self._root_position, self._root_history, self.prover_nodes, left)
+        if mate is None or mate.move not in root_moves:
+            return None
+        score = MATE - mate.plies if mate.plies is not None else KNOWN_WIN - 1
+        return mate.move, score
 
     def _run(self, depth: int, alpha: int, beta: int) -> int:
         """One call of the compiled search at the root."""
         kernels, player = self.game.kernels, self.game.player
         table = self.table
+        rank, tables = self._table_arguments()
         return int(ab.search(kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
                              player.in_check, player.gives_check, player.play_null, player.move_keys,
-                             player.noisy_moves,
-                             player.reversible_plies, self._positions, self._move_rows, self._ply_info, self._path,
-                             self._killers, self._history, table.table, self._pv, self._root_moves,
-                             self._state, 0, depth, alpha, beta, False))
+                             player.noisy_moves, player.reversible_plies, rank, self._positions, self._move_rows,
+                             self._ply_info, self._path, self._killers, self._history, table.table, self._pv,
+                             self._root_moves, self._state, tables, 0, depth, alpha, beta, False))
+
+    def _table_arguments(self) -> tuple:
+        """The rank kernel and tables tuple the search probes (stand-ins without tables)."""
+        if self.tables is not None:
+            return self.tables.kernel_arguments()
+        from solver.search.table_leaves import no_table_arrays, no_tables
+
+        if self._no_tables is None:
+            self._no_tables = no_table_arrays()
+        return no_tables, self._no_tables
 
     def _root_pv(self) -> list[int]:
         return [int(m) for m in self._pv[0, :self._ply_info[ab.PV_LENGTH, 0]]]
 
     def _report(self, on_iteration, iterations, depth, score, bound, started, pv) -> None:
         iteration = Iteration(depth, int(self._state[ab.S_SELDEPTH]), int(score), bound, int(self._state[ab.S_NODES]),
-                              time.monotonic() - started, pv, self.table.hashfull(self.generation))
+                              time.monotonic() - started, pv, self.table.hashfull(self.generation),
+                              int(self._state[ab.S_TABLE_HITS]))
         if bound == "exact":
             iterations.append(iteration)
         if on_iteration is not None:

@@ -9,8 +9,10 @@ table)::
 * heuristic scores come from the game's ``evaluate`` kernel: strictly inside ``EVAL_LIMIT``;
 * ``MATE - n`` is a win by checkmate (or by the game's own rules) ``n`` plies from the root,
   ``-(MATE - n)`` a loss;
-* ``KNOWN_WIN - n`` is a win an oracle (database, prover) vouches for without an exact distance
-  to the end, ``n`` plies from the root (reserved for the oracle leaves).
+* ``KNOWN_WIN - n`` is a win an oracle vouches for but the engine cannot claim as a mate, ``n``
+  plies from the root: a table win whose distance to mate does not fit in what the 50-move rule
+  leaves (the tables ignore the rule), or one whose mate lies beyond ``MAX_PLY``
+  (``table_score``).
 
 Every score beyond ``EVAL_LIMIT`` counts plies from the root; the transposition table stores it
 counting from the node instead (``to_table`` / ``from_table``), so that an entry stays true when
@@ -19,6 +21,7 @@ the same position is reached at another ply.
 import numba as nb
 from numba import types
 
+from databases.format import CODE_DRAW
 from games.kernels import EVAL_LIMIT
 
 MAX_PLY = 128  # deepest ply a search visits (quiescence included)
@@ -69,3 +72,22 @@ def mate_in_plies(score: int) -> int:
     plies = MATE - abs(score)
     return plies if score > 0 else -plies
 
+
+
+@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64), cache=True, inline="always")
+def table_score(code, ply, reversible, fifty):
+    """The search score at ``ply`` of a table code (:mod:`databases.format`): a draw is a draw; a
+    win or loss in ``d`` plies is an exact mate score when the mate fits both in the search's ply
+    range and in the ``fifty - reversible`` plies the 50-move rule leaves (``fifty`` <= 0: no
+    such rule), else a score in the oracle band, still ordered by distance. The tables ignore
+    the 50-move rule, and a capture or pawn move on the way may reset the count, so such a win
+    stays above every heuristic score: the engine presses on without claiming a mate."""
+    if code == CODE_DRAW:
+        return DRAW
+    distance = (code - 2) >> 1
+    plies = ply + distance
+    if plies < MAX_PLY and (fifty <= 0 or reversible + distance <= fifty):
+        score = MATE - plies
+    else:
+        score = KNOWN_WIN - min(plies, MAX_PLY - 1)
+    return score if code & 1 else -score

@@ -1,0 +1,190 @@
+"""Endgame tables at the player's leaves: probed inside the search, played from at the root.
+
+Inside the compiled search (``probe_tables``) a position the built tables cover gets their code
+straight from the page cache of :mod:`databases` (see :mod:`databases.cache`), turned into a
+score by :func:`solver.search.scores.table_score`. A page that is not resident never stalls the
+search: the probe counts as "not covered" and queues the page in ``requests``; between
+iterations the player loads a bounded number of queued pages (:meth:`EndgameTables.load_requested`),
+so the next iteration finds them. Memory stays within the page cache's byte budget.
+
+At the root, a covered position is played from the tables (:meth:`EndgameTables.root_choice`):
+every move's child is probed and scored with the same ``table_score`` (the 50-move count after
+the move, a repetition of the game's history counting as a draw), and the best is taken: for a
+win the quickest mate, for a loss the slowest.
+
+The kernel sees the tables as one tuple ``(directory, bases, arena, requests)`` and the family's
+``rank`` kernel; without tables, ``no_tables`` and tiny arrays stand in.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from databases import format as F
+from databases.cache import ARENA, DIRECTORY, MISS, probe_resident
+from databases.errors import DatabaseError
+from games.game import Game
+from games.kernels import POSITION
+from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
+from proofsearch.database_leaves import DatabaseLeaves, no_tables
+from solver.search.scores import table_score
+
+NOT_COVERED = -1
+REQUEST_SLOTS = 256  # pages a single iteration may ask for; more are dropped (asked again later)
+MAX_PAGES_PER_GAP = 64  # pages loaded between two iterations, so a gap stays short
+
+REQUESTS = types.Array(types.int64, 1, "C")
+TABLES = types.Tuple((DIRECTORY, types.Array(types.int64, 1, "C"), ARENA, REQUESTS))
+
+
+@nb.njit(types.int64(RankKernel, TABLES, POSITION), cache=True)
+def probe_tables(rank, tables, pos):
+    """The table code of ``pos`` (> 0), or ``NOT_COVERED``: no built table holds it, its entry
+    does not tell its value (chess: an en-passant right), or its page is not resident, in which
+    case the page is queued in ``requests`` (``requests[0]`` entries follow it, each
+    ``table << TABLE_SHIFT | index``)."""
+    packed = rank(pos)
+    if packed < 0:
+        return NOT_COVERED
+    directory, bases, arena, requests = tables
+    base = bases[packed >> TABLE_SHIFT]
+    if base < 0:
+        return NOT_COVERED
+    code = probe_resident(directory, base, arena, packed & INDEX_MASK)
+    if code == MISS:
+        queued = requests[0]
+        if queued < requests.shape[0] - 1:
+            requests[queued + 1] = packed
+            requests[0] = queued + 1
+        return NOT_COVERED
+    if code == F.INVALID:
+        return NOT_COVERED
+    return code
+
+
+def no_table_arrays() -> tuple:
+    """The kernel's tables tuple when there are none."""
+    return (np.full(1, -1, dtype=np.int32), np.full(1, -1, dtype=np.int64), np.zeros((1, 1), dtype=np.uint16),
+            np.zeros(2, dtype=np.int64))
+
+
+@dataclass
+class RootChoice:
+    """The tables' move at the root: ``score`` as the search would give it (mate or oracle band),
+    ``pv`` the line the tables play from there, ``probes`` the table look-ups it took."""
+
+    move: int
+    score: int
+    pv: list[int]
+    probes: int
+    scores: dict[int, int] = field(default_factory=dict)
+
+
+class EndgameTables:
+    """The built tables of one game for the player: kernel arrays, page loading, root play.
+    Raises DatabaseError (bad directory or file) or NoTablesError (a game without tables)."""
+
+    def __init__(self, game: Game, directory: str | Path, cache_megabytes: float = 64):
+        self.game = game
+        self.directory = Path(directory)
+        self.cache_megabytes = cache_megabytes
+        self.leaves = DatabaseLeaves(game, directory, int(cache_megabytes * (1 << 20)))
+        if self.leaves.tables == 0:
+            self.leaves.close()
+            raise DatabaseError(f"{directory}: no {game.name} tables built there (see `solver build`)")
+        self.database = self.leaves.database
+        self.requests = np.zeros(REQUEST_SLOTS + 1, dtype=np.int64)
+        self.pages_loaded = 0
+
+    @property
+    def tables(self) -> int:
+        """How many tables are built."""
+        return self.leaves.tables
+
+    def kernel_arguments(self) -> tuple:
+        """(rank kernel, tables tuple) for the compiled search."""
+        return self.leaves.rank, (self.leaves.directory, self.leaves.bases, self.leaves.arena, self.requests)
+
+    def load_requested(self, max_pages: int = MAX_PAGES_PER_GAP) -> int:
+        """Load up to ``max_pages`` of the pages the search asked for; returns how many."""
+        queued = int(self.requests[0])
+        if queued == 0:
+            return 0
+        packed = self.requests[1:queued + 1]
+        keys = np.unique((packed >> TABLE_SHIFT) << 32 | ((packed & INDEX_MASK) >> F.PAGE_SHIFT))
+        self.requests[0] = 0
+        family = self.database.family
+        loaded = 0
+        for key in keys[:max_pages]:
+            table = family.table_name(int(key >> 32))
+            try:
+                self.database.load_page(table, int(key & 0xFFFFFFFF))
+            except DatabaseError:
+                continue  # a damaged page stays missing: the search values its positions itself
+            loaded += 1
+        self.pages_loaded += loaded
+        return loaded
+
+    def code(self, position: np.ndarray) -> int | None:
+        """The table code of ``position`` (loading its page), or None when not covered."""
+        try:
+            result = self.database.probe(position)
+        except DatabaseError:  # not covered, or a damaged page: the search does without
+            return None
+        return F.encode(result.wdl, abs(result.dtm))
+
+    def root_choice(self, position: np.ndarray, history: Sequence[int] = (),
+                    moves: Sequence[int] | None = None) -> RootChoice | None:
+        """The tables' move in ``position`` among ``moves`` (default: all), or None when the
+        tables do not cover it or one of its children."""
+        game = self.game
+        if self.code(position) is None:
+            return None
+        fifty = game.fifty_move_plies
+        reversible = game.player.reversible_plies
+        seen = set(int(h) for h in history)
+        scores: dict[int, int] = {}
+        probes = 1
+        for move in (moves if moves is not None else game.legal_moves(position)):
+            child = game.play(position, move)
+            if int(game.hash(child)) in seen:
+                scores[move] = 0  # a repetition: a draw whatever the tables say
+                continue
+            code = self.code(child)
+            probes += 1
+            if code is None:
+                return None
+            scores[move] = -int(table_score(code, 1, int(reversible(child)), fifty))
+        if not scores:
+            return None
+        best = max(scores, key=lambda m: scores[m])  # first of the best: the move order is stable
+        pv = self.line(game.play(position, best))
+        return RootChoice(best, scores[best], [best] + pv, probes + len(pv), scores)
+
+    def line(self, position: np.ndarray, plies: int = 40) -> list[int]:
+        """The tables' line from ``position`` (quickest mate, slowest loss), up to ``plies``;
+        empty when they do not cover it."""
+        line = []
+        for _ in range(plies):
+            try:
+                move = self.database.best_move(position)
+            except DatabaseError:
+                break
+            if move is None:
+                break
+            line.append(move)
+            position = self.game.play(position, move)
+        return line
+
+    def close(self) -> None:
+        """Close the table files."""
+        self.leaves.close()
+
+
+__all__ = ["EndgameTables", "RootChoice", "probe_tables", "no_table_arrays", "no_tables", "TABLES",
+           "NOT_COVERED"]
