@@ -123,6 +123,32 @@ def test_exactly_one_bestmove_per_go_and_0000_without_legal_moves(engine):
     assert _bestmoves(engine)[-1].split()[1] in ("a2a3", "h2h3")
 
 
+def test_go_mate_is_answered_by_proof_with_the_mate_length(engine):
+    engine.handle("position fen r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1")
+    engine.handle("go mate 3")
+    engine.out.wait_for(lambda line: line.startswith("bestmove"), timeout=60)
+    assert _bestmoves(engine) == ["bestmove f8c5 ponder d4c5"] or _bestmoves(engine) == ["bestmove f8c5"]
+    infos = [line for line in engine.out.lines if line.startswith("info depth")]
+    assert " score mate 3 " in infos[-1] and INFO.match(infos[-1]), infos[-1]
+
+
+def test_database_path_plays_from_the_tables(engine, tmp_path):
+    from retrograde.build import build_tables
+
+    build_tables("chess", ["KQvK"], tmp_path, show_progress=False)
+    engine.handle(f"setoption name DatabasePath value {tmp_path}")
+    engine.handle("position fen 8/8/3k4/8/8/8/8/K1Q5 w - - 0 1")
+    engine.handle("go movetime 5000")
+    engine.out.wait_for(lambda line: line.startswith("bestmove"), timeout=30)
+    assert _bestmoves(engine)[0].startswith("bestmove a1a2")
+    info = [line for line in engine.out.lines if line.startswith("info depth")][-1]
+    assert " score mate 9 " in info and int(INFO.match(info).group(8)) > 0  # tbhits
+    engine.handle("setoption name DatabasePath value /no/such/directory")
+    engine.handle("go depth 1")
+    engine.out.wait_for(lambda line: engine.out.count("bestmove") == 2, timeout=30)
+    assert any("DatabasePath" in line and "without tables" in line for line in engine.err.lines)
+
+
 def test_ponder_then_ponderhit_and_ponder_then_stop(engine):
     engine.handle("position startpos moves d2d4")
     engine.handle("go ponder wtime 3000 btime 3000 winc 10 binc 10")
