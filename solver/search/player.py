@@ -209,6 +209,7 @@ class Player:
         self._root_position = self._positions[0].copy()
         self._root_history: list[int] = []
         self._no_tables = None
+        self._prover_seconds = 0.0  # spent by the prover in the current search
 
     # --- configuration ---------------------------------------------------------------------
     def set_switches(self, switches: dict[str, bool]) -> None:
@@ -336,6 +337,7 @@ class Player:
         self._positions[0] = position
         self._root_position = position.copy()
         self._root_history = [int(h) for h in history]
+        self._prover_seconds = 0.0
         self._path = np.zeros(len(history) + ab.PLY_ROWS, dtype=np.uint64)
         self._path[:len(history)] = np.asarray(history, dtype=np.uint64)
         self._ply_info[ab.WINDOW, 0] = 1 << 30
@@ -422,13 +424,19 @@ class Player:
 
     def _prover_at_root(self, limits: Limits, started: float, root_moves: list[int]) -> tuple[int, int] | None:
         """(move, score) of a mate df-pn proves at the root within ``prover_nodes`` more nodes
-        (and the time left), or None."""
+        (and the time left), or None. On the clock the prover gets at most as much time as the
+        search has had, so cheap early iterations are not each followed by a costly proof attempt."""
         if self.prover_nodes <= 0 or self._state[ab.C_STOP]:
             return None
-        left = None if limits.time is None else limits.time - (time.monotonic() - started)
+        elapsed = time.monotonic() - started
+        timed = limits.time is not None or limits.optimum is not None
+        if timed and self._prover_seconds > elapsed - self._prover_seconds:
+            return None
+        left = None if limits.time is None else limits.time - elapsed
         if left is not None and left <= 0.002:
             return None
         mate = self.prover.root_mate(self._root_position, self._root_history, self.prover_nodes, left)
+        self._prover_seconds += time.monotonic() - started - elapsed
         if mate is None or mate.move not in root_moves:
             return None
         score = MATE - mate.plies if mate.plies is not None else KNOWN_WIN - 1
