@@ -306,6 +306,8 @@ class Player:
             return self._deepen(limits, root_moves, started, on_iteration)
         proof_score = MATE - found.plies
         spent = time.monotonic() - started
+        if self._state[ab.C_STOP]:  # told to stop (or out of time) while proving: answer at once
+            return self._mate_result(found, proof_score, started, on_iteration)
         confirm = Limits(depth=found.plies, moves=root_moves, mate=limits.mate,
                          time=None if limits.time is None else max(0.001, (limits.time - spent) / 2))
         if confirm.time is None:
@@ -319,6 +321,14 @@ class Player:
             result = SearchResult(found.move, proof_score, searched.depth, searched.seldepth, searched.nodes,
                                   time.monotonic() - started, [found.move], K.ONGOING, searched.iterations,
                                   searched.tbhits)
+        return self._mate_result(found, proof_score, started, on_iteration, result)
+
+    def _mate_result(self, found, proof_score: int, started: float, on_iteration,
+                     result: SearchResult | None = None) -> SearchResult:
+        """The answer to a mate search: ``result`` (the search's, or the proof's) with the
+        prover's nodes added, reported as a finished iteration."""
+        if result is None:
+            result = SearchResult(found.move, proof_score, 0, 0, 0, 0.0, [found.move], K.ONGOING, [], 0)
         result.nodes += found.nodes
         result.seconds = time.monotonic() - started
         result.depth = max(result.depth, found.plies)

@@ -36,6 +36,23 @@ class ProvenMate:
     nodes: int
 
 
+@dataclass
+class _RootProof:
+    """Where the proof of one root stands: a win proven (``mate``), and the mate length between
+    ``low`` (no mate within 2*low - 1 plies) and ``high`` (a mate within 2*high - 1)."""
+
+    mate: ProvenMate | None = None
+    low: int = 0
+    high: int | None = None
+    finished: bool = False
+
+    def next_bound(self) -> int:
+        """The next mate length to try, in moves."""
+        if self.high is None:
+            return max(2, 2 * self.low)
+        return (self.low + self.high) // 2
+
+
 class Prover:
     """df-pn for the player: root proofs with a node budget, cached; ``go mate N``.
 
@@ -49,7 +66,7 @@ class Prover:
 
         self.game = game
         self.search = DfpnSearch(game, TranspositionTable.from_megabytes(table_mb), database=database)
-        self._cache: dict[int, ProvenMate | None] = {}  # hash -> mate, or None: no forced mate
+        self._cache: dict[int, _RootProof] = {}  # by position hash
         self.nodes = 0
 
     def clear(self) -> None:
@@ -59,78 +76,71 @@ class Prover:
 
     def root_mate(self, position: np.ndarray, history: Sequence[int], budget: int,
                   seconds: float | None = None) -> ProvenMate | None:
-        """A mate for the side to move if one is proven within ``budget`` more nodes (and
-        ``seconds``); else None (try again later: the work so far is kept)."""
+        """What the prover knows of a mate for the side to move after ``budget`` more nodes (and
+        at most ``seconds``): None (no win proven yet, or none exists), or a proven win with the
+        shortest mate length found so far (``plies`` None until a bounded proof gives one). The
+        work is resumed on the next call for the same position."""
         key = int(self.game.hash(position))
-        if key in self._cache:
-            return self._cache[key]
+        state = self._cache.get(key)
+        if state is None:
+            state = self._cache[key] = _RootProof()
+        if state.finished:
+            return state.mate
         started = time.monotonic()
-        found = self._prove(position, history, budget, seconds, None)
-        if found.result == "disproven":
-            self._cache[key] = None
-            return None
-        if found.result != "proven":
-            return None
-        left = None if seconds is None else max(0.0, seconds - (time.monotonic() - started))
-        mate = self._mate_length(position, history, budget, left, found.best)
-        self._cache[key] = mate
-        return mate
+        if state.mate is None:
+            found = self._prove(position, history, budget, seconds, None)
+            if found.result != "proven":
+                state.finished = found.result == "disproven"
+                return None
+            state.mate = ProvenMate(found.best, None, self.nodes)
+        # The mate length: bounds of 2k - 1 plies, k doubling from 2, then bisecting. An attempt
+        # cut short by the budget is resumed (same bound, same table keys) by the next call.
+        while not state.finished:
+            left = _left(seconds, started)
+            if left is not None and left <= 0.002:
+                break
+            moves = state.next_bound()
+            found = self._prove(position, history, budget, left, 2 * moves - 1)
+            if found.result == "proven":
+                state.high = moves
+                state.mate = ProvenMate(found.best, 2 * moves - 1, self.nodes)
+            elif found.reason == "depth limit":
+                state.low = moves
+            else:
+                break  # out of budget or time: resume from here next call
+            state.finished = state.high is not None and state.high - state.low <= 1
+            if state.high is None and moves >= LONGEST_MATE_MOVES:
+                state.finished = True
+        return state.mate
 
     def mate_within(self, position: np.ndarray, history: Sequence[int], moves: int,
-                    should_stop: Callable[[], bool], seconds: float | None = None) -> ProvenMate | None:
+                    should_stop: Callable[[], bool]) -> ProvenMate | None:
         """``go mate N``: a mate in at most ``moves`` moves, shortened where the prover can, or
-        None (disproven, or stopped first). Runs in chunks until ``should_stop()`` or ``seconds``."""
-        started = time.monotonic()
-        plies = 2 * moves - 1
-        spent = 0
-        while True:
-            left = None if seconds is None else seconds - (time.monotonic() - started)
-            if should_stop() or (left is not None and left <= 0):
-                return None
-            found = self._prove(position, history, CHUNK_NODES, left, plies)
-            spent += found.nodes
-            if found.result == "proven":
-                break
-            if found.reason != "node limit":
-                return None  # disproven within the bound (or a time limit)
+        None (disproven, or stopped first). Works in chunks, asking ``should_stop()`` between them."""
+        found, spent = self._chunked(position, history, 2 * moves - 1, None, should_stop)
+        if found.result != "proven":
+            return None
         best, best_moves = found.best, moves
-        # Shorten: one move less at a time, while proofs keep coming within the work so far.
+        # Shorten: one move less at a time, each attempt allowed the work of the proof so far.
         for shorter in range(moves - 1, 0, -1):
-            if should_stop():
-                break
-            attempt = self._prove(position, history, max(spent, CHUNK_NODES), None, 2 * shorter - 1)
-            spent += attempt.nodes
+            attempt, nodes = self._chunked(position, history, 2 * shorter - 1, max(spent, CHUNK_NODES), should_stop)
+            spent += nodes
             if attempt.result != "proven":
                 break
             best, best_moves = attempt.best, shorter
         return ProvenMate(best, 2 * best_moves - 1, spent)
 
-    def _mate_length(self, position, history, budget, seconds, move) -> ProvenMate:
-        """After an unbounded proof: bounds of 2k - 1 plies, k doubling, then bisecting."""
-        started = time.monotonic()
-        low, high, best = 0, None, move  # no mate within 2*low - 1 plies is known; one within high
-        moves = 1
-        while moves <= LONGEST_MATE_MOVES:
-            found = self._prove(position, history, budget, _left(seconds, started), 2 * moves - 1)
-            if found.result == "proven":
-                high, best = moves, found.best
-                break
-            if found.reason != "depth limit":
-                return ProvenMate(move, None, self.nodes)
-            low = moves
-            moves *= 2
-        if high is None:
-            return ProvenMate(move, None, self.nodes)
-        while high - low > 1:
-            middle = (low + high) // 2
-            found = self._prove(position, history, budget, _left(seconds, started), 2 * middle - 1)
-            if found.result == "proven":
-                high, best = middle, found.best
-            elif found.reason == "depth limit":
-                low = middle
-            else:
-                break  # out of budget: the longer bound stands
-        return ProvenMate(best, 2 * high - 1, self.nodes)
+    def _chunked(self, position, history, max_depth: int, cap: int | None, should_stop):
+        """A bounded proof in chunks of ``CHUNK_NODES`` until it is decided, ``cap`` nodes are
+        spent or ``should_stop()``: (the last chunk's result, the nodes spent)."""
+        spent = 0
+        while True:
+            found = self._prove(position, history, CHUNK_NODES, None, max_depth)
+            spent += found.nodes
+            if found.result == "proven" or found.reason != "node limit":
+                return found, spent
+            if should_stop() or (cap is not None and spent >= cap):
+                return found, spent
 
     def _prove(self, position, history, budget, seconds, max_depth):
         found = self.search.prove(position, "win", max_nodes=max(1, int(budget)), seconds=seconds,

@@ -1,0 +1,239 @@
+"""Mates found at a fixed time per position: our engine with the prover leaves on and off, next
+to Stockfish's `go mate N`, in the same run.
+
+Positions: the mate sets of ``$SOLVER_ORACLE_DATA/chess`` (``mate-in-2.epd``, ``mate-in-3.epd``:
+``--count`` of each) and long mates collected from our own tables (``--db``): positions of
+KQvK, KRvK and KQvKR whose exact distance to mate is ``--long-min`` to ``--long-max`` moves,
+drawn at random (seeded). Every engine plays without tables, so the long mates have to be found.
+
+Each position is given, in turn:
+
+* ``ours+prover``: ``solver uci`` with ``ProverNodes`` = ``--prover-nodes``, ``go movetime``;
+* ``ours``: the same engine with ``ProverNodes`` 0 (the search alone), ``go movetime``;
+* ``ours mate``: ``go mate N`` (df-pn), stopped at the time limit;
+* ``stockfish``: Stockfish's ``go mate N``, stopped at the time limit.
+
+A mate is *found* when the last ``score mate k`` before ``bestmove`` has 0 < k <= N and the
+mate was reported within the time (plus 0.1 s), and the move is right: it keeps a mate within 2N - 2 plies after it (checked with our tables for the
+long mates, with a depth-bounded df-pn disproof of the defender's ``draw`` for the sets). Time
+to find is the engine's ``time`` of its first info line carrying that mate.
+
+    python scripts/bench_mates.py --db DIR [--time 1.0] [--count 100] [--long 20]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import chess
+
+ENGINES = ("ours+prover", "ours", "ours mate", "stockfish")
+LATE = 0.1  # a mate reported this long after the time limit does not count
+
+
+class UciProcess:
+    """A UCI engine on pipes: send lines, read until ``bestmove`` with a stop after a deadline."""
+
+    def __init__(self, command: list[str], options: dict[str, str]):
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.send("uci")
+        self.read_until("uciok")
+        for name, value in options.items():
+            self.send(f"setoption name {name} value {value}")
+        self.send("isready")
+        self.read_until("readyok", timeout=120)
+
+    def send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def read_until(self, prefix: str, timeout: float | None = None) -> list[str]:
+        lines = []
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("engine exited")
+            lines.append(line.strip())
+            if line.startswith(prefix):
+                return lines
+
+    def go(self, fen: str, command: str, seconds: float) -> tuple[list[str], float]:
+        """The output of one search, stopped after ``seconds``; and the wall time to bestmove."""
+        self.send("ucinewgame")
+        self.send(f"position fen {fen}")
+        self.send("isready")
+        self.read_until("readyok", timeout=120)
+        started = time.monotonic()
+        self.send(command)
+        timer = threading.Timer(seconds, lambda: self.send("stop"))
+        timer.start()
+        try:
+            lines = self.read_until("bestmove")
+        finally:
+            timer.cancel()
+        return lines, time.monotonic() - started
+
+    def close(self) -> None:
+        try:
+            self.send("quit")
+            self.process.wait(timeout=5)
+        except Exception:
+            self.process.kill()
+
+
+def mate_sets(data: Path, count: int) -> list[tuple[str, str, int]]:
+    """(set, fen, N) from the EPD mate sets."""
+    problems = []
+    for name in ("mate-in-2.epd", "mate-in-3.epd"):
+        lines = [line for line in (data / "chess" / name).read_text().splitlines() if line.strip()]
+        for line in lines[:count]:
+            fields = line.split()
+            moves = int(line.split(" dm ")[1].split(";")[0])
+            problems.append((name.removesuffix(".epd"), " ".join(fields[:4]) + " 0 1", moves))
+    return problems
+
+
+def long_mates(db: str, per_ending: int, low: int, high: int, seed: int) -> list[tuple[str, str, int]]:
+    """(set, fen, N) of positions whose exact mate length, by our tables, is N in [low, high]."""
+    import games
+    from databases.reader import open_database
+
+    game = games.get("chess")
+    rng = random.Random(seed)
+    found = []
+    with open_database(db, "chess") as database:
+        for ending, pieces in (("KQvK", "Q"), ("KRvK", "R"), ("KQvKR", "Qr")):
+            collected = 0
+            while collected < per_ending:
+                board = chess.Board(None)
+                squares = rng.sample(range(64), 2 + len(pieces))
+                board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+                board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+                for square, symbol in zip(squares[2:], pieces):
+                    board.set_piece_at(square, chess.Piece.from_symbol(symbol))
+                board.turn = chess.WHITE
+                if not board.is_valid() or board.is_game_over():
+                    continue
+                dtm = database.probe(game.parse_position(board.fen())).dtm
+                if dtm > 0 and low <= (dtm + 1) // 2 <= high:
+                    found.append((f"long {ending}", board.fen(), (dtm + 1) // 2))
+                    collected += 1
+    return found
+
+
+def verify_move(fen: str, move_text: str, moves: int, database) -> bool:
+    """Whether ``move_text`` keeps a mate within ``2 * moves - 2`` plies after it."""
+    import games
+
+    game = games.get("chess")
+    board = chess.Board(fen)
+    try:
+        move = chess.Move.from_uci(move_text)
+    except ValueError:
+        return False
+    if move not in board.legal_moves:
+        return False
+    board.push(move)
+    if board.is_checkmate():
+        return True
+    child = game.parse_position(board.fen())
+    if database is not None:
+        try:
+            result = database.probe(child)
+            return result.wdl == -1 and -result.dtm <= 2 * moves - 2
+        except Exception:
+            pass
+    from proofsearch.dfpn import prove
+
+    found = prove(game, child, "draw", max_depth=2 * moves - 2, seconds=60)
+    return found.result == "disproven"
+
+
+def parse_answer(lines: list[str]) -> tuple[int | None, int | None, str]:
+    """(last mate score, time of the first info line with that mate, bestmove)."""
+    mates = []
+    for line in lines:
+        if line.startswith("info") and " score mate " in line:
+            k = int(line.split(" score mate ")[1].split()[0])
+            millis = int(line.split(" time ")[1].split()[0]) if " time " in line else None
+            mates.append((k, millis))
+    best = lines[-1].split()[1]
+    if not mates:
+        return None, None, best
+    last = mates[-1][0]
+    first_time = next(millis for k, millis in mates if k == last)
+    return last, first_time, best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default=None, help="tables to collect long mates from (and check moves)")
+    parser.add_argument("--time", type=float, default=1.0, help="seconds per position for every engine")
+    parser.add_argument("--count", type=int, default=100, help="problems from each EPD set")
+    parser.add_argument("--long", type=int, default=20, help="long mates per ending (needs --db)")
+    parser.add_argument("--long-min", type=int, default=6)
+    parser.add_argument("--long-max", type=int, default=12)
+    parser.add_argument("--prover-nodes", type=int, default=20000)
+    parser.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    data = Path(os.environ.get("SOLVER_ORACLE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+    problems = mate_sets(data, args.count)
+    database = None
+    if args.db:
+        from databases.reader import open_database
+
+        problems += long_mates(args.db, args.long, args.long_min, args.long_max, args.seed)
+        database = open_database(args.db, "chess")
+    solver = [sys.executable, "-m", "solver", "uci"]
+    engines = {
+        "ours+prover": UciProcess(solver, {"ProverNodes": str(args.prover_nodes)}),
+        "ours": UciProcess(solver, {"ProverNodes": "0"}),
+        "stockfish": UciProcess([args.stockfish], {}),
+    }
+    engines["ours mate"] = engines["ours"]
+    results: dict[str, dict[str, list]] = {}
+    try:
+        for number, (name, fen, moves) in enumerate(problems, 1):
+            row = results.setdefault(name, {engine: [] for engine in ENGINES})
+            for engine in ENGINES:
+                command = f"go movetime {int(args.time * 1000)}" if engine in ("ours+prover", "ours") else f"go mate {moves}"
+                lines, wall = engines[engine].go(fen, command, args.time)
+                mate, millis, best = parse_answer(lines)
+                seconds = (millis if millis is not None else wall * 1000) / 1000
+                found = (mate is not None and 0 < mate <= moves and seconds <= args.time + LATE
+                         and verify_move(fen, best, moves, database))
+                row[engine].append((found, seconds if found else None))
+            print(f"[{number}/{len(problems)}] {name} {fen} mate {moves}: "
+                  + ", ".join(f"{e} {'yes' if results[name][e][-1][0] else 'no'}" for e in ENGINES), file=sys.stderr)
+    finally:
+        for engine in {id(e): e for e in engines.values()}.values():
+            engine.close()
+    print(f"Mates found at {args.time:g} s per position (prover {args.prover_nodes} nodes per call); "
+          f"time to find: median over the positions found")
+    print("| set | positions | " + " | ".join(f"{e} found | {e} median s" for e in ENGINES) + " |")
+    print("| --- | --- | " + " | ".join("--- | ---" for _ in ENGINES) + " |")
+    totals = {engine: 0 for engine in ENGINES}
+    for name, row in results.items():
+        cells = []
+        for engine in ENGINES:
+            hits = [seconds for found, seconds in row[engine] if found]
+            totals[engine] += len(hits)
+            cells.append(f"{len(hits)} | {statistics.median(hits):.3f}" if hits else "0 | -")
+        print(f"| {name} | {len(row[ENGINES[0]])} | " + " | ".join(cells) + " |")
+    print("| all | " + str(len(problems)) + " | " + " | ".join(f"{totals[e]} | " for e in ENGINES) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
