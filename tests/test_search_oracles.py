@@ -147,6 +147,11 @@ def test_mate_limit_is_answered_by_proof():
     assert result.mate == 3 and CHESS.format_move(position, result.best) == "f8c5"
 
 
+def test_mate_limit_without_a_mate_ends_at_the_bound():
+    result = Player(CHESS, hash_mb=4).search(CHESS.start_position(), Limits(mate=2))
+    assert result.mate is None and result.depth <= 3 and result.best is not None
+
+
 def test_prover_at_the_root_finds_a_mate_beyond_the_depth():
     position = CHESS.parse_position(MATE_IN_3)
     alone = Player(CHESS, hash_mb=4).search(position, Limits(depth=2))

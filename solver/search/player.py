@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -298,11 +298,16 @@ class Player:
                      on_iteration: Callable[[Iteration], None] | None) -> SearchResult:
         """``Limits.mate``: df-pn proves a mate within ``2 * mate - 1`` plies and shortens it;
         the alpha-beta search then confirms it (and may shorten it further) within the plies of
-        the proof. Without a proof (none exists, or a stop came first), a plain search."""
+        the proof. Without a proof, a plain search: as deep as the bound when the prover showed
+        that no such mate exists, else (stopped first) whatever the limits allow."""
         prover = self.prover
         found = prover.mate_within(self._root_position, self._root_history, limits.mate,
                                    lambda: self._state[ab.C_STOP] != 0)
         if found is None or found.move not in root_moves:
+            if not self._state[ab.C_STOP]:
+                # No mate within the bound exists: a search as deep as the bound, not an endless one.
+                bounded = 2 * limits.mate - 1
+                limits = replace(limits, depth=min(limits.depth or bounded, bounded))
             return self._deepen(limits, root_moves, started, on_iteration)
         proof_score = MATE - found.plies
         spent = time.monotonic() - started
