@@ -43,7 +43,8 @@ def register(subparsers) -> None:
     parser.add_argument("--hash", type=megabytes, default=64.0, metavar="MB",
                         help="transposition table size in MiB (default 64)")
     parser.add_argument("--mate", type=_mate_moves, default=None, metavar="N",
-                        help="look for a mate in at most N moves (df-pn, then the search); stops when found")
+                        help="look for a mate in at most N moves (df-pn, then the search); stops when found, "
+                        "or once no such mate exists (without --time that may take long)")
     parser.add_argument("--db", metavar="DIR", default=None,
                         help="database directory whose tables the search probes (see `solver build`)")
     parser.add_argument("--cache-mb", type=megabytes, default=DEFAULT_CACHE_MB, metavar="MB",
