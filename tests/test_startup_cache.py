@@ -1,0 +1,122 @@
+"""numba's compile cache: commands run without a writable one (a read-only install run by another
+user), saying so once.
+
+Each test runs the command line in a subprocess on a copy of the package sources
+(``PYTHONPATH`` to the copy), so that what is writable and which cache directory is used are
+under the test's control.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+PACKAGES = ("games", "databases", "retrograde", "proofsearch", "solver")
+NOTE = "solver: note: no writable compile cache"
+
+
+def copy_sources(destination: Path) -> Path:
+    """The packages' sources (no compiled files) copied under ``destination``."""
+    for package in PACKAGES:
+        shutil.copytree(REPOSITORY / package, destination / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return destination
+
+
+def block_pycache(root: Path) -> None:
+    """A regular file where each ``__pycache__`` directory would go: numba (and Python) cannot
+    write next to the sources, as in a read-only install (this works for root too)."""
+    for directory, subdirectories, _ in os.walk(root):
+        (Path(directory) / "__pycache__").touch()
+
+
+def clean_environment(sources: Path, **variables: str) -> dict[str, str]:
+    """A minimal environment running ``sources``: no inherited numba or cache settings."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(sources),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    env.update(variables)
+    return env
+
+
+def run_solver(sources: Path, env: dict[str, str], *arguments: str,
+               prelude: str = "") -> subprocess.CompletedProcess:
+    """``solver ARGUMENTS`` from ``sources`` (``prelude``: Python run first, in the same process)."""
+    code = f"{prelude}\nimport sys\nfrom solver.cli import main\nsys.exit(main({list(arguments)!r}))"
+    return subprocess.run([sys.executable, "-c", code], cwd=sources, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+@pytest.fixture()
+def read_only_install(tmp_path):
+    """Sources that cannot cache next to themselves, and an environment in which neither
+    ``NUMBA_CACHE_DIR`` nor ``HOME`` nor ``XDG_CACHE_HOME`` is writable (each is a path under a
+    regular file). Temporary directories go to ``tmp_path / "tmp"``."""
+    sources = copy_sources(tmp_path / "install")
+    block_pycache(sources)
+    blocker = tmp_path / "a-file"
+    blocker.touch()
+    (tmp_path / "tmp").mkdir()
+    env = clean_environment(sources, HOME=str(blocker / "home"), XDG_CACHE_HOME=str(blocker / "cache"),
+                            NUMBA_CACHE_DIR=str(blocker / "numba"), TMPDIR=str(tmp_path / "tmp"))
+    return sources, env, tmp_path / "tmp"
+
+
+def assert_ran_with_one_note(result: subprocess.CompletedProcess) -> None:
+    """Exit status 0, no traceback, and the note once on stderr."""
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    assert result.stderr.count(NOTE) == 1, result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_read_only_install_runs_help_and_a_command_with_one_note(read_only_install):
+    sources, env, temporary = read_only_install
+    helped = run_solver(sources, env, "--help")
+    assert_ran_with_one_note(helped)
+    assert "perft" in helped.stdout
+    counted = run_solver(sources, env, "perft", "tictactoe", "startpos", "2")
+    assert_ran_with_one_note(counted)
+    assert "72 nodes" in counted.stdout
+    assert list(temporary.iterdir()) == []  # the run's cache directory is removed at exit
+
+
+def test_without_any_temporary_directory_kernels_compile_uncached(read_only_install):
+    sources, env, _ = read_only_install
+    no_temporary = "import tempfile\ndef refuse(*args, **kwargs):\n    raise OSError('read-only')\n" \
+                   "tempfile.mkdtemp = refuse"
+    counted = run_solver(sources, env, "perft", "tictactoe", "startpos", "2", prelude=no_temporary)
+    assert_ran_with_one_note(counted)
+    assert "72 nodes" in counted.stdout
+
+
+CALLEE = "from numba import njit\n\n\n@njit(cache=True)\ndef value():\n    return {}\n"
+CALLER = ("from numba import njit\n\nfrom games._probe_callee import value\n\n\n"
+          "@njit(cache=True)\ndef twice():\n    return 2 * value()\n")
+
+
+def test_an_edited_callee_in_another_file_is_not_run_stale(tmp_path):
+    # numba alone keys a cached kernel on its own file only: after the callee's file changes,
+    # the caller (whose file did not) would be loaded from the cache with the old callee inside.
+    sources = copy_sources(tmp_path / "install")
+    (sources / "games" / "_probe_callee.py").write_text(CALLEE.format(1))
+    (sources / "games" / "_probe_caller.py").write_text(CALLER)
+    env = clean_environment(sources, NUMBA_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path))
+    code = "import games\nfrom games._probe_caller import twice\nprint(twice())"
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-c", code], cwd=sources, env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        return done.stdout.strip()
+
+    assert run() == "2"
+    assert run() == "2"  # now from the cache
+    index_files = list((tmp_path / "cache").rglob("_probe_caller.twice-*.nbi"))
+    assert index_files, "the caller was not cached where expected"
+    (sources / "games" / "_probe_callee.py").write_text(CALLEE.format(5))
+    assert run() == "10"
