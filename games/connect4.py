@@ -17,6 +17,10 @@ Position array: ``[mover, mask, meta]`` where ``mover`` holds the stones of the 
 ``mask`` every stone, and ``meta`` packs ``plies | width << 8 | height << 16``. Positions carry
 their board size, so one set of compiled kernels serves every size. A move is the column index
 ``0 .. width - 1``.
+
+The rules kernels are here; the kernels only the engines that search need (``evaluate``,
+``is_noisy``, the player's and the prover's) are in :mod:`games.connect4_player`, which the game
+object names without importing, so that counting moves compiles none of them.
 """
 from __future__ import annotations
 
@@ -25,20 +29,23 @@ import numpy as np
 from numba import types
 
 from games import kernels as K
-from games.bits import mix64, popcount
-from games.game import Game, Kernels, NotationError, PlayerKernels
-from games.player_defaults import never_gives_check, never_in_check, never_repeats, no_pass
+from games.bits import mix64
+from games.game import Game, Kernels, NotationError, OptionalKernel, PlayerKernels
 
 U1 = types.uint64(1)
+# The kernels that only the engines searching the game need (player, prover) are loaded on first use.
+PLAYER = "games.connect4_player:"
+DEFAULTS = "games.player_defaults:"
 
 
-@nb.njit(types.UniTuple(types.int64, 3)(types.uint64), cache=True, inline="always")
-def _dimensions(meta):
+# inline="always" helpers take no signature: inlined into each caller, never compiled on their own.
+@nb.njit(cache=True, inline="always")
+def dimensions(meta):
     """(plies, width, height) from the packed meta word."""
     return np.int64(meta & 0xFF), np.int64((meta >> 8) & 0xFF), np.int64((meta >> 16) & 0xFF)
 
 
-@nb.njit(types.uint64(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def bottom_mask(width, height):
     """One bit at the bottom of every column."""
     bits = types.uint64(0)
@@ -47,7 +54,7 @@ def bottom_mask(width, height):
     return bits
 
 
-@nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def has_alignment(stones, height):
     """Whether ``stones`` contain four in a row in any direction."""
     for shift in (height + 1, height, height + 2, 1):  # horizontal, both diagonals, vertical
@@ -58,26 +65,10 @@ def has_alignment(stones, height):
     return False
 
 
-@nb.njit(types.uint64(types.uint64, types.uint64, types.int64, types.int64), cache=True)
-def winning_cells(stones, mask, width, height):
-    """Empty cells that would complete four in a row for ``stones`` (playable now or later)."""
-    cells = (stones << U1) & (stones << types.uint64(2)) & (stones << types.uint64(3))  # vertical
-    for shift in (height + 1, height, height + 2):
-        s = types.uint64(shift)
-        two_below = (stones << s) & (stones << (s + s))
-        cells |= two_below & (stones << (s + s + s))
-        cells |= two_below & (stones >> s)
-        two_above = (stones >> s) & (stones >> (s + s))
-        cells |= two_above & (stones << s)
-        cells |= two_above & (stones >> (s + s + s))
-    board = bottom_mask(width, height) * ((U1 << types.uint64(height)) - U1)
-    return cells & (board ^ mask)
-
-
 @nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
 def legal_moves(pos, moves):
     """Columns with room, left to right, unless the last move made four in a row."""
-    plies, width, height = _dimensions(pos[2])
+    plies, width, height = dimensions(pos[2])
     if has_alignment(pos[0] ^ pos[1], height):
         return 0
     count = 0
@@ -101,7 +92,7 @@ def play(pos, move, child):
 @nb.njit(K.OUTCOME_SIGNATURE, cache=True)
 def outcome(pos, n_legal):
     """A loss if the last mover made four in a row, a draw on a full board."""
-    plies, width, height = _dimensions(pos[2])
+    plies, width, height = dimensions(pos[2])
     if has_alignment(pos[0] ^ pos[1], height):
         return K.LOSS
     if plies >= width * height:
@@ -115,111 +106,16 @@ def hash_position(pos):
     return mix64((pos[0] + pos[1]) ^ ((pos[2] >> types.uint64(8)) * types.uint64(0x9E3779B97F4A7C15)))
 
 
-@nb.njit(K.EVALUATE_SIGNATURE, cache=True)
-def evaluate(pos):
-    """Ten points per empty cell that would complete a four, mover's minus opponent's."""
-    plies, width, height = _dimensions(pos[2])
-    mine = winning_cells(pos[0], pos[1], width, height)
-    theirs = winning_cells(pos[0] ^ pos[1], pos[1], width, height)
-    return np.int32(10 * (popcount(mine) - popcount(theirs)))
-
-
-@nb.njit(K.IS_NOISY_SIGNATURE, cache=True)
-def is_noisy(pos, move):
-    """A move that wins at once or fills a cell where the opponent would win."""
-    plies, width, height = _dimensions(pos[2])
-    column_bits = ((U1 << types.uint64(height)) - U1) << types.uint64(move * (height + 1))
-    cell = (pos[1] + (U1 << types.uint64(move * (height + 1)))) & column_bits
-    threats = winning_cells(pos[0], pos[1], width, height) | winning_cells(pos[0] ^ pos[1], pos[1], width, height)
-    return (cell & threats) != 0
-
-
-# --- Optional kernel for proof search (used by proofsearch.dfpn; not part of games.kernels) ---
-# Without it the prover uses legal_moves: still correct, about three times slower on Pons' sets.
-
-@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
-def proof_candidates(pos, moves):
-    """The moves a proof must consider, centre first (Pons' ``possibleNonLosingMoves``): one
-    move that wins at once if there is one; otherwise the legal moves minus those that lose at
-    once (leaving an immediate win of the opponent unblocked, or playing just below a cell where
-    the opponent would win). Returns 0 when every move loses at once. Only for positions where
-    the game is not over."""
-    plies, width, height = _dimensions(pos[2])
-    mask = pos[1]
-    bottom = bottom_mask(width, height)
-    column_full = (U1 << types.uint64(height)) - U1
-    playable = (mask + bottom) & (bottom * column_full)
-    mine = winning_cells(pos[0], mask, width, height)
-    theirs = winning_cells(pos[0] ^ mask, mask, width, height)
-    wins_now = playable & mine
-    if wins_now:
-        chosen = wins_now & (~wins_now + U1)  # the lowest one
-    else:
-        chosen = playable
-        forced = playable & theirs
-        if forced:
-            if forced & (forced - U1):
-                return 0  # two immediate threats: nothing blocks both
-            chosen = forced
-        chosen &= ~(theirs >> U1)
-    count = 0
-    centre = width // 2
-    for k in range(width):
-        offset = (k + 1) // 2
-        column = centre - offset if k % 2 == 1 else centre + offset
-        if 0 <= column < width and chosen & (column_full << types.uint64(column * (height + 1))):
-            moves[count] = column
-            count += 1
-    return count
-
-
-# --- Player kernels (games.kernels, "Player kernels") --------------------------------------
-
-@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
-def move_order(pos, move):
-    """Winning moves, then blocks of an immediate threat (both noisy); quiet moves by how
-    central the column is and how many cells the move makes winning for the mover."""
-    plies, width, height = _dimensions(pos[2])
-    column_bits = ((U1 << types.uint64(height)) - U1) << types.uint64(move * (height + 1))
-    cell = (pos[1] + (U1 << types.uint64(move * (height + 1)))) & column_bits
-    mine = winning_cells(pos[0], pos[1], width, height)
-    if cell & mine:
-        return np.int32(K.ORDER_NOISY + 2)
-    if cell & winning_cells(pos[0] ^ pos[1], pos[1], width, height):
-        return np.int32(K.ORDER_NOISY + 1)
-    threats = popcount(winning_cells(pos[0] | cell, pos[1] | cell, width, height))
-    centre = width // 2
-    return np.int32(64 * threats + 16 * (centre - abs(move - centre)))
-
-
-@nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
-def move_keys(pos, moves, count, keys):
-    """``move_order`` of each of ``moves[:count]`` into ``keys``."""
-    for i in range(count):
-        keys[i] = move_order(pos, moves[i])
-
-
-@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
-def noisy_moves(pos, moves):
-    """The legal moves that win at once or block an immediate win."""
-    count = legal_moves(pos, moves)
-    kept = 0
-    for i in range(count):
-        if is_noisy(pos, moves[i]):
-            moves[kept] = moves[i]
-            kept += 1
-    return kept
-
-
 class ConnectFour(Game):
     """Connect Four: a position is the columns played from the empty board, digits 1-9 left to
     right (Pascal Pons' convention, e.g. ``4453``); a move is one column digit."""
 
     name = "connect4"
     position_width = 3
-    kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(never_in_check, never_gives_check, no_pass, move_keys, noisy_moves, never_repeats)
-    proof_candidates = staticmethod(proof_candidates)  # optional kernel, see above
+    kernels = Kernels(legal_moves, play, outcome, hash_position, PLAYER + "evaluate", PLAYER + "is_noisy")
+    player = PlayerKernels(DEFAULTS + "never_in_check", DEFAULTS + "never_gives_check", DEFAULTS + "no_pass",
+                           PLAYER + "move_keys", PLAYER + "noisy_moves", DEFAULTS + "never_repeats")
+    proof_candidates = OptionalKernel(PLAYER + "proof_candidates")  # see games.connect4_player
 
     def __init__(self, width: int = 7, height: int = 6):
         if not (4 <= width <= 9 and 4 <= height and width * (height + 1) <= 64):

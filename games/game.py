@@ -1,7 +1,7 @@
 """The Python-side game object: name, notation, and the kernels engines compile against."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
 from typing import Any
 
 import numpy as np
@@ -13,29 +13,72 @@ class NotationError(ValueError):
     """A position or move string that cannot be parsed, or describes something impossible."""
 
 
-@dataclass(frozen=True)
-class Kernels:
-    """A game's compiled kernels; see :mod:`games.kernels` for the contract of each."""
-
-    legal_moves: Any
-    play: Any
-    outcome: Any
-    hash: Any
-    evaluate: Any
-    is_noisy: Any
+def resolve_kernel(kernel: Any) -> Any:
+    """``kernel`` itself, or for a reference ``"module:name"`` the kernel it names (importing the
+    module, which compiles or loads from numba's cache every kernel defined there)."""
+    if not isinstance(kernel, str):
+        return kernel
+    module_name, _, name = kernel.partition(":")
+    return getattr(importlib.import_module(module_name), name)
 
 
-@dataclass(frozen=True)
-class PlayerKernels:
+class KernelSet:
+    """Named kernels, each given as the compiled function or as a reference ``"module:name"``
+    that is imported on first use: a game lists the kernels its engines may need without
+    loading them, so that a command compiles (or loads) only the kernels it runs. Read-only.
+    Subclasses list the names in ``FIELDS``."""
+
+    FIELDS: tuple[str, ...] = ()
+
+    def __init__(self, *kernels: Any, **named: Any):
+        if len(kernels) > len(self.FIELDS):
+            raise TypeError(f"{type(self).__name__} takes {len(self.FIELDS)} kernels, got {len(kernels)}")
+        sources = dict(zip(self.FIELDS, kernels))
+        if set(sources) & set(named) or set(sources) | set(named) != set(self.FIELDS):
+            raise TypeError(f"{type(self).__name__} takes exactly these kernels: {', '.join(self.FIELDS)}")
+        object.__setattr__(self, "_sources", {**sources, **named})
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for a kernel not resolved yet; it is then stored on the instance.
+        sources = self.__dict__.get("_sources", {})
+        if name not in sources:
+            raise AttributeError(f"{type(self).__name__} has no kernel {name!r}")
+        kernel = resolve_kernel(sources[name])
+        object.__setattr__(self, name, kernel)
+        return kernel
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __reduce__(self):
+        return type(self), tuple(self._sources[name] for name in self.FIELDS)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self.FIELDS)})"
+
+
+class Kernels(KernelSet):
+    """A game's kernels; see :mod:`games.kernels` for the contract of each."""
+
+    FIELDS = ("legal_moves", "play", "outcome", "hash", "evaluate", "is_noisy")
+
+
+class PlayerKernels(KernelSet):
     """The kernels the alpha-beta player needs beyond :class:`Kernels`; see
     :mod:`games.kernels` ("Player kernels") for the contract of each."""
 
-    in_check: Any
-    gives_check: Any
-    play_null: Any
-    move_keys: Any
-    noisy_moves: Any
-    reversible_plies: Any
+    FIELDS = ("in_check", "gives_check", "play_null", "move_keys", "noisy_moves", "reversible_plies")
+
+
+class OptionalKernel:
+    """A class attribute naming an optional kernel ``"module:name"`` (e.g. Connect Four's
+    ``proof_candidates``), imported on first use."""
+
+    def __init__(self, reference: str):
+        self.reference = reference
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        return resolve_kernel(self.reference)
 
 
 class Game:

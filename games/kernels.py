@@ -16,6 +16,12 @@ Moves
     tables (history heuristics, proof trees) by move.
 
 Kernels (all ``nopython``, cached, with the explicit signatures below)
+    A game lists its kernels in ``Game.kernels`` and ``Game.player`` (``games.game.Kernels``,
+    ``PlayerKernels``), each as the compiled function or as a reference ``"module:name"``
+    imported on first use. Importing a module compiles (or loads from numba's cache) every
+    kernel defined in it, so a game keeps its rules (``legal_moves``, ``play``, ``outcome``,
+    ``hash``) apart from the kernels only searching engines need (``evaluate``, ``is_noisy``,
+    the player's and the prover's): counting moves or probing a table compiles none of those.
 
 ``legal_moves(pos, moves) -> int64``
     Writes the legal moves of ``pos`` into ``moves[0:n]`` and returns ``n``. ``moves`` has room

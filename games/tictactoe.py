@@ -10,6 +10,9 @@ Bit layout (one 9-bit mask per player, bit i is cell i + 1 of the notation)::
 
 Position array: ``[x_stones, o_stones]``. ``x`` moves first, so the side to move follows from
 the stone counts. A move is the cell index 0..8.
+
+The rules kernels are here; ``evaluate``, ``is_noisy`` and the player kernels are in
+:mod:`games.tictactoe_player`, loaded on first use.
 """
 from __future__ import annotations
 
@@ -20,9 +23,11 @@ from numba import types
 from games import kernels as K
 from games.bits import mix64, popcount
 from games.game import Game, Kernels, NotationError, PlayerKernels
-from games.player_defaults import never_gives_check, never_in_check, never_repeats, no_pass
 
 FULL_BOARD = 0x1FF
+# The kernels only the engines that search need are loaded on first use.
+PLAYER = "games.tictactoe_player:"
+DEFAULTS = "games.player_defaults:"
 LINES = np.array([0x7, 0x38, 0x1C0, 0x49, 0x92, 0x124, 0x111, 0x54], dtype=np.uint64)
 
 
@@ -35,8 +40,10 @@ def has_line(stones):
     return False
 
 
-@nb.njit(types.UniTuple(types.uint64, 2)(K.POSITION), cache=True, inline="always")
-def _mover_and_opponent(pos):
+# inline="always" helpers take no signature: inlined into each caller, never compiled on their own.
+@nb.njit(cache=True, inline="always")
+def mover_and_opponent(pos):
+    """The stones of the side to move and of its opponent (x moves first)."""
     if popcount(pos[0]) == popcount(pos[1]):
         return pos[0], pos[1]
     return pos[1], pos[0]
@@ -68,7 +75,7 @@ def play(pos, move, child):
 @nb.njit(K.OUTCOME_SIGNATURE, cache=True)
 def outcome(pos, n_legal):
     """The last mover may have made a line (a loss for the side to move); a full board draws."""
-    mover, opponent = _mover_and_opponent(pos)
+    mover, opponent = mover_and_opponent(pos)
     if has_line(opponent):
         return K.LOSS
     if has_line(mover):  # cannot arise in play; kept total for robustness
@@ -84,59 +91,6 @@ def hash_position(pos):
     return mix64(pos[0] | (pos[1] << types.uint64(9)))
 
 
-@nb.njit(K.EVALUATE_SIGNATURE, cache=True)
-def evaluate(pos):
-    """Lines still open for the side to move minus those open for the opponent."""
-    mover, opponent = _mover_and_opponent(pos)
-    score = 0
-    for line in (0x7, 0x38, 0x1C0, 0x49, 0x92, 0x124, 0x111, 0x54):
-        line = types.uint64(line)
-        if opponent & line == 0:
-            score += 1 + popcount(mover & line)
-        if mover & line == 0:
-            score -= 1 + popcount(opponent & line)
-    return np.int32(score)
-
-
-@nb.njit(K.IS_NOISY_SIGNATURE, cache=True)
-def is_noisy(pos, move):
-    """A move that completes a line for either player (a win, or a block of one)."""
-    mover, opponent = _mover_and_opponent(pos)
-    bit = types.uint64(1) << types.uint64(move)
-    return has_line(mover | bit) or has_line(opponent | bit)
-
-
-# --- Player kernels (games.kernels, "Player kernels") --------------------------------------
-
-@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
-def move_order(pos, move):
-    """Wins and blocks first (noisy); then the centre, the corners, the edges."""
-    if is_noisy(pos, move):
-        mover, opponent = _mover_and_opponent(pos)
-        wins = has_line(mover | (types.uint64(1) << types.uint64(move)))
-        return np.int32(K.ORDER_NOISY + (2 if wins else 1))
-    return np.int32(2 if move == 4 else (1 if move in (0, 2, 6, 8) else 0))
-
-
-@nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
-def move_keys(pos, moves, count, keys):
-    """``move_order`` of each of ``moves[:count]`` into ``keys``."""
-    for i in range(count):
-        keys[i] = move_order(pos, moves[i])
-
-
-@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
-def noisy_moves(pos, moves):
-    """The legal moves that complete a line for either player."""
-    count = legal_moves(pos, moves)
-    kept = 0
-    for i in range(count):
-        if is_noisy(pos, moves[i]):
-            moves[kept] = moves[i]
-            kept += 1
-    return kept
-
-
 class TicTacToe(Game):
     """Tic-tac-toe: positions are 9 characters ``x``, ``o``, ``.`` row by row from the top
     left; moves are cell digits 1-9."""
@@ -146,8 +100,9 @@ class TicTacToe(Game):
     max_moves = 9
     move_space = 9
     max_game_length = 9
-    kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(never_in_check, never_gives_check, no_pass, move_keys, noisy_moves, never_repeats)
+    kernels = Kernels(legal_moves, play, outcome, hash_position, PLAYER + "evaluate", PLAYER + "is_noisy")
+    player = PlayerKernels(DEFAULTS + "never_in_check", DEFAULTS + "never_gives_check", DEFAULTS + "no_pass",
+                           PLAYER + "move_keys", PLAYER + "noisy_moves", DEFAULTS + "never_repeats")
 
     def parse_position(self, text: str) -> np.ndarray:
         """Parse ``x.o......``-style boards (or ``startpos``), refusing impossible ones."""

@@ -82,13 +82,29 @@ def test_fuzzed_fens_are_parsed_or_refused_cleanly(text):
         assert GAME.format_position(GAME.parse_position(GAME.format_position(position))) == GAME.format_position(position)
 
 
-def test_en_passant_square_kept_only_when_a_capture_is_legal():
-    kept = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"
-    assert GAME.format_position(GAME.parse_position(kept)) == kept
-    dropped = "rnbqkbnr/pppp1ppp/8/8/4p3/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"  # no white pawn beside
-    text = "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 2"
-    assert GAME.format_position(GAME.parse_position(text)).split()[3] == "-"
-    assert GAME.parse_position(dropped) is not None
+EN_PASSANT = [  # FEN with an en-passant square, whether a capture is legal there
+    ("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", True),
+    ("4k3/8/8/2KPp3/8/8/8/4r3 w - e6 0 2", True),  # the rook on the e-file does not pin d5
+    ("rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 2", False),  # no white pawn beside
+    ("8/8/8/KPp4r/8/8/8/7k w - c6 0 2", False),  # bxc6 would open the fifth rank to the rook
+    ("8/8/8/8/k2Pp2Q/8/8/3K4 b - d3 0 1", False),  # exd3 would open the fourth rank to the queen
+]
+
+
+@pytest.mark.parametrize("fen, legal", EN_PASSANT)
+def test_en_passant_square_kept_only_when_a_capture_is_legal(fen, legal):
+    fields = fen.split()
+    without = " ".join(fields[:3] + ["-"] + fields[4:])
+    assert chess.Board(fen).has_legal_en_passant() == legal  # the case is what it says
+    position = GAME.parse_position(fen)
+    assert GAME.format_position(position) == (fen if legal else without)
+    if legal:  # the capture is generated, and the position differs from the one without it
+        assert fields[3] in {GAME.format_move(position, m)[2:4] for m in GAME.legal_moves(position)}
+        assert not np.array_equal(position, GAME.parse_position(without))
+        assert GAME.hash(position) != GAME.hash(GAME.parse_position(without))
+    else:  # the same position as without the square: same array, same hash
+        assert np.array_equal(position, GAME.parse_position(without))
+        assert GAME.hash(position) == GAME.hash(GAME.parse_position(without))
 
 
 @pytest.mark.parametrize("reason", sorted(BAD_FENS))

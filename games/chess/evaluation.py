@@ -184,8 +184,9 @@ def with_neighbour_files(bits):
     return bits | ((bits & NOT_A_FILE) >> ONE) | ((bits & NOT_H_FILE) << ONE)
 
 
-@nb.njit([types.UniTuple(types.int64, 3)(K.POSITION, types.none),
-          types.UniTuple(types.int64, 3)(K.POSITION, FEATURES)], cache=True)
+# No signature: compiled for each way it is called (``evaluate``: ``out`` None; the tuner's
+# ``evaluation_features``: an int32 array), so that playing never compiles the tuner's variant.
+@nb.njit(cache=True)
 def terms(pos, out):
     """(mg, eg, phase) of ``pos`` from White's side; with an ``out`` array (zeroed by the
     caller) the feature counts are added to it instead and mg, eg are 0. The ``out is None``
@@ -362,11 +363,11 @@ def evaluate(pos):
     return np.int32(max(-limit, min(limit, score)))
 
 
-@nb.njit(types.int64(K.POSITION, FEATURES), cache=True)
+@nb.njit(cache=True)  # the tuner's: compiled on its first call, not when the evaluation loads
 def evaluation_features(pos, out):
-    """Write the ``N_FEATURES`` feature counts of ``pos`` (White minus Black) into ``out`` and
-    return the game phase (0..24): ``evaluate`` is their tapered dot product with the weights
-    (module docstring)."""
+    """Write the ``N_FEATURES`` feature counts of ``pos`` (White minus Black) into ``out`` (an
+    int32 array, ``FEATURES``) and return the game phase (0..24): ``evaluate`` is their tapered
+    dot product with the weights (module docstring)."""
     for i in range(N_FEATURES):
         out[i] = 0
     return terms(pos, out)[2]

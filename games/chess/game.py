@@ -5,11 +5,15 @@ import numpy as np
 
 from games.chess import notation
 from games.chess.makemove import play
-from games.chess.movegen import MAX_MOVES, MOVE_SPACE, legal_moves, noisy_moves
-from games.chess.player import gives_check, move_keys, play_null, reversible_plies
+from games.chess.movegen import MAX_MOVES, MOVE_SPACE, legal_moves
 from games.chess.position import POSITION_WIDTH, hash_position, in_check
-from games.chess.rules import evaluate, is_noisy, outcome
 from games.game import Game, Kernels, PlayerKernels
+
+# Kernels named here are loaded on first use: parsing positions and counting moves (what the
+# notation imports above) compile none of the rules judgements, evaluation or player kernels.
+RULES = "games.chess.rules:"
+EVALUATION = "games.chess.evaluation:"
+PLAYER = "games.chess.player:"
 
 
 class Chess(Game):
@@ -27,8 +31,10 @@ class Chess(Game):
     # The longest possible game under the 50-move rule (claimed each time) is 8848.5 moves.
     max_game_length = 17697
     fifty_move_plies = 100
-    kernels = Kernels(legal_moves, play, outcome, hash_position, evaluate, is_noisy)
-    player = PlayerKernels(in_check, gives_check, play_null, move_keys, noisy_moves, reversible_plies)
+    kernels = Kernels(legal_moves, play, RULES + "outcome", hash_position, EVALUATION + "evaluate",
+                      RULES + "is_noisy")
+    player = PlayerKernels(in_check, PLAYER + "gives_check", PLAYER + "play_null", PLAYER + "move_keys",
+                           PLAYER + "noisy_moves", PLAYER + "reversible_plies")
 
     def __init__(self, chess960: bool = False):
         self.chess960 = chess960

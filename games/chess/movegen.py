@@ -118,7 +118,8 @@ def emit_pinned_piece(pos, moves, n, us, piece_bit, ray, occupied, noisy):
     return emit_targets(moves, n, square, targets & ray)
 
 
-@nb.njit(types.int64(K.POSITION, K.MOVE_BUFFER, types.boolean), cache=True, inline="always")
+# No signature: inlined into legal_moves and the player's noisy_moves, never compiled on its own.
+@nb.njit(cache=True, inline="always")
 def generate(pos, moves, noisy):
     """The legal moves of ``pos`` into ``moves`` (all of them, or with ``noisy`` only the
     captures, en passant included, and promotions, in the same relative order); returns their
@@ -297,9 +298,11 @@ def legal_moves(pos, moves):
     return generate(pos, moves, False)
 
 
-@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
-def noisy_moves(pos, moves):
-    """The legal captures (en passant included) and promotions (all four pieces) of ``pos``
-    into ``moves``, in ``legal_moves`` order: exactly the legal moves ``is_noisy`` accepts,
-    also in check (then the noisy evasions). Returns their number."""
-    return generate(pos, moves, True)
+def __getattr__(name: str):
+    """``noisy_moves``, a player kernel, is defined in :mod:`games.chess.player` (loaded on first
+    use: counting moves need not compile it)."""
+    if name == "noisy_moves":
+        from games.chess.player import noisy_moves
+
+        return noisy_moves
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

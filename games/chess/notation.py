@@ -1,10 +1,11 @@
 """FEN and UCI notation for chess positions and moves, with the validity checks of a FEN.
 
 A FEN is refused (``NotationError`` with a one-line reason) when it is malformed or describes a
-position that cannot arise: a wrong number of fields, bad ranks or characters, missing or extra
-kings, pawns on the first or last rank, more than 16 pieces or 8 pawns a side, castling rights
-without the king and rook at home, an impossible en-passant square, the side not to move in
-check, bad counters. An en-passant square that is possible but allows no legal capture is
+position that cannot arise: a wrong number of fields, bad ranks or characters (two digits in a
+row, as in ``44``), missing or extra kings, pawns on the first or last rank, more than 16 pieces
+or 8 pawns a side, more promoted pieces than missing pawns, castling rights without the king and
+rook at home, an impossible en-passant square, the side not to move in check, a check by three
+or more pieces, bad counters. An en-passant square that is possible but allows no legal capture is
 dropped (as python-chess writes FENs), so equal positions give equal arrays and hashes.
 
 Castling: standard chess takes ``KQkq`` with the king on e1/e8 and the rook on the corner.
@@ -50,8 +51,11 @@ def _parse_board(text: str) -> list[tuple[int, int]]:
     for index, rank_text in enumerate(ranks):
         rank = 7 - index
         file = 0
+        previous = ""
         for char in rank_text:
             if char in "12345678":
+                if previous and previous in "12345678":
+                    raise NotationError(f"FEN rank {rank + 1} ({rank_text!r}) has two digits in a row")
                 file += int(char)
             elif char in P.PIECE_SYMBOLS:
                 if file < 8:
@@ -59,6 +63,7 @@ def _parse_board(text: str) -> list[tuple[int, int]]:
                 file += 1
             else:
                 raise NotationError(f"bad character {char!r} in FEN rank {rank + 1}")
+            previous = char
         if file != 8:
             raise NotationError(f"FEN rank {rank + 1} ({rank_text!r}) covers {file} files, not 8")
     return pieces
@@ -76,6 +81,11 @@ def _check_material(pieces: list[tuple[int, int]]) -> None:
         pawns = codes.count(colour * 6 + P.PAWN)
         if pawns > 8:
             raise NotationError(f"{name} has {pawns} pawns (at most 8)")
+        promoted = sum(max(0, codes.count(colour * 6 + kind) - start)
+                       for kind, start in ((P.QUEEN, 1), (P.ROOK, 2), (P.BISHOP, 2), (P.KNIGHT, 2)))
+        if pawns + promoted > 8:
+            raise NotationError(f"{name} has {pawns} pawns and at least {promoted} promoted pieces "
+                                "(at most 8 together)")
     for code, square in pieces:
         if code % 6 == P.PAWN and square >> 3 in (0, 7):
             raise NotationError(f"pawn on {square_name(square)}: pawns cannot stand on the first or last rank")
@@ -156,6 +166,7 @@ def parse_fen(text: str, chess960: bool = False) -> np.ndarray:
         raise NotationError(f"the side not to move ({COLOUR_NAMES[1 - side]}) is in check")
     pos[P.CASTLING] = np.uint64(castling)
     ep = _parse_en_passant(ep_text, board, side)
+    _check_checkers(pos, side)
     pos[P.STATE] = np.uint64(side | ep << P.STATE_EP_SHIFT | halfmove << P.STATE_HALFMOVE_SHIFT
                              | fullmove << P.STATE_FULLMOVE_SHIFT)
     if ep and not _has_en_passant_capture(pos, ep):
@@ -179,6 +190,17 @@ def _parse_en_passant(text: str, board: dict[int, int], side: int) -> int:
             or square in board or square + forward in board):
         raise NotationError(f"impossible en-passant square {text}: no pawn can just have passed it")
     return square
+
+
+def _check_checkers(pos: np.ndarray, side: int) -> None:
+    """Refuse a check by more than two pieces: one move gives check with the piece it moves and
+    may discover one slider behind it, no more. (Double checks that no move can give, like two
+    checkers in line with the king, are kept: the perft suites use them to test generators.)"""
+    occupied = np.uint64(int(pos[P.WHITE]) | int(pos[P.BLACK]))
+    king = (int(pos[P.KINGS]) & int(pos[side])).bit_length() - 1
+    checkers = bin(int(P.attackers_of(pos, king, occupied)) & int(pos[1 - side])).count("1")
+    if checkers > 2:
+        raise NotationError(f"{COLOUR_NAMES[side]} is in check by {checkers} pieces (at most 2 are possible)")
 
 
 def _has_en_passant_capture(pos: np.ndarray, ep: int) -> bool:
@@ -249,7 +271,7 @@ def parse_uci(pos: np.ndarray, text: str, chess960: bool = False) -> int:
     for move in moves[:count]:
         if format_uci(pos, int(move), chess960) == text:
             return int(move)
-    raise NotationError(f"illegal move {text} in {format_fen(pos, chess960)}")
+    raise NotationError(f"illegal move {text!r} in {format_fen(pos, chess960)}")
 
 
 def material_signature(pos: np.ndarray) -> str:

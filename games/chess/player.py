@@ -1,7 +1,9 @@
 """The chess kernels of the alpha-beta player (see "Player kernels" in :mod:`games.kernels`):
 ``play_null``, ``gives_check``, ``move_keys`` (``move_order`` for each move, with the static
-exchange evaluation ``see``) and ``reversible_plies``; ``in_check`` lives in :mod:`games.chess.position` and ``noisy_moves`` in
-:mod:`games.chess.movegen`.
+exchange evaluation ``see``), ``noisy_moves`` (the move generator of :mod:`games.chess.movegen`
+keeping captures and promotions) and ``reversible_plies``; ``in_check`` lives in
+:mod:`games.chess.position`. The game object names these without importing this module, so
+that commands which do not play compile none of them.
 
 Move-order keys (``ORDER_NOISY`` = 2**20)::
 
@@ -22,6 +24,7 @@ from games import kernels as K
 from games.chess.attacks import bishop_attacks, rook_attacks
 from games.chess.bitops import lsb
 from games.chess.makemove import piece_type_on
+from games.chess.movegen import generate
 from games.chess.position import (BISHOPS, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE,
                                   STATE_EP_SHIFT, STATE_FULLMOVE_SHIFT, STATE_HALFMOVE_SHIFT, attackers_of,
                                   halfmove_clock, in_check)
@@ -229,3 +232,11 @@ def gives_check(pos, move):
 def reversible_plies(pos):
     """Plies since the last capture or pawn move: the halfmove clock."""
     return halfmove_clock(pos)
+
+
+@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
+def noisy_moves(pos, moves):
+    """The legal captures (en passant included) and promotions (all four pieces) of ``pos``
+    into ``moves``, in ``legal_moves`` order: exactly the legal moves ``is_noisy`` accepts,
+    also in check (then the noisy evasions). Returns their number."""
+    return generate(pos, moves, True)

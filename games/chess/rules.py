@@ -1,13 +1,12 @@
-"""Results and judgements over positions: outcome, draws by rule, evaluation, noisy moves.
+"""Results and judgements over positions: outcome, draws by rule, noisy moves.
 
-``evaluate`` is the tapered evaluation of :mod:`games.chess.evaluation`, re-exported here."""
+The contract's ``evaluate`` is the tapered evaluation of :mod:`games.chess.evaluation`."""
 import numba as nb
 import numpy as np
 from numba import types
 
 from games import kernels as K
 from games.chess.bitops import popcount
-from games.chess.evaluation import evaluate  # noqa: F401 (re-exported: the contract's evaluate)
 from games.chess.position import BISHOPS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE, STATE_EP_SHIFT, halfmove_clock, in_check
 
 ONE = types.uint64(1)
