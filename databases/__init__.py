@@ -3,8 +3,10 @@ page cache, and the catalog of tables on disk.
 
 >>> from databases import open_database, MissingTableError
 """
-from databases.errors import (DamagedPageError, DatabaseError, FormatError, MissingTableError,
-                              NotCoveredError)
+import games.compile_cache  # noqa: F401  (first: numba's cache directory before any kernel)
+
+from databases.errors import (DamagedPageError, DamagedTableError, DatabaseError, FormatError,
+                              MissingTableError, NotCoveredError, UnusableTableError)
 from databases.location import default_database_dir, table_path
 
 _READER_NAMES = ("Database", "ProbeResult", "open_database")
@@ -21,5 +23,5 @@ def __getattr__(name: str):
 
 
 __all__ = ["open_database", "Database", "ProbeResult", "DatabaseError", "MissingTableError",
-           "NotCoveredError", "FormatError", "DamagedPageError", "default_database_dir",
-           "table_path"]
+           "NotCoveredError", "UnusableTableError", "FormatError", "DamagedTableError",
+           "DamagedPageError", "default_database_dir", "table_path"]

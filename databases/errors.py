@@ -1,4 +1,11 @@
-"""The errors a database reader raises; each prints as one line."""
+"""The errors a database reader raises; each prints as one line.
+
+Two kinds: the user asked for what the tables do not hold (:class:`MissingTableError`,
+:class:`NotCoveredError`), or a table file exists but cannot be used
+(:class:`UnusableTableError`: :class:`FormatError` for another format, game or index,
+:class:`DamagedTableError` for damage or truncation). The command line reports the second
+kind with exit status 1 (a damaged environment).
+"""
 
 
 class DatabaseError(Exception):
@@ -20,9 +27,20 @@ class NotCoveredError(DatabaseError, KeyError):
         return str(self.args[0]) if self.args else "position not covered"
 
 
-class FormatError(DatabaseError):
-    """A file of another format version or game, or not a table file at all."""
+class UnusableTableError(DatabaseError):
+    """A table file exists but cannot be used (the message names the file; ``table`` names the
+    table when the reader knows it)."""
+
+    table: str | None = None
 
 
-class DamagedPageError(DatabaseError):
+class FormatError(UnusableTableError):
+    """A file of another format version, game or index scheme, or not a table file at all."""
+
+
+class DamagedTableError(UnusableTableError):
+    """A table file whose header, page index or pages are damaged or truncated."""
+
+
+class DamagedPageError(DamagedTableError):
     """A page failed its checksum (or could not be decompressed)."""

@@ -21,12 +21,17 @@ never reaches a finished file.
 """
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from games.kernels import DRAW, LOSS, WIN
 
-FORMAT_VERSION = 1
+# Version 2 adds the page checksums below; version 1 files (Fletcher-32 only) stay readable.
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 DATASET = "entries"
+CHECKSUMS = "page_crc32"  # one CRC-32 per page of decoded codes (see page_checksum)
 
 INVALID = 0
 CODE_DRAW = 1
@@ -44,6 +49,7 @@ ATTRIBUTES = (
     "format_version", "game", "table", "index_scheme", "index_version", "entries", "sides",
     "entries_per_side", "wins", "draws", "losses", "invalid", "longest_mate", "generator",
     "generator_version", "settings", "build_seconds", "built_at", "page_entries", "compression",
+    "content_crc32",
 )
 
 
@@ -88,3 +94,26 @@ def decode_arrays(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def storage_dtype(longest: int) -> np.dtype:
     """The narrowest code dtype holding distances up to ``longest`` plies."""
     return np.dtype(np.uint8) if 3 + 2 * longest < 255 else np.dtype(np.uint16)
+
+
+def page_checksum(page: int, codes: np.ndarray) -> int:
+    """CRC-32 of one page's decoded codes (as little-endian uint16), seeded with the page number.
+
+    HDF5's Fletcher-32 covers a page's stored bytes only; this covers what the reader gets
+    after decompression, so a damaged page index (a chunk found under another page's number)
+    or a damaged data type is caught too."""
+    seed = zlib.crc32(int(page).to_bytes(8, "little"))
+    return zlib.crc32(np.ascontiguousarray(codes, dtype="<u2"), seed)
+
+
+def page_checksums(codes: np.ndarray, page_entries: int = PAGE_ENTRIES) -> np.ndarray:
+    """:func:`page_checksum` of every page of ``codes``, as uint32."""
+    pages = -(-codes.size // page_entries)
+    return np.array([page_checksum(page, codes[page * page_entries:(page + 1) * page_entries])
+                     for page in range(pages)], dtype=np.uint32)
+
+
+def content_checksum(checksums: np.ndarray) -> int:
+    """CRC-32 of the page checksums: the table's whole content in one number (stored as the
+    ``content_crc32`` attribute; it also guards the checksum dataset itself)."""
+    return zlib.crc32(np.ascontiguousarray(checksums, dtype="<u4"))

@@ -1,11 +1,23 @@
 """Reading tables: ``open_database(path)`` in the style of python-chess's ``chess.syzygy``::
 
     with open_database("~/.local/share/solver/db", "tictactoe") as db:
-        db.probe_wdl(db.game.start_position())      # 0: tic-tac-toe is a draw
+        db.probe_wdl("startpos")                    # 0: tic-tac-toe is a draw
+        db.probe_dtm("xx.oo....")                   # 1: x wins at once
 
-``probe_wdl`` gives 1 (the side to move wins), 0 (draw) or -1 (it loses); ``probe_dtm`` gives
-the distance to the end of the game in plies, positive when the side to move wins, negative
-when it loses, 0 for a draw or a position already lost (python-chess's Gaviota convention).
+    with open_database("~/.local/share/solver/db", "chess") as db:
+        db.probe("8/8/3k4/8/8/8/8/K1Q5 w - - 0 1")  # ProbeResult(wdl=1, dtm=17)
+        db.probe_wdl(board)                         # a chess.Board: anything with .fen()
+        db.probe_batch(["7k/8/6Q1/8/8/8/8/K7 b - - 0 1", board])  # (wdl, dtm) arrays
+
+Positions are strings in the game's notation (chess: FEN), objects with a ``fen()`` method
+(python-chess's ``chess.Board``; python-chess is not needed otherwise), or position arrays from
+``db.game.parse_position``. ``probe_wdl`` gives 1 (the side to move wins), 0 (draw) or -1 (it
+loses); ``probe_dtm`` gives the distance to the end of the game in plies, positive when the side
+to move wins, negative when it loses, 0 for a draw or a position already lost (python-chess's
+Gaviota convention).
+
+Every table file is checked when first opened and every page when read; a damaged file raises
+an :class:`~databases.errors.UnusableTableError` naming it and spoils only its own table.
 """
 from __future__ import annotations
 
@@ -21,11 +33,11 @@ from numba import types
 
 from databases import format as F
 from databases.cache import PageCache, gather_resident
-from databases.errors import (DamagedPageError, DatabaseError, FormatError, MissingTableError,
-                              NotCoveredError)
+from databases.errors import (DamagedPageError, DamagedTableError, DatabaseError, FormatError,
+                              MissingTableError, NotCoveredError, UnusableTableError)
 from databases.families import get_family
 from databases.location import table_path
-from games.kernels import DRAW, LOSS, POSITION, WIN
+from games.kernels import DRAW, LOSS, WIN
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
 
 DEFAULT_CACHE_BYTES = 64 << 20
@@ -98,54 +110,204 @@ class ProbeResult:
 
 
 class TableFile:
-    """One open table file, validated on opening; pages are read whole."""
+    """One open table file, checked on opening against the game's table family (format
+    version, game, table, index scheme and version, size, page layout and, from format version
+    2, the page checksums); pages are read whole and checked on every read.
 
-    def __init__(self, path: Path, game: str, table: str):
-        self.path = path
+    A file that cannot be used raises an :class:`~databases.errors.UnusableTableError` naming
+    it: :class:`FormatError` for another format, game or index, :class:`DamagedTableError`
+    (:class:`DamagedPageError` for one page) for damage or truncation."""
+
+    def __init__(self, path: Path, game: str, table: str, family=None):
+        self.path = Path(path)
+        self.family = family if family is not None else get_family(game)
+        self.handle = self._open(game, table)
         try:
-            self.handle = h5py.File(path, "r")
-        except FileNotFoundError:
-            raise MissingTableError(f"missing table {game}/{table} (no file {path})") from None
-        except OSError as error:
-            raise FormatError(f"{path}: not a readable table file ({error})") from None
-        try:
-            self.attrs = dict(self.handle.attrs)
-            self._validate(game, table)
-            if self.attrs.get("compression") == "zstd":
-                import hdf5plugin  # noqa: F401  (registers the Zstd filter with HDF5)
-            self.dataset = self.handle[F.DATASET]
-        except Exception:
+            self._load(game, table)
+        except DatabaseError:
             self.handle.close()
             raise
-        self.entries = int(self.attrs["entries"])
+        except Exception as error:  # h5py raises KeyError, RuntimeError, ... on damaged metadata
+            self.handle.close()
+            raise DamagedTableError(f"{self.path}: damaged table file ({_first_line(error)})") \
+                from None
+
+    def _open(self, game: str, table: str):
+        """The h5py handle, or MissingTableError / UnusableTableError."""
+        try:
+            return h5py.File(self.path, "r")
+        except FileNotFoundError:
+            raise MissingTableError(f"missing table {game}/{table} (no file {self.path})") from None
+        except PermissionError:
+            raise UnusableTableError(f"{self.path}: cannot read the table file (permission "
+                                     "denied)") from None
+        except Exception as error:  # OSError mostly: truncated, or no HDF5 signature
+            raise DamagedTableError(f"{self.path}: not a readable table file, damaged or "
+                                    f"truncated ({_first_line(error)})") from None
+
+    def _load(self, game: str, table: str) -> None:
+        """Read and check the attributes, the dataset's layout and the page checksums."""
+        self.attrs = dict(self.handle.attrs)
+        self._validate(game, table)
+        if self.attrs.get("compression") == "zstd":
+            import hdf5plugin  # noqa: F401  (registers the Zstd filter with HDF5)
+        self.entries = self._integer("entries")
         self.pages = -(-self.entries // F.PAGE_ENTRIES)
+        self.dataset = self._dataset(F.DATASET, (self.entries,), STORED_DTYPES)
+        if self.dataset.chunks != (min(F.PAGE_ENTRIES, self.entries),):
+            raise DamagedTableError(f"{self.path}: damaged page layout (chunks "
+                                    f"{self.dataset.chunks})")
+        self._check_page_index()
+        self.checksums = self._page_checksums() if self.version >= 2 else None
+
+    def _check_page_index(self) -> None:
+        """Every page stored once, under its own number, with its Fletcher-32 checksum. A
+        damaged chunk index can otherwise hide a page (HDF5 then reads zeros, which no
+        checksum covers) or mark the checksum filter as skipped."""
+        found = []
+        chunks = self.dataset.id
+        if hasattr(chunks, "chunk_iter"):  # h5py >= 3.8: one pass, about 2 us a page
+            chunks.chunk_iter(lambda info: found.append((info.chunk_offset[0], info.filter_mask)))
+        else:
+            for i in range(chunks.get_num_chunks()):
+                info = chunks.get_chunk_info(i)
+                found.append((info.chunk_offset[0], info.filter_mask))
+        # optional filters (lzf, ...) may be skipped for a page they do not shrink; not this one
+        checksum_bit = 1 << self._filter_position(h5py.h5z.FILTER_FLETCHER32)
+        if sorted(offset for offset, _ in found) != [page * F.PAGE_ENTRIES
+                                                     for page in range(self.pages)] \
+                or any(mask & checksum_bit for _, mask in found):
+            raise DamagedTableError(f"{self.path}: damaged page index")
+
+    def _filter_position(self, code: int) -> int:
+        """Where filter ``code`` sits in the dataset's filter pipeline (DamagedTableError if it
+        is not there: every page of a table carries a checksum)."""
+        pipeline = self.dataset.id.get_create_plist()
+        for position in range(pipeline.get_nfilters()):
+            if pipeline.get_filter(position)[0] == code:
+                return position
+        raise DamagedTableError(f"{self.path}: pages without checksums (damaged filter list)")
 
     def _validate(self, game: str, table: str) -> None:
-        version = self.attrs.get("format_version")
-        if version != F.FORMAT_VERSION:
+        """Format version, game, table name, index scheme and version, size, page size."""
+        self.version = version = self.attrs.get("format_version")
+        if version not in F.READABLE_VERSIONS:
             raise FormatError(f"{self.path}: format version {version}, this reader reads "
-                              f"version {F.FORMAT_VERSION}")
+                              f"version{'s' * (len(F.READABLE_VERSIONS) > 1)} "
+                              f"{', '.join(map(str, F.READABLE_VERSIONS))}")
         if self.attrs.get("game") != game:
             raise FormatError(f"{self.path}: a table of game {self.attrs.get('game')!r}, "
                               f"expected {game!r}")
         if self.attrs.get("table") != table:
             raise FormatError(f"{self.path}: holds table {self.attrs.get('table')!r}, "
                               f"expected {table!r}")
-        if int(self.attrs.get("page_entries", 0)) != F.PAGE_ENTRIES or F.DATASET not in self.handle:
+        family = self.family
+        scheme, index_version = self.attrs.get("index_scheme"), self.attrs.get("index_version")
+        if scheme != family.index_scheme or index_version != family.index_version:
+            raise FormatError(f"{self.path}: indexed by {scheme} version {index_version}, this "
+                              f"version reads {family.index_scheme} version "
+                              f"{family.index_version} (rebuild it with solver build --force)")
+        try:
+            expected = family.size(table)
+        except KeyError:
+            raise FormatError(f"{self.path}: {table} is not a {game} table") from None
+        if self._integer("entries") != expected:
+            raise FormatError(f"{self.path}: {self._integer('entries')} entries, the index "
+                              f"scheme gives {expected}")
+        if self._integer("page_entries") != F.PAGE_ENTRIES:
             raise FormatError(f"{self.path}: page layout not readable by this version")
 
-    def read_page(self, page: int) -> np.ndarray:
-        """The decoded codes of ``page`` (checksum verified by HDF5)."""
-        start = page * F.PAGE_ENTRIES
+    def _integer(self, name: str) -> int:
+        """An integer attribute, or DamagedTableError."""
+        value = self.attrs.get(name)
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise DamagedTableError(f"{self.path}: attribute {name} is missing or damaged")
+        return int(value)
+
+    def _dataset(self, name: str, shape: tuple, dtypes: tuple) -> h5py.Dataset:
+        """The dataset ``name``, checked for its shape and data type."""
+        dataset = self.handle.get(name)
+        if not isinstance(dataset, h5py.Dataset):
+            raise DamagedTableError(f"{self.path}: no {name} dataset (damaged)")
+        if dataset.shape != shape or dataset.dtype not in dtypes:
+            raise DamagedTableError(f"{self.path}: damaged {name} dataset (shape "
+                                    f"{dataset.shape}, type {dataset.dtype})")
+        return dataset
+
+    def _page_checksums(self) -> np.ndarray:
+        """The stored page checksums, checked against the ``content_crc32`` attribute."""
+        dataset = self._dataset(F.CHECKSUMS, (self.pages,), (np.dtype("<u4"),))
         try:
-            return self.dataset[start:min(start + F.PAGE_ENTRIES, self.entries)]
-        except (OSError, ValueError) as error:
-            raise DamagedPageError(f"{self.path}: page {page} is damaged "
-                                   f"({str(error).splitlines()[0]})") from None
+            checksums = np.asarray(dataset[...], dtype=np.uint32)
+        except Exception as error:
+            raise DamagedTableError(f"{self.path}: damaged page checksums "
+                                    f"({_first_line(error)})") from None
+        if F.content_checksum(checksums) != self._integer("content_crc32"):
+            raise DamagedTableError(f"{self.path}: damaged page checksums (content_crc32 "
+                                    "differs)")
+        return checksums
+
+    def read_pages(self, first: int, count: int = 1) -> np.ndarray:
+        """The decoded codes of ``count`` pages from ``first``, every page checked (HDF5's
+        Fletcher-32 on the stored bytes, then the page checksum on the codes)."""
+        start = first * F.PAGE_ENTRIES
+        stop = min((first + count) * F.PAGE_ENTRIES, self.entries)
+        try:
+            codes = self.dataset[start:stop]
+        except Exception as error:  # OSError (checksum, decompression), ValueError, ...
+            if count > 1:  # find the page to name
+                for page in range(first, first + count):
+                    self.read_pages(page)
+            raise DamagedPageError(f"{self.path}: page {first} is damaged "
+                                   f"({_first_line(error)})") from None
+        if codes.shape != (stop - start,):
+            raise DamagedPageError(f"{self.path}: page {first} is damaged (short read)")
+        for page in range(first, first + count):
+            offset = (page - first) * F.PAGE_ENTRIES
+            self._check_page(page, codes[offset:offset + F.PAGE_ENTRIES])
+        return codes
+
+    def _check_page(self, page: int, codes: np.ndarray) -> None:
+        """DamagedPageError unless ``codes`` (page ``page`` as read) match its checksum. HDF5
+        reads a page its damaged index cannot find as zeros (the fill value) without a word:
+        an all-zero page of a version 1 file (no checksums) must be found in the index."""
+        if self.checksums is not None:
+            if F.page_checksum(page, codes) != self.checksums[page]:
+                raise DamagedPageError(f"{self.path}: page {page} is damaged (its checksum "
+                                       "differs)")
+        elif not codes.any():
+            try:
+                self.dataset.id.read_direct_chunk((page * F.PAGE_ENTRIES,))
+            except Exception as error:
+                raise DamagedPageError(f"{self.path}: page {page} is damaged (not found: "
+                                       f"{_first_line(error)})") from None
+
+    def read_page(self, page: int) -> np.ndarray:
+        """The decoded codes of ``page`` (checked)."""
+        return self.read_pages(page)
+
+    def read_all(self, pages_per_read: int = 64, keep: bool = True) -> np.ndarray | None:
+        """Every code as uint16 (every page checked); with ``keep`` False only the check."""
+        codes = np.empty(self.entries, dtype=np.uint16) if keep else None
+        for first in range(0, self.pages, pages_per_read):
+            chunk = self.read_pages(first, min(pages_per_read, self.pages - first))
+            if keep:
+                start = first * F.PAGE_ENTRIES
+                codes[start:start + chunk.size] = chunk
+        return codes
 
     def close(self) -> None:
         """Close the file."""
         self.handle.close()
+
+
+def _first_line(error: BaseException) -> str:
+    """``Type: first line`` of an exception's message, for one-line reports."""
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+STORED_DTYPES = (np.dtype("<u1"), np.dtype("<u2"))
 
 
 class Database:
@@ -166,6 +328,7 @@ class Database:
         self._files: OrderedDict[str, TableFile] = OrderedDict()
         self._bases: dict[str, int] = {}
         self._pages: dict[str, int] = {}
+        self._unusable: dict[str, UnusableTableError] = {}
         self._table_names = self.family.table_names()
 
     # --- context manager -----------------------------------------------------------------
@@ -190,21 +353,28 @@ class Database:
         return self.path(table).is_file()
 
     def table_file(self, table: str) -> TableFile:
-        """The open, validated file of ``table`` (MissingTableError / FormatError)."""
+        """The open, checked file of ``table`` (MissingTableError, or an UnusableTableError
+        remembered for the life of this object: a damaged file spoils only its own table)."""
         handle = self._files.get(table)
-        if handle is None:
-            handle = TableFile(self.path(table), self.game_name, table)
-            expected = self.family.size(table)
-            if handle.entries != expected:
-                handle.close()
-                raise FormatError(f"{handle.path}: {handle.entries} entries, the index scheme "
-                                  f"gives {expected}")
-            self._files[table] = handle
-            if len(self._files) > self.max_open:
-                self._files.popitem(last=False)[1].close()
-        else:
+        if handle is not None:
             self._files.move_to_end(table)
+            return handle
+        if table in self._unusable:
+            raise self._unusable[table]
+        try:
+            handle = TableFile(self.path(table), self.game_name, table, self.family)
+        except UnusableTableError as error:
+            error.table = table
+            self._unusable[table] = error
+            raise
+        self._files[table] = handle
+        if len(self._files) > self.max_open:
+            self._files.popitem(last=False)[1].close()
         return handle
+
+    def unusable_tables(self) -> dict[str, str]:
+        """Tables found damaged or of another format so far, with the reason."""
+        return {table: str(error) for table, error in self._unusable.items()}
 
     def base(self, table: str) -> int:
         """The table's first directory entry in the page cache (registering it if new)."""
@@ -216,8 +386,14 @@ class Database:
         return base
 
     def load_page(self, table: str, page: int) -> None:
-        """Make one page of ``table`` resident."""
-        self.cache.load(self.base(table), page, self.table_file(table).read_page(page))
+        """Make one page of ``table`` resident (a damaged page raises DamagedPageError and
+        stays out; the table's other pages still answer)."""
+        try:
+            codes = self.table_file(table).read_page(page)
+        except UnusableTableError as error:
+            error.table = table
+            raise
+        self.cache.load(self.base(table), page, codes)
 
     def preload(self, table: str) -> None:
         """Make as many of the table's pages resident as the cache holds (for kernel probes)."""
@@ -265,8 +441,53 @@ class Database:
         return int(cache.arena[slot, index & F.PAGE_MASK])
 
     # --- probing positions -----------------------------------------------------------------
-    def locate(self, position: np.ndarray) -> tuple[str, int]:
+    def position(self, position) -> np.ndarray:
+        """``position`` as the game's position array: a string in the game's notation (chess:
+        FEN, also ``startpos``), an object with a ``fen()`` method (a python-chess
+        ``chess.Board``), or an array from ``game.parse_position``. NotationError for a string
+        that does not parse, TypeError for anything else."""
+        if isinstance(position, np.ndarray):
+            return self._position_array(position)
+        if isinstance(position, bytes):
+            position = position.decode("utf-8", errors="replace")
+        if isinstance(position, str):
+            return self.game.parse_position(position.strip())
+        fen = getattr(position, "fen", None)
+        if callable(fen):
+            return self.game.parse_position(fen())
+        raise TypeError(f"expected a {self.game_name} position: a string in the game's notation"
+                        f"{' (FEN)' if self.game_name == 'chess' else ''}, an object with a fen() "
+                        f"method such as chess.Board, or an array from game.parse_position; got "
+                        f"{type(position).__name__}")
+
+    def _position_array(self, array: np.ndarray) -> np.ndarray:
+        """A position array checked for its shape and converted to contiguous uint64."""
+        width = self.game.position_width
+        if array.shape != (width,) or array.dtype.kind not in "ui":
+            raise TypeError(f"expected a {self.game_name} position array of {width} unsigned "
+                            f"64-bit words (game.parse_position), got shape {array.shape} of "
+                            f"{array.dtype}")
+        return np.ascontiguousarray(array, dtype=np.uint64)
+
+    def positions(self, positions) -> np.ndarray:
+        """A 2-D array of positions (one per row) from a 2-D array or any iterable of the
+        positions :meth:`position` accepts."""
+        width = self.game.position_width
+        if isinstance(positions, np.ndarray) and positions.ndim == 2 \
+                and positions.dtype.kind in "ui":
+            if positions.shape[1] != width:
+                raise TypeError(f"expected rows of {width} words (game.parse_position), got "
+                                f"shape {positions.shape}")
+            return np.ascontiguousarray(positions, dtype=np.uint64)
+        if isinstance(positions, (str, bytes)) or not hasattr(positions, "__iter__"):
+            raise TypeError("expected positions: a 2-D array (one position per row) or a list "
+                            "of positions (strings in the game's notation, chess.Boards, arrays)")
+        rows = [self.position(position) for position in positions]
+        return np.stack(rows) if rows else np.empty((0, width), dtype=np.uint64)
+
+    def locate(self, position) -> tuple[str, int]:
         """(table, index) of a position; NotCoveredError if no table holds it."""
+        position = self.position(position)
         try:
             return self.family.locate(position)
         except KeyError as error:
@@ -302,17 +523,19 @@ class Database:
                 best = mine
         return best
 
-    def probe(self, position: np.ndarray) -> ProbeResult:
-        """WDL and DTM of ``position``; MissingTableError, NotCoveredError or DamagedPageError."""
-        code = self._code(position)
+    def probe(self, position) -> ProbeResult:
+        """WDL and DTM of ``position`` (anything :meth:`position` accepts: a FEN, a
+        ``chess.Board``, a position array); MissingTableError, NotCoveredError, or an
+        UnusableTableError for a damaged table."""
+        code = self._code(self.position(position))
         value, _ = F.decode(code)
         return ProbeResult(int(value), F.signed_dtm(code))
 
-    def probe_wdl(self, position: np.ndarray) -> int:
+    def probe_wdl(self, position) -> int:
         """1 if the side to move wins, 0 for a draw, -1 if it loses."""
         return self.probe(position).wdl
 
-    def probe_dtm(self, position: np.ndarray) -> int:
+    def probe_dtm(self, position) -> int:
         """Signed distance to mate in plies (see the module docstring)."""
         return self.probe(position).dtm
 
@@ -330,12 +553,13 @@ class Database:
         except (MissingTableError, NotCoveredError):
             return default
 
-    def probe_batch(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Vectorised probe of a 2-D array of positions (one per row): ``(wdl, dtm)`` arrays
-        (int8 values 1/0/-1 and signed int16 distances as in :meth:`probe`). Positions no table
-        holds raise NotCoveredError; positions whose entry does not tell their value (chess:
-        an en-passant right) are probed one by one."""
-        positions = np.ascontiguousarray(positions, dtype=np.uint64)
+    def probe_batch(self, positions) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised probe of a 2-D array of positions (one per row), or of a list of positions
+        as :meth:`probe` takes them: ``(wdl, dtm)`` arrays (int8 values 1/0/-1 and signed int16
+        distances as in :meth:`probe`). Positions no table holds raise NotCoveredError;
+        positions whose entry does not tell their value (chess: an en-passant right) are probed
+        one by one."""
+        positions = self.positions(positions)
         bases = np.full(len(self._table_names), -1, dtype=np.int64)
         for table, base in self._bases.items():
             bases[self.family.table_id(table)] = base
@@ -365,10 +589,12 @@ class Database:
             raise NotCoveredError("a position in the batch holds no legal position's index")
         return F.decode_arrays(codes)
 
-    def best_move(self, position: np.ndarray) -> int | None:
+    def best_move(self, position) -> int | None:
         """A move keeping the value: for a win the quickest mate, for a loss the slowest, for
-        a draw a drawing move. None when the game is over."""
+        a draw a drawing move (an int: ``game.format_move`` gives its notation). None when the
+        game is over."""
         game = self.game
+        position = self.position(position)
         best_move, best_code = None, None
         for move in game.legal_moves(position):
             mine = _code_from_child(self._code(game.play(position, move)))

@@ -1,8 +1,15 @@
-"""Writing a finished table to its HDF5 file, atomically (temporary name, then rename)."""
+"""Writing a finished table to its HDF5 file, atomically (temporary name, then rename), and
+removing the temporary files of writers that were killed.
+
+A writer's temporary file is ``.<table>.h5.tmp-<pid>@<host>`` beside the final file (older
+versions wrote ``.<table>.h5.tmp-<pid>``): the pid and host tell whether its writer still runs.
+"""
 from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import time
 from pathlib import Path
 
@@ -67,12 +74,15 @@ def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table:
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "page_entries": page_entries, "compression": compression,
     }
+    checksums = F.page_checksums(codes, page_entries)
+    attributes["content_crc32"] = F.content_checksum(checksums)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary = temporary_path(path)
     try:
         with h5py.File(temporary, "w") as handle:
             handle.create_dataset(F.DATASET, data=data, chunks=(min(page_entries, max(1, data.size)),),
                                   fletcher32=True, **_filter_options(compression))
+            handle.create_dataset(F.CHECKSUMS, data=checksums, fletcher32=True)
             for key, value in attributes.items():
                 handle.attrs[key] = value
         with open(temporary, "rb") as handle:
@@ -82,3 +92,64 @@ def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table:
         if temporary.exists():
             temporary.unlink()
     return attributes
+
+
+# --- temporary files ---------------------------------------------------------------------
+_TEMPORARY = re.compile(r"^\..+\.h5\.tmp-(?P<pid>[0-9]+)(?:@(?P<host>.*))?$")
+
+
+def temporary_path(path: Path) -> Path:
+    """Where this process writes ``path`` before renaming it."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}@{socket.gethostname()}")
+
+
+def temporary_owner(path: Path) -> tuple[int, str | None] | None:
+    """(pid, host) of the writer of a temporary file (host None for the old naming), or None
+    if ``path`` is not a writer's temporary file."""
+    match = _TEMPORARY.match(path.name)
+    if match is None:
+        return None
+    return int(match["pid"]), match["host"]
+
+
+def process_exists(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (one of another user counts)."""
+    if pid <= 0:
+        return True  # not a writer's pid: leave the file alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or a pid we cannot judge
+    return True
+
+
+def leftover_temporaries(directory: Path, pids=None) -> list[Path]:
+    """Temporary files in ``directory`` whose writer is gone: written on this host by a
+    process that no longer exists, or (when given) by one of ``pids`` (known to be gone).
+    A file of a writer on another host, or of a live one (a concurrent build), is kept."""
+    if os.name != "posix" or not directory.is_dir():
+        return []
+    here = socket.gethostname()
+    found = []
+    for path in directory.glob(".*.h5.tmp-*"):
+        owner = temporary_owner(path)
+        if owner is None or owner[1] not in (None, here):
+            continue
+        pid = owner[0]
+        if (pids is not None and pid in pids) or (pids is None and not process_exists(pid)):
+            found.append(path)
+    return sorted(found)
+
+
+def remove_leftover_temporaries(directory: Path, pids=None) -> list[Path]:
+    """Remove :func:`leftover_temporaries` and return them."""
+    removed = []
+    for path in leftover_temporaries(Path(directory), pids):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue  # removed meanwhile by another build
+        removed.append(path)
+    return removed

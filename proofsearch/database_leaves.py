@@ -8,6 +8,7 @@ plies left; every other table value is a leaf whatever the depth, since no line 
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numba as nb
@@ -16,7 +17,8 @@ from numba import types
 
 from databases import format as F
 from databases.cache import ARENA, DIRECTORY, MISS, probe_resident
-from databases.errors import DatabaseError, MissingTableError, NotCoveredError
+from databases.errors import (DatabaseError, MissingTableError, NotCoveredError,
+                              UnusableTableError)
 from databases.reader import open_database
 from games.game import Game
 from games.kernels import DRAW, LOSS, POSITION, WIN
@@ -66,21 +68,43 @@ def decode_code(code):
 
 class DatabaseLeaves:
     """The built tables of one game, ready for the search kernel and for proof files.
-    Raises DatabaseError for a bad directory or file, NoTablesError for a game without tables."""
+    Raises DatabaseError for a bad directory, NoTablesError for a game without tables.
 
-    def __init__(self, game: Game, directory: str | Path, cache_bytes: int = 256 << 20):
+    A table whose file turns out damaged (when opened here, or a page later) is dropped: its
+    positions are searched instead, ``unusable`` records why, and ``warn`` (default: one line
+    on stderr) hears of it once. The other tables keep answering."""
+
+    def __init__(self, game: Game, directory: str | Path, cache_bytes: int = 256 << 20,
+                 warn=None):
         try:
             self.database = open_database(Path(directory).expanduser(), game.name, cache_bytes)
         except DatabaseError as error:
             raise DatabaseError(f"--db {directory}: {error}") from None
+        self.warn = warn if warn is not None else warn_on_stderr
+        self.unusable: dict[str, str] = {}
         family = self.database.family
         names = family.table_names()
         self.bases = np.full(len(names), -1, dtype=np.int64)
         for table_id, table in enumerate(names):
             if self.database.has_table(table):
-                self.bases[table_id] = self.database.base(table)  # validates the file
+                try:
+                    self.bases[table_id] = self.database.base(table)  # checks the file
+                except UnusableTableError as error:
+                    self.drop(table, error)
         self.rank = family.rank
-        self.tables = int((self.bases >= 0).sum())
+
+    @property
+    def tables(self) -> int:
+        """How many tables answer."""
+        return int((self.bases >= 0).sum())
+
+    def drop(self, table: str, error: DatabaseError) -> None:
+        """Stop using ``table`` (its file is damaged): the kernel sees its positions as not
+        covered from now on."""
+        self.bases[self.database.family.table_id(table)] = -1
+        if table not in self.unusable:
+            self.unusable[table] = str(error)
+            self.warn(f"{error} (the {table} table is not used: its positions are searched)")
 
     @property
     def directory(self) -> np.ndarray:
@@ -93,23 +117,41 @@ class DatabaseLeaves:
         return self.database.cache.arena
 
     def load_page_of(self, position: np.ndarray) -> None:
-        """Make resident the page holding ``position`` (after the kernel reported it missing)."""
+        """Make resident the page holding ``position`` (after the kernel reported it missing);
+        a damaged page drops its table instead."""
         packed = int(self.rank(position))
         table = self.database.family.table_name(packed >> TABLE_SHIFT)
-        self.database.load_page(table, (packed & INDEX_MASK) >> F.PAGE_SHIFT)
+        try:
+            self.database.load_page(table, (packed & INDEX_MASK) >> F.PAGE_SHIFT)
+        except UnusableTableError as error:
+            self.drop(table, error)
 
     def value(self, position: np.ndarray) -> tuple[int, int] | None:
         """(WIN/DRAW/LOSS for the side to move, plies to mate) from the tables, or None when no
-        built table covers the position. For proof files and their checker."""
+        usable table covers the position. For proof files and their checker."""
+        try:
+            table, _ = self.database.locate(position)
+        except NotCoveredError:
+            return None
+        if table in self.unusable:
+            return None
         try:
             result = self.database.probe(position)
         except (MissingTableError, NotCoveredError):
+            return None
+        except UnusableTableError as error:  # this table or, by en passant, a child's
+            self.drop(error.table or table, error)
             return None
         return result.wdl, abs(result.dtm)
 
     def close(self) -> None:
         """Close the table files."""
         self.database.close()
+
+
+def warn_on_stderr(message: str) -> None:
+    """The default warning: one line on stderr."""
+    sys.stderr.write(f"solver: warning: {message}\n")
 
 
 def empty_leaf_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

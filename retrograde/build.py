@@ -1,5 +1,6 @@
-"""Building tables: dependencies first, skipping tables already built and valid, writing each
-table atomically."""
+"""Building tables: dependencies first, skipping tables already built and valid (every page
+read back and checked), rebuilding damaged ones, writing each table atomically and removing the
+temporary files of killed builds."""
 from __future__ import annotations
 
 import time
@@ -9,14 +10,17 @@ import numba
 
 from databases.families import get_family
 from databases.location import table_path
-from databases.writer import DEFAULT_COMPRESSION, write_table
+from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent
-from retrograde.tables import is_built, load_children
+from retrograde.tables import MISSING, load_children, table_problem
 from retrograde.unmove import solve_by_unmoves
 
 GENERATOR = "solver-retrograde"
 GENERATOR_VERSION = "1"
+
+
+MOST_PIECES_LOOKED_AT = 64  # piece counts tried when finding a family's range (chess: 32)
 
 
 class UnknownTableError(KeyError):
@@ -26,8 +30,46 @@ class UnknownTableError(KeyError):
         return str(self.args[0])
 
 
+class BuildRequestError(ValueError):
+    """A build request the family cannot satisfy (a piece count out of range, ...)."""
+
+
+def piece_range(family) -> tuple[int, int | None] | None:
+    """(fewest, most) pieces of the family's tables, read from the family (``most`` None if it
+    cannot be found), or None when its tables are not chosen by piece count."""
+    every = family.table_names()
+    if family.table_names(0) == every:
+        return None
+    counts = range(MOST_PIECES_LOOKED_AT + 1)
+    fewest = next((n for n in counts if family.table_names(n)), None)
+    most = next((n for n in counts if family.table_names(n) == every), None)
+    return (fewest if fewest is not None else 0), most
+
+
+def check_pieces(family, tables: list[str] | None, max_pieces: int | None) -> None:
+    """BuildRequestError unless ``max_pieces`` (None: not given) is a piece count the family
+    has tables for, and no TABLE is named beside it."""
+    if max_pieces is None:
+        return
+    game = family.game.name
+    if tables:
+        raise BuildRequestError("name TABLEs or give --pieces, not both")
+    limits = piece_range(family)
+    if limits is None:
+        raise BuildRequestError(f"--pieces: {game} tables are not chosen by piece count (build "
+                                "them without --pieces)")
+    fewest, most = limits
+    if max_pieces < fewest:
+        raise BuildRequestError(f"--pieces {max_pieces}: the smallest {game} tables have "
+                                f"{fewest} pieces")
+    if most is not None and max_pieces > most:
+        raise BuildRequestError(f"--pieces {max_pieces}: {game} tables go up to {most} pieces "
+                                "(larger ones are not supported yet)")
+
+
 def build_order(family, tables: list[str] | None, max_pieces: int | None) -> list[str]:
     """The requested tables and everything they depend on, dependencies first."""
+    check_pieces(family, tables, max_pieces)
     every = family.table_names()
     wanted = list(tables) if tables else family.table_names(max_pieces)
     for name in wanted:
@@ -44,17 +86,25 @@ def build_order(family, tables: list[str] | None, max_pieces: int | None) -> lis
 
 
 def plan_build(family, tables: list[str] | None, root, max_pieces: int | None,
-               force: bool) -> tuple[list[str], list[str]]:
-    """(tables to build, tables skipped as already built and valid), both in dependency order;
-    ``force`` rebuilds the requested tables, their dependencies only when missing."""
+               force: bool) -> tuple[list[str], list[str], dict[str, str]]:
+    """(tables to build, tables skipped as already built and valid, tables to rebuild because
+    their file cannot be used: {table: why}); the lists in dependency order. A table is
+    skipped only after its file is checked page by page. ``force`` rebuilds the requested
+    tables, their dependencies only when not valid."""
     requested = set(tables) if tables else set(family.table_names(max_pieces))
-    to_build, skipped = [], []
+    to_build, skipped, unusable = [], [], {}
     for table in build_order(family, tables, max_pieces):
-        if not (force and table in requested) and is_built(root, family, table):
-            skipped.append(table)
-        else:
+        if force and table in requested:
             to_build.append(table)
-    return to_build, skipped
+            continue
+        problem = table_problem(root, family, table)
+        if problem is None:
+            skipped.append(table)
+            continue
+        to_build.append(table)
+        if problem != MISSING:
+            unusable[table] = problem
+    return to_build, skipped, unusable
 
 
 def solve_table(family, table: str, root, progress) -> tuple:
@@ -68,29 +118,52 @@ def solve_table(family, table: str, root, progress) -> tuple:
 def build_tables(game: str, tables: list[str] | None = None, root=None, *,
                  max_pieces: int | None = None, workers: int | None = None,
                  show_progress: bool | None = None, force: bool = False,
-                 compression: str = DEFAULT_COMPRESSION) -> dict:
+                 compression: str = DEFAULT_COMPRESSION, notify=None) -> dict:
     """Build ``tables`` of ``game`` (default: all, or all up to ``max_pieces``) under ``root``,
-    and the tables they depend on if missing. ``force`` rebuilds the requested tables even if
-    they exist. Returns ``{"built": [...], "skipped": [...], "seconds": s}``."""
+    and the tables they depend on if missing or unusable. ``force`` rebuilds the requested
+    tables even if they are valid. ``notify(line)`` hears of each damaged file being rebuilt
+    and each leftover temporary file removed. Returns ``{"built": [...], "skipped": [...],
+    "rebuilt": {table: why}, "removed": [temporary files], "seconds": s}``."""
     family = get_family(game)
     root = Path(root)
+    notify = notify or (lambda line: None)
     if workers:
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
     started = time.perf_counter()
+    to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force)
+    removed = clean_temporaries(root, game, notify)
     built = []
-    to_build, skipped = plan_build(family, tables, root, max_pieces, force)
     for table in to_build:
-        progress = Progress(f"{game} {table}", show_progress) if show_progress is not False \
-            else Silent()
-        table_started = time.perf_counter()
-        codes, method = solve_table(family, table, root, progress)
-        seconds = time.perf_counter() - table_started
-        write_table(table_path(root, game, table), codes, game=game, table=table,
-                    index_scheme=family.index_scheme, index_version=family.index_version,
-                    sides=family.sides, generator=GENERATOR, generator_version=GENERATOR_VERSION,
-                    settings={"method": method, "threads": numba.get_num_threads()},
-                    build_seconds=seconds, compression=compression)
-        progress.done()
+        if table in unusable:
+            notify(f"rebuilding {table}: {unusable[table]}")
+        build_one(family, table, root, show_progress, compression)
         built.append(table)
-    return {"built": built, "skipped": skipped,
+    return {"built": built, "skipped": skipped, "rebuilt": unusable, "removed": removed,
             "seconds": round(time.perf_counter() - started, 3)}
+
+
+def clean_temporaries(root: Path, game: str, notify) -> list[str]:
+    """Remove the temporary files killed builds left in ``<root>/<game>`` (not those of a
+    build still running) and return their names."""
+    removed = [path.name for path in remove_leftover_temporaries(root / game)]
+    if removed:
+        notify(f"removed {len(removed)} temporary file(s) left by interrupted builds: "
+               f"{', '.join(removed)}")
+    return removed
+
+
+def build_one(family, table: str, root: Path, show_progress: bool | None,
+              compression: str) -> None:
+    """Solve one table (its dependencies on disk) and write it atomically."""
+    game = family.game.name
+    progress = Progress(f"{game} {table}", show_progress) if show_progress is not False \
+        else Silent()
+    table_started = time.perf_counter()
+    codes, method = solve_table(family, table, root, progress)
+    seconds = time.perf_counter() - table_started
+    write_table(table_path(root, game, table), codes, game=game, table=table,
+                index_scheme=family.index_scheme, index_version=family.index_version,
+                sides=family.sides, generator=GENERATOR, generator_version=GENERATOR_VERSION,
+                settings={"method": method, "threads": numba.get_num_threads()},
+                build_seconds=seconds, compression=compression)
+    progress.done()

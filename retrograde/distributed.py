@@ -22,8 +22,8 @@ from pathlib import Path
 
 from databases.families import get_family
 from databases.location import table_path
-from databases.writer import DEFAULT_COMPRESSION
-from retrograde.build import build_order, build_tables, plan_build
+from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries
+from retrograde.build import build_order, build_tables, clean_temporaries, plan_build
 from retrograde.tables import is_built
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler (and to see its first worker)
@@ -221,10 +221,7 @@ def _local_client(distributed, workers: int, root: Path, game: str):
     finally:
         client.close()
         cluster.close()
-        # databases.writer names its temporary files .<table>.h5.tmp-<pid>; these workers are gone
-        for pid in pids:
-            for leftover in (Path(root) / game).glob(f".*.h5.tmp-{pid}"):
-                leftover.unlink(missing_ok=True)
+        remove_leftover_temporaries(Path(root) / game, set(pids))  # these workers are gone
 
 
 def default_threads(scheduler: str) -> int | None:
@@ -240,17 +237,21 @@ def build_tables_distributed(game: str, tables: list[str] | None = None, root=No
                              scheduler: str, max_pieces: int | None = None,
                              workers: int | None = None, show_progress: bool | None = None,
                              force: bool = False, compression: str = DEFAULT_COMPRESSION,
-                             connect_timeout: float | None = None) -> dict:
+                             connect_timeout: float | None = None, notify=None) -> dict:
     """Like :func:`retrograde.build.build_tables`, with each table built as one task on the
     dask cluster at ``scheduler`` (an address such as ``tcp://host:8786``, or ``local[:N]``).
     ``workers`` is the number of threads each table task uses. Returns ``{"built", "skipped",
-    "seconds", "scheduler", "tasks"}``; ``tasks`` maps each built table to its worker and
-    wall-clock start and finish times. Raises DistributedBuildError subclasses."""
+    "rebuilt", "removed", "seconds", "scheduler", "tasks"}``; ``tasks`` maps each built table to
+    its worker and wall-clock start and finish times. Raises DistributedBuildError subclasses."""
     parse_scheduler(scheduler)  # a malformed local:N fails before any work
     family = get_family(game)
     root = Path(root).expanduser().resolve()  # workers may run in another directory
+    notify = notify or (lambda line: None)
     started = time.perf_counter()
-    to_build, skipped = plan_build(family, tables, root, max_pieces, force)
+    to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force)
+    removed = clean_temporaries(root, game, notify)
+    for table, problem in unusable.items():
+        notify(f"rebuilding {table}: {problem}")
     tasks: dict[str, dict] = {}
     if to_build:
         threads = workers if workers else default_threads(scheduler)
@@ -261,7 +262,7 @@ def build_tables_distributed(game: str, tables: list[str] | None = None, root=No
                 tasks = _schedule(client, family, to_build, root, threads, compression, progress)
             finally:
                 progress.done()
-    return {"built": to_build, "skipped": skipped,
+    return {"built": to_build, "skipped": skipped, "rebuilt": unusable, "removed": removed,
             "seconds": round(time.perf_counter() - started, 3), "scheduler": scheduler,
             "tasks": tasks}
 

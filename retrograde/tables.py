@@ -1,42 +1,49 @@
-"""Loading finished tables whole (as the children of a table being built or verified)."""
+"""Loading finished tables whole (as the children of a table being built or verified), and
+deciding whether a table on disk can be trusted as built."""
 from __future__ import annotations
 
 import numpy as np
 
-from databases import format as F
-from databases.errors import DatabaseError
+from databases.errors import MissingTableError, UnusableTableError
 from databases.location import table_path
 from databases.reader import TableFile
 
+MISSING = "missing"
+
 
 def read_codes(root, game: str, table: str) -> np.ndarray:
-    """Every code of a table, as uint16 (whole-file read, checksums verified)."""
+    """Every code of a table, as uint16 (header and every page checked); MissingTableError or
+    UnusableTableError (damaged, another format or index) naming the file."""
     handle = TableFile(table_path(root, game, table), game, table)
     try:
-        codes = np.empty(handle.entries, dtype=np.uint16)
-        for page in range(handle.pages):
-            start = page * F.PAGE_ENTRIES
-            chunk = handle.read_page(page)
-            codes[start:start + chunk.size] = chunk
-        return codes
+        return handle.read_all()
     finally:
         handle.close()
+
+
+def table_problem(root, family, table: str) -> str | None:
+    """None when the file of ``table`` can be trusted as built: it opens and validates (format,
+    game, name, index scheme and version, size) and every page reads back and matches its
+    checksums. Else :data:`MISSING`, or why the file cannot be used (naming it)."""
+    game = family.game.name
+    try:
+        handle = TableFile(table_path(root, game, table), game, table, family)
+    except MissingTableError:
+        return MISSING
+    except UnusableTableError as error:
+        return str(error)
+    try:
+        handle.read_all(keep=False)
+    except UnusableTableError as error:
+        return str(error)
+    finally:
+        handle.close()
+    return None
 
 
 def is_built(root, family, table: str) -> bool:
-    """Whether a valid file for ``table`` exists (format, game, name, index scheme and size)."""
-    game = family.game.name
-    try:
-        handle = TableFile(table_path(root, game, table), game, table)
-    except DatabaseError:
-        return False
-    try:
-        attrs = handle.attrs
-        return (attrs.get("index_scheme") == family.index_scheme
-                and int(attrs.get("index_version", -1)) == family.index_version
-                and handle.entries == family.size(table))
-    finally:
-        handle.close()
+    """Whether a valid file for ``table`` exists (see :func:`table_problem`)."""
+    return table_problem(root, family, table) is None
 
 
 def load_children(root, family, tables: list[str]) -> tuple[np.ndarray, np.ndarray, int]:

@@ -1,6 +1,8 @@
 """The paged HDF5 store: codes, atomic writing, validation, page cache and probes."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numba as nb
 import numpy as np
 import pytest
@@ -49,6 +51,11 @@ def test_written_table_reads_back(tmp_path, compression):
     read = np.concatenate([handle.read_page(0), handle.read_page(1)])
     handle.close()
     assert np.array_equal(read, codes)
+    values, _ = F.decode_arrays(codes)  # the counts, recomputed from the codes
+    assert attributes["wins"] == [int(np.count_nonzero(values == WIN))]
+    assert attributes["draws"] == [int(np.count_nonzero(values == DRAW))]
+    assert attributes["losses"] == [int(np.count_nonzero(values == LOSS))]
+    assert attributes["invalid"] == int(np.count_nonzero(values == F.INVALID_VALUE)) > 0
     assert attributes["wins"][0] + attributes["draws"][0] + attributes["losses"][0] \
         + attributes["invalid"] == TICTACTOE_SIZE
 
@@ -141,10 +148,12 @@ def test_damaged_page_is_reported(tmp_path):
 
 def test_default_location(monkeypatch, tmp_path):
     monkeypatch.setenv("SOLVER_DB", str(tmp_path / "env"))
-    assert default_database_dir("/explicit") == default_database_dir("/explicit")
-    assert str(default_database_dir("/explicit")) == "/explicit"
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_database_dir("/explicit") == Path("/explicit")  # --db wins over $SOLVER_DB
+    assert default_database_dir("~/tables") == tmp_path / "home" / "tables"
     assert default_database_dir(None) == tmp_path / "env"
     monkeypatch.delenv("SOLVER_DB")
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    assert default_database_dir(None) == tmp_path / ".local" / "share" / "solver" / "db"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_database_dir(None) == tmp_path / "xdg" / "solver" / "db"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_database_dir(None) == tmp_path / "home" / ".local" / "share" / "solver" / "db"

@@ -152,19 +152,33 @@ def damage_first_page(path) -> None:
 
 
 def test_cli_failed_table_names_it_and_keeps_finished_tables(capsys, tmp_path, scheduler):
-    # KQvK looks built (valid attributes) but a page is damaged: KQvKR's task fails reading it,
-    # after KRvK (which KQvKR also needs) has finished
+    # A directory of the user's sits where KQvKR goes: KQvKR's task fails writing it (and
+    # leaves the directory alone), after KRvK (which KQvKR also needs) has finished
     build_tables("chess", ["KQvK"], tmp_path, show_progress=False, compression="none")
-    damage_first_page(table_path(tmp_path, "chess", "KQvK"))
+    table_path(tmp_path, "chess", "KQvKR").mkdir()
     status, out, err = run(capsys, "build", "chess", "KQvKR", "--db", str(tmp_path),
                            "--scheduler", scheduler, "--workers", "1")
     assert status == 2 and out == ""
-    assert "building KQvKR failed on worker tcp://" in err and "KQvK" in err
-    assert "1 table(s) finished" in err and err.count("\n") == 1 and "Traceback" not in err
+    notice, error = err.splitlines()
+    assert notice.startswith("solver build: rebuilding KQvKR: ")
+    assert "building KQvKR failed on worker tcp://" in error and "IsADirectoryError" in error
+    assert "1 table(s) finished" in error and "Traceback" not in err
     family = get_family("chess")
     assert is_built(tmp_path, family, "KRvK")
-    assert not table_path(tmp_path, "chess", "KQvKR").exists()
+    assert table_path(tmp_path, "chess", "KQvKR").is_dir()
     assert not list((tmp_path / "chess").glob(".*tmp*"))
+
+
+def test_cli_rebuilds_a_damaged_dependency(capsys, tmp_path, scheduler):
+    # KQvK's header is fine but a page is damaged: it is rebuilt before KQvKR needs it
+    build_tables("chess", ["KQvK"], tmp_path, show_progress=False, compression="none")
+    damage_first_page(table_path(tmp_path, "chess", "KQvK"))
+    status, out, err = run(capsys, "build", "chess", "KQvKR", "--db", str(tmp_path),
+                           "--scheduler", scheduler, "--workers", "1", "--json")
+    assert status == 0 and err.startswith("solver build: rebuilding KQvK: ")
+    assert "page 0 is damaged" in err and err.count("\n") == 1
+    assert json.loads(out)["built"] == ["KQvK", "KRvK", "KQvKR"]
+    assert is_built(tmp_path, get_family("chess"), "KQvK")
 
 
 def test_local_builds_do_not_import_dask(tmp_path):

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 
 from databases.location import default_database_dir
 from databases.writer import COMPRESSIONS, DEFAULT_COMPRESSION
@@ -14,6 +17,14 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
     """The --db option shared by build, probe and verify."""
     parser.add_argument("--db", metavar="DIR",
                         help="database directory (default: $SOLVER_DB, else ~/.local/share/solver/db)")
+
+
+def database_root(option: str | None) -> Path:
+    """The --db directory (default: $SOLVER_DB, else the user data directory); a UsageError
+    for an empty name (which would otherwise mean the default)."""
+    if option is not None and not option.strip():
+        raise UsageError("--db: empty directory name")
+    return default_database_dir(option)
 
 
 def load_family(name: str):
@@ -33,12 +44,15 @@ def register(subparsers) -> None:
         "build", help="build endgame tables by retrograde analysis",
         description="Build the tables of GAME (all of them, the named TABLEs, or every table up "
         "to --pieces N) and the tables they depend on, into <db>/<game>/<table>.h5. Tables "
-        "already built and valid are skipped. With --scheduler, independent tables build at "
-        "the same time on the workers of a dask cluster.")
+        "already built and valid (every page read back and checked) are skipped; a damaged "
+        "file is rebuilt, and temporary files left by killed builds are removed. With "
+        "--scheduler, independent tables build at the same time on the workers of a dask "
+        "cluster. Exit status 2 for bad input, 1 when the directory cannot be written or a "
+        "table file cannot be read.")
     add_game_argument(parser)
     parser.add_argument("tables", metavar="TABLE", nargs="*", help="tables to build (chess: KQvKR)")
     parser.add_argument("--pieces", type=non_negative_int, metavar="N",
-                        help="build every table with at most N pieces (chess)")
+                        help="build every table with at most N pieces (chess: 2 to 4)")
     add_db_argument(parser)
     parser.add_argument("--workers", type=non_negative_int, metavar="N",
                         help="threads to use; with --scheduler, threads per table task (default: "
@@ -57,31 +71,88 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
+def environment_failure(command: str, message: str) -> int:
+    """Report a damaged or unusable environment (a damaged table, a directory that cannot be
+    written): one line on stderr, exit status 1."""
+    sys.stderr.write(f"solver {command}: error: {message}\n")
+    return 1
+
+
+class UnwritableDirectoryError(OSError):
+    """The database directory exists (or can be created) but cannot be written."""
+
+
+def prepare_directory(root: Path, game: str) -> Path:
+    """``<root>/<game>``, created if needed: UsageError when ``root`` (or a parent) is not a
+    directory, UnwritableDirectoryError when it cannot be created or written."""
+    directory = root / game
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(f"--db {root}: not a directory") from None
+    except OSError as error:
+        raise UnwritableDirectoryError(f"cannot create {directory}: "
+                                       f"{error.strerror or error}") from None
+    if not directory.is_dir():
+        raise UsageError(f"--db {root}: {directory} is not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):  # also false on a read-only filesystem
+        raise UnwritableDirectoryError(f"cannot write to {directory} (read-only or permission "
+                                       "denied)")
+    return directory
+
+
 def run(args: argparse.Namespace) -> int:
     """Build and print what was built and skipped."""
-    from retrograde.build import UnknownTableError, build_tables  # here: it compiles the builder
+    from databases.errors import UnusableTableError
+    from retrograde.build import UnknownTableError, build_order  # here: they compile the builder
 
-    load_family(args.game)
+    family = load_family(args.game)
     if args.workers == 0:
         raise UsageError("--workers must be at least 1")
-    root = default_database_dir(args.db)
-    options = dict(max_pieces=args.pieces, workers=args.workers,
-                   show_progress=False if args.json else None, force=args.force,
-                   compression=args.compression)
+    root = database_root(args.db)
     try:
-        if args.scheduler:
-            result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
-        else:
-            result = build_tables(args.game, args.tables or None, root, **options)
-    except UnknownTableError as error:
+        build_order(family, args.tables or None, args.pieces)  # bad requests before any work
+        prepare_directory(root, args.game)
+        result = build(args, root)
+    except (UnknownTableError, ValueError) as error:  # ValueError: BuildRequestError, local:N
         raise UsageError(str(error)) from None
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    except UnusableTableError as error:  # a file damaged while the build ran
+        return environment_failure("build", str(error))
+    except OSError as error:  # a directory that cannot be written, a full disk
+        return environment_failure("build", str(error) if isinstance(
+            error, UnwritableDirectoryError) else f"writing under {root}: {one_line(error)}")
+    for key in ("rebuilt", "removed"):  # in the JSON only when something happened
+        if not result.get(key):
+            result.pop(key, None)
     where = f" on {args.scheduler}" if args.scheduler else ""
     emit(result, args.json,
-         lambda r: f"built {len(r['built'])} table(s), skipped {len(r['skipped'])} already built, "
-                   f"in {r['seconds']:.1f} s ({root}){where}")
+         lambda r: f"built {len(r['built'])} table(s)"
+                   + (f" ({len(r['rebuilt'])} replacing damaged files)" if "rebuilt" in r else "")
+                   + f", skipped {len(r['skipped'])} already built, in {r['seconds']:.1f} s "
+                   f"({root}){where}")
     return 0
+
+
+def build(args: argparse.Namespace, root: Path) -> dict:
+    """Run the build, locally or on a cluster; notices go to stderr as single lines."""
+    from retrograde.build import build_tables
+
+    def notify(line: str) -> None:
+        sys.stderr.write(f"solver build: {line}\n")
+
+    options = dict(max_pieces=args.pieces, workers=args.workers,
+                   show_progress=False if args.json else None, force=args.force,
+                   compression=args.compression, notify=notify)
+    if args.scheduler:
+        return build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
+    return build_tables(args.game, args.tables or None, root, **options)
+
+
+def one_line(error: OSError) -> str:
+    """An OSError as one line: its reason and the file it names."""
+    text = str(error).strip()
+    reason = error.strerror or (text.splitlines()[0] if text else type(error).__name__)
+    return f"{reason}: {error.filename}" if error.filename else reason
 
 
 def build_on_cluster(game: str, tables, root, scheduler: str, options: dict) -> dict:

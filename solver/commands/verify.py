@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from databases.errors import DatabaseError
-from databases.location import default_database_dir
 from retrograde.progress import Progress, Silent
-from solver.commands.build import add_db_argument, load_family
+from solver.commands.build import add_db_argument, database_root, load_family
 from solver.commands.common import add_game_argument, add_json_flag
 from solver.errors import UsageError
 from solver.output import emit
@@ -26,32 +26,57 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Verify and report; exit status 1 if any entry disagrees."""
+    """Verify every table and report; exit status 1 if any entry disagrees or any table file
+    cannot be used (each such table gets one line on stderr; the others are still verified)."""
     from retrograde.build import UnknownTableError, build_order  # here: they compile the kernels
-    from retrograde.verify import verify_table
 
     family = load_family(args.game)
-    root = default_database_dir(args.db)
+    root = database_root(args.db)
     try:
         if args.tables:
             build_order(family, args.tables, None)  # rejects unknown names
             tables = list(args.tables)
+            missing = [t for t in tables if not (root / args.game / f"{t}.h5").is_file()]
+            if missing:
+                raise UsageError(f"no {args.game} table {missing[0]} under {root} (run solver "
+                                 "build first)")
         else:
             tables = [t for t in family.table_names() if (root / args.game / f"{t}.h5").is_file()]
     except UnknownTableError as error:
         raise UsageError(str(error)) from None
     if not tables:
         raise UsageError(f"no {args.game} tables under {root} (run solver build first)")
-    reports = []
-    try:
-        for table in tables:
-            progress = Silent() if args.json else Progress(f"{args.game} {table}")
-            reports.append(verify_table(args.game, table, root, progress))
-    except DatabaseError as error:
-        raise UsageError(str(error)) from None
+    reports, unusable = verify_tables(args, tables, root)
+    for table, problem in unusable.items():
+        sys.stderr.write(f"solver verify: error: {table}: {problem}\n")
     result = {"tables": len(reports), "entries": sum(r["entries"] for r in reports),
               "errors": sum(r["errors"] for r in reports),
-              "per_table": {r["table"]: r["errors"] for r in reports}}
-    emit(result, args.json, lambda r: f"verified {r['tables']} table(s), {r['entries']:,} entries: "
-                                      f"{r['errors']} error(s)")
-    return 0 if result["errors"] == 0 else 1
+              "per_table": {r["table"]: r["errors"] for r in reports}, "unusable": unusable}
+    emit(result, args.json, summary)
+    return 0 if result["errors"] == 0 and not unusable else 1
+
+
+def verify_tables(args: argparse.Namespace, tables: list[str], root) -> tuple[list, dict]:
+    """(reports of the tables verified, {table: why it could not be} for the others: its file
+    or a file it depends on is missing, damaged or of another format)."""
+    from retrograde.verify import verify_table
+
+    reports, unusable = [], {}
+    for table in tables:
+        progress = Silent() if args.json else Progress(f"{args.game} {table}")
+        try:
+            reports.append(verify_table(args.game, table, root, progress))
+        except DatabaseError as error:
+            progress.done()
+            unusable[table] = str(error)
+    return reports, unusable
+
+
+def summary(result: dict) -> str:
+    """One line for people."""
+    line = (f"verified {result['tables']} table(s), {result['entries']:,} entries: "
+            f"{result['errors']} error(s)")
+    if result["unusable"]:
+        line += f"; {len(result['unusable'])} table(s) could not be verified: " \
+                + ", ".join(result["unusable"])
+    return line
