@@ -7,15 +7,24 @@ from numba import types
 
 from games import kernels as K
 from games.game import Game
+from games.interrupt import flag_raiser, run_interruptibly
 
 POSITION_STACK = types.Array(types.uint64, 2, "C")
 MOVE_STACK = types.Array(types.int32, 2, "C")
+STOP_FLAG = types.Array(types.int64, 1, "C")
+
+# Depths beyond any game anyone can count (chess perft 15 is out of reach) but small enough that
+# the per-ply buffers stay a few megabytes.
+MAX_DEPTH = 1000
+POLL_MASK = 1023  # poll the stop flag every 1024 interior nodes
+STOPPED = -1  # the kernel's answer when it saw the stop flag
 
 
-@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, POSITION_STACK, MOVE_STACK, types.int64),
-         cache=True)
-def perft_kernel(legal_moves, play, positions, moves, depth):
-    """Leaf count below ``positions[0]`` at ``depth`` plies.
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, POSITION_STACK, MOVE_STACK, types.int64, STOP_FLAG),
+         cache=True, nogil=True)
+def perft_kernel(legal_moves, play, positions, moves, depth, stop):
+    """Leaf count below ``positions[0]`` at ``depth`` plies, or ``STOPPED`` once ``stop[0]`` is
+    set (polled every ``POLL_MASK + 1`` interior nodes).
 
     ``positions[ply]`` and ``moves[ply]`` are per-ply buffers (copy-make, no allocation in the
     loop). Leaves one ply above the horizon are counted in bulk: their move count is the answer.
@@ -29,8 +38,12 @@ def perft_kernel(legal_moves, play, positions, moves, depth):
     if depth == 1:
         return count[0]
     total = 0
+    visited = 0
     ply = 0
     while ply >= 0:
+        visited += 1
+        if (visited & POLL_MASK) == 0 and stop[0] != 0:
+            return STOPPED
         if index[ply] == count[ply]:
             ply -= 1
             continue
@@ -47,10 +60,17 @@ def perft_kernel(legal_moves, play, positions, moves, depth):
 
 
 def perft(game: Game, position: np.ndarray, depth: int) -> int:
-    """Number of leaf nodes ``depth`` plies below ``position`` (finished games have no moves)."""
-    if depth < 0:
-        raise ValueError(f"depth must be >= 0, got {depth}")
+    """Number of leaf nodes ``depth`` plies below ``position`` (finished games have no moves).
+
+    ``depth`` is at most ``MAX_DEPTH``. Interruptible from the main thread (KeyboardInterrupt).
+    """
+    if not 0 <= depth <= MAX_DEPTH:
+        raise ValueError(f"depth must be between 0 and {MAX_DEPTH}, got {depth}")
     positions = np.zeros((depth + 1, game.position_width), dtype=np.uint64)
     positions[0] = position
     moves = np.zeros((depth + 1, game.max_moves), dtype=np.int32)
-    return int(perft_kernel(game.kernels.legal_moves, game.kernels.play, positions, moves, depth))
+    stop = np.zeros(1, dtype=np.int64)
+    nodes = run_interruptibly(
+        lambda: perft_kernel(game.kernels.legal_moves, game.kernels.play, positions, moves, depth, stop),
+        flag_raiser(stop))
+    return int(nodes)

@@ -192,7 +192,7 @@ def _read_header(game: Game, document: dict) -> dict:
     if claim not in ("proven", "disproven"):
         raise InvalidProof(f"claim must be proven or disproven, got {claim!r}")
     max_depth = document.get("max_depth")
-    if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 0):
+    if max_depth is not None and (type(max_depth) is not int or max_depth < 0):  # noqa: E721 - not bool
         raise InvalidProof(f"bad max_depth {max_depth!r}")
     position = document.get("position")
     strategy = document.get("strategy")
@@ -203,12 +203,20 @@ def _read_header(game: Game, document: dict) -> dict:
 
 
 def check_file(game: Game, path: str, probe_database=None) -> CheckResult:
-    """Check the proof saved at ``path`` (OSError if it cannot be read)."""
-    with open(path, encoding="utf-8") as handle:
-        try:
-            document = json.load(handle)
-        except json.JSONDecodeError as error:
-            return CheckResult(False, 0, f"not JSON: {error}")
+    """Check the proof saved at ``path`` (OSError if it cannot be read). A file that is not
+    UTF-8 JSON is an invalid proof, like any other that is not one."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return CheckResult(False, 0, f"not UTF-8 text (byte {error.start} of the file)")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        return CheckResult(False, 0, f"not JSON: {error}")
+    except RecursionError:  # thousands of nested brackets
+        return CheckResult(False, 0, "not a proof file: JSON nested too deeply")
     return check_document(game, document, probe_database)
 
 

@@ -55,6 +55,7 @@ from numba import types
 
 from games import kernels as K
 from games.game import Game
+from games.interrupt import flag_raiser, run_interruptibly
 from databases.cache import ARENA, DIRECTORY
 from games.table_family import RankKernel
 from proofsearch.database_leaves import (PAGE_MISSING, DatabaseLeaves, database_code, decode_code,
@@ -73,8 +74,9 @@ F_TH_PHI, F_TH_DELTA, F_COUNT, F_SELECTED, F_START = range(5)
 FRAME_FIELDS = 5
 # Parameters (params[...]).
 (P_GOAL, P_MAX_DEPTH, P_BUDGET, P_EPSILON, P_GENERATION, P_SALT, P_HISTORY, P_CANDIDATES, P_EVAL_SCALE,
- P_DATABASE) = range(10)
-PARAMS = 10
+ P_DATABASE, P_STOP) = range(11)
+PARAMS = 11
+POLL_MASK = 1023  # the kernel polls params[P_STOP] every 1024 expansions
 # Results (stats[...]).
 S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING = range(8)
 STATS = 8
@@ -117,7 +119,7 @@ def read_entry(table, row):
     K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
     UINT64_2D, INT32_2D, INT32_2D, UINT64_2D, INT64_3D, INT64_2D, UINT64_1D, TABLE, INT64_1D, INT64_1D,
     RankKernel, DIRECTORY, INT64_1D, ARENA),
-    cache=True)
+    cache=True, nogil=True)
 def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                 positions, move_buffer, child_moves, child_hashes, child_vals, frames,
                 path_hash, table, params, stats, rank, db_directory, db_bases, db_arena):
@@ -129,7 +131,9 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
     With ``params[P_DATABASE]``, positions the tables cover are leaves (``rank`` and the page
     cache arrays, see :mod:`proofsearch.database_leaves`); if a needed page is not resident the
     kernel stops at once with ``stats[S_PAGE_MISSING] = 1`` and that position in
-    ``positions[ply + 1]``, for the caller to load the page and search again.
+    ``positions[ply + 1]``, for the caller to load the page and search again. Another thread
+    may set ``params[P_STOP]``: the kernel then returns within ``POLL_MASK + 1`` expansions,
+    leaving ``stats`` meaningless (the table stays consistent).
     """
     goal = params[P_GOAL]
     max_depth = params[P_MAX_DEPTH]
@@ -158,6 +162,8 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
             # --- 1. generate the children of the node at ply and give each its numbers ---
             expand = False
             nodes += 1
+            if (nodes & POLL_MASK) == 0 and params[P_STOP] != 0:
+                return nodes
             frames[ply, F_START] = nodes
             parent = positions[ply]
             remaining = max_depth - ply if max_depth >= 0 else np.int64(1) << 30
@@ -400,7 +406,7 @@ class SearchResult:
     best: int | None  # a move proving the goal (proven), else the most promising one, if any
     nodes: int
     seconds: float
-    reason: str = ""  # why "unknown": "node limit", "time limit", "depth limit"
+    reason: str = ""  # why "unknown": "node limit", "time limit", "depth limit", "stopped"
     pn: int = 0
     dn: int = 0
 
@@ -432,6 +438,13 @@ class DfpnSearch:
         self.frames = np.zeros((self.stack, FRAME_FIELDS), dtype=np.int64)
         self.candidates, self.has_candidates = _candidates_kernel(game)
         self._no_database = empty_leaf_arrays()
+        self._params = np.zeros(PARAMS, dtype=np.int64)  # those of the search running now
+
+    def stop(self) -> None:
+        """Stop the search running now (from another thread): it returns ``unknown``, reason
+        ``stopped``, within about a thousand expansions. Ctrl-C in the main thread stops it too
+        (and raises KeyboardInterrupt)."""
+        self._params[P_STOP] = 1
 
     def prove(self, position: np.ndarray, goal: str = "win", max_nodes: int | None = None,
               seconds: float | None = None, max_depth: int | None = None,
@@ -441,7 +454,7 @@ class DfpnSearch:
         ``history`` is the hashes of earlier positions of the game (oldest first, the
         position's parent last): repeating one of them is a draw. Limits on nodes, seconds and
         depth give ``unknown`` when hit, never a guess. ``progress(nodes, seconds)`` is called
-        between chunks of work.
+        between chunks of work. Interruptible: see :meth:`stop`.
         """
         code = goal_code(goal)
         if max_depth is not None and max_depth < 0:
@@ -452,7 +465,7 @@ class DfpnSearch:
         path_hash[:len(history)] = np.array(history, dtype=np.uint64)
         self.positions[0] = position
         generation, salt = self.table.new_search(), self.table.salt
-        params = np.zeros(PARAMS, dtype=np.int64)
+        params = self._params = np.zeros(PARAMS, dtype=np.int64)
         params[P_GOAL] = code
         params[P_MAX_DEPTH] = -1 if max_depth is None else max_depth
         params[P_EPSILON] = int(round((1 + self.epsilon) * 1024))
@@ -467,6 +480,7 @@ class DfpnSearch:
         else:
             rank, db_bases = no_tables, self._no_database[1]
         stats = np.zeros(STATS, dtype=np.int64)
+        stats[S_BEST] = -1  # no move until a chunk has finished at the root
         kernels = self.game.kernels
 
         root_result = self._root_outcome(position, code)
@@ -474,19 +488,25 @@ class DfpnSearch:
             return SearchResult(root_result, goal, None, 0, time.perf_counter() - started)
 
         total = 0
-        chunk = 20000
+        chunk = 20000 if seconds is None else 2000  # on a clock, learn the node rate first
         reason = ""
         while True:
             budget = chunk if max_nodes is None else min(chunk, max_nodes - total)
             params[P_BUDGET] = max(budget, 1)
             self.positions[0] = position
             directory, arena = self._leaf_arrays()
-            total += dfpn_kernel(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
-                                 kernels.hash, kernels.evaluate, self.positions, self.move_buffer,
-                                 self.child_moves, self.child_hashes, self.child_vals, self.frames,
-                                 path_hash, self.table.rows, params, stats,
-                                 rank, directory, db_bases, arena)
+            total += run_interruptibly(
+                lambda: dfpn_kernel(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
+                                    kernels.hash, kernels.evaluate, self.positions, self.move_buffer,
+                                    self.child_moves, self.child_hashes, self.child_vals, self.frames,
+                                    path_hash, self.table.rows, params, stats,
+                                    rank, directory, db_bases, arena),
+                flag_raiser(params, P_STOP))
             elapsed = time.perf_counter() - started
+            if params[P_STOP]:  # stats were left half-written: no result
+                pn = dn = -1
+                reason = "stopped"
+                break
             page_missing = bool(stats[S_PAGE_MISSING])
             if page_missing:
                 # A database page was needed: load it and resume (the table keeps the work).

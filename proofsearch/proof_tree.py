@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import tempfile
 
@@ -214,18 +215,56 @@ def extract_proof(search: DfpnSearch, position: np.ndarray, goal: str, claim: st
 
 
 def write_proof(document: dict, path: str) -> None:
-    """Write ``document`` to ``path`` atomically (a temporary file renamed into place)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".proof-", suffix=".tmp", dir=directory)
+    """Write ``document`` (JSON) to ``path`` the way the user would expect of a file they named.
+
+    A new or regular file is written atomically: a temporary file in the same directory,
+    renamed into place, with the mode of the file it replaces (a new file gets the user's
+    umask). Anything else is written through, never replaced: a symbolic link keeps pointing
+    where it did (its target is the file written), a FIFO or a device gets the text, and a
+    regular file with other hard links is rewritten in place so that the links stay one file.
+    """
+    text = json.dumps(document) + "\n"
+    target = os.path.realpath(path)  # a symlink's target is what the user means to write
+    try:
+        status = os.stat(target)
+    except FileNotFoundError:
+        status = None
+    if status is not None and (not stat.S_ISREG(status.st_mode) or status.st_nlink > 1):
+        with open(target, "w", encoding="utf-8") as out:
+            out.write(text)
+        return
+    _replace_atomically(target, text, status)
+
+
+def _replace_atomically(path: str, text: str, status: os.stat_result | None) -> None:
+    """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``; the
+    result has the mode (and, where allowed, the owner) of ``status``, else the umask's."""
+    handle, temporary = tempfile.mkstemp(prefix=".proof-", suffix=".tmp",
+                                         dir=os.path.dirname(path))
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(document, out)
-            out.write("\n")
+            out.write(text)
+            if status is None:
+                os.fchmod(out.fileno(), 0o666 & ~_current_umask())
+            else:
+                os.fchmod(out.fileno(), stat.S_IMODE(status.st_mode))
+                if (status.st_uid, status.st_gid) != (os.getuid(), os.getgid()):
+                    try:
+                        os.fchown(out.fileno(), status.st_uid, status.st_gid)
+                    except PermissionError:
+                        pass  # an unprivileged user cannot give a file away; it becomes theirs
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _current_umask() -> int:
+    """The process's umask (reading it means setting it; it is put straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 __all__ = ["extract_proof", "write_proof", "ProofExtractionError"]

@@ -1,5 +1,6 @@
 """The `solver` command line: subcommands for perft, building and probing databases, proving
-and searching. Bad input gets one line on stderr and exit status 2, never a traceback."""
+and searching. Every error is one line on stderr, never a traceback: exit status 2 for bad input,
+1 for a damaged or unusable environment (and for a batch with failed lines), 130 for Ctrl-C."""
 from __future__ import annotations
 
 import argparse
@@ -12,13 +13,14 @@ from solver.errors import UsageError
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
+EXIT_INTERRUPTED = 130
 
 
 class OneLineArgumentParser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line (and exit status 2)."""
 
     def error(self, message: str):  # noqa: D401 - argparse's API
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        report(self.prog, f"error: {message} (see --help)")
         sys.exit(EXIT_USAGE)
 
 
@@ -28,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="solver",
         description="Solve and play two-player perfect-information games: endgame databases, "
         "proof-number search, alpha-beta play.",
+        epilog="Exit status: 0 done, 1 a damaged or unusable environment (or a batch in which "
+        "some line failed), 2 bad input, 130 interrupted.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineArgumentParser)
     subparsers.required = True
@@ -36,25 +40,70 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+MAX_MESSAGE = 2000  # characters: a 10,000-character position is not repeated in full
+
+
+def report(prog: str, message: str) -> None:
+    """One line on stderr: newlines in ``message`` (from a file's text, say) are folded, and a
+    huge message is cut."""
+    line = " ".join(message.split())
+    if len(line) > MAX_MESSAGE:
+        line = line[:MAX_MESSAGE] + "..."
+    sys.stderr.write(f"{prog}: {line}\n")
+    sys.stderr.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `solver` console script."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)  # imports the commands: Ctrl-C may come here too
+    except KeyboardInterrupt:
+        report("solver", "interrupted")
+        return EXIT_INTERRUPTED
+    return run_command(args)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command; every exception becomes one line and an exit status."""
+    prog = f"solver {args.command}"
     try:
         return args.run(args)
     except UsageError as error:
-        sys.stderr.write(f"solver {args.command}: error: {error}\n")
+        report(prog, f"error: {error}")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        sys.stderr.write(f"solver {args.command}: interrupted\n")
-        return 130
+        report(prog, "interrupted")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
+        # The reader went away (`solver ... | head`): nothing more to say, and nowhere to say it.
+        # Point stdout at /dev/null so that the flush at exit does not complain.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
         return EXIT_FAILURE
-    except Exception as error:  # last resort: one line, unless the user asks for the traceback
+    except MemoryError:
+        report(prog, "error: out of memory (try smaller memory options: --table-mb, --hash, --cache-mb)")
+        return EXIT_FAILURE
+    except Exception as error:  # noqa: BLE001 - the last resort
+        if environment_failure(error):
+            report(prog, f"error: {error}")
+            return EXIT_FAILURE
         if os.environ.get("SOLVER_DEBUG"):
             raise
-        sys.stderr.write(f"solver {args.command}: internal error: {type(error).__name__}: {error} "
-                         f"(set SOLVER_DEBUG=1 for a traceback)\n")
+        report(prog, f"internal error: {type(error).__name__}: {error} (set SOLVER_DEBUG=1 for a traceback)")
         return EXIT_FAILURE
+
+
+def environment_failure(error: Exception) -> bool:
+    """Whether ``error`` is a damaged or unusable environment rather than a bug: a command's
+    Failure, or a table file that cannot be used (exit status 1 with the error's own message)."""
+    kinds = []
+    for module, name in (("solver.commands.common", "Failure"), ("databases.errors", "UnusableTableError")):
+        kind = getattr(sys.modules.get(module), name, None)  # only what the command loaded
+        if kind is not None:
+            kinds.append(kind)
+    return isinstance(error, tuple(kinds))
 
 
 if __name__ == "__main__":

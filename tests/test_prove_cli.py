@@ -82,7 +82,7 @@ def test_chess_mate_in_two_proof(tmp_path, capsys):
 
 def test_positions_from_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("# comment\n112233\n\n44x\n2531276566711153\n"))
-    assert main(["prove", "connect4", "-", "--json"]) == 0
+    assert main(["prove", "connect4", "-", "--json"]) == 1  # a line got an error answer
     answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [a["position"] for a in answers] == ["112233", "44x", "2531276566711153"]
     assert answers[0]["result"] == "proven" and "error" in answers[1] and answers[2]["result"] == "proven"

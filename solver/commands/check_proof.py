@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from solver.commands.common import add_game_argument, add_json_flag, load_game
+from solver.commands.common import add_game_argument, add_json_flag, load_game, readable_file_path
 from solver.errors import UsageError
 from solver.output import emit
 
@@ -20,7 +20,9 @@ def register(subparsers) -> None:
     )
     add_game_argument(parser)
     parser.add_argument("file", metavar="FILE", help="proof file (JSON, docs/proof-format.md)")
-    parser.add_argument("--db", metavar="DIR", default=None, help="database directory, for database leaves")
+    parser.add_argument("--db", metavar="DIR", default=None,
+                        help="database directory, for the proof's database leaves (default: $SOLVER_DB, "
+                        "else ~/.local/share/solver/db; opened only when the proof has such leaves)")
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
@@ -28,13 +30,12 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check and print the verdict."""
     game = load_game(args.game)
+    readable_file_path(args.file, "FILE")
     from proofsearch.checker import check_file
 
-    from solver.commands.prove import open_database_leaves
-
-    database = open_database_leaves(game, args.db)
+    probe = _explicit_tables(game, args.db) if args.db is not None else _default_tables(game)
     try:
-        verdict = check_file(game, args.file, database.value if database is not None else None)
+        verdict = check_file(game, args.file, probe)
     except OSError as error:
         raise UsageError(f"cannot read {args.file}: {error.strerror or error}") from None
     result = {"valid": verdict.valid, "nodes": verdict.nodes}
@@ -44,3 +45,24 @@ def run(args: argparse.Namespace) -> int:
          lambda r: f"valid proof, {r['nodes']:,} positions checked" if r["valid"]
          else f"INVALID after {r['nodes']:,} positions: {r['reason']}")
     return 0 if verdict.valid else 1
+
+
+def _explicit_tables(game, directory: str):
+    """``value`` of the tables under ``--db DIR`` (opened now: a bad DIR is reported at once)."""
+    from solver.commands.prove import open_database_leaves
+
+    return open_database_leaves(game, directory).value
+
+
+def _default_tables(game):
+    """A ``value`` that opens the tables of ``$SOLVER_DB`` (else the user data directory) at the
+    first database leaf: a proof without such leaves never loads them."""
+    from solver.commands.prove import open_database_leaves
+
+    opened = []
+
+    def value(position):
+        if not opened:
+            opened.append(open_database_leaves(game, None))
+        return opened[0].value(position) if opened[0] is not None else None
+    return value

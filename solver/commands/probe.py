@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from databases.errors import DatabaseError
 from databases.location import default_database_dir
 from games import NotationError
 from solver.commands.build import add_db_argument, load_family
-from solver.commands.common import add_game_argument, add_json_flag, position_inputs, position_text
+from solver.commands.common import (BATCH_HELP, add_game_argument, add_json_flag, database_errors_as_usage,
+                                    named_directory, run_batch)
 from solver.errors import UsageError
+from solver.output import emit
 
 
 def register(subparsers) -> None:
@@ -18,8 +18,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "probe", help="value of a position from the endgame tables",
         description="Look POSITION up in the tables: win/draw/loss for the side to move, the "
-        "distance to mate in plies (positive when the side to move wins), and a best move. "
-        "POSITION '-' reads one position per line from standard input.")
+        "distance to mate in plies (positive when the side to move wins), and a best move.",
+        epilog=BATCH_HELP)
     add_game_argument(parser)
     parser.add_argument("position", metavar="POSITION", help="position in the game's notation, "
                         "startpos, or - for standard input")
@@ -53,27 +53,22 @@ def run(args: argparse.Namespace) -> int:
     from databases.reader import Database  # here: it compiles the page-cache kernels
 
     load_family(args.game)
-    root = default_database_dir(args.db)
-    with Database(root, args.game) as db:
-        lines = position_inputs(args.position, sys.stdin)
-        if lines is None:
-            try:
-                result = answer(db, args.position)
-            except NotationError as error:
-                raise UsageError(f"bad {args.game} position: {error}") from None
-            except DatabaseError as error:
-                raise UsageError(str(error)) from None
-            sys.stdout.write((json.dumps(result) if args.json else summary(result)) + "\n")
-            return 0
-        for text in lines:
-            try:
-                result = {"position": text, **answer(db, position_text(args.game, text))}
-            except (NotationError, DatabaseError) as error:
-                result = {"position": text, "error": str(error)}
-            if args.json:
-                sys.stdout.write(json.dumps(result) + "\n")
-            else:
-                sys.stdout.write(f"{text}: " + (f"error: {result['error']}" if "error" in result
-                                                else summary(result)) + "\n")
-        sys.stdout.flush()
+    root = default_database_dir(named_directory(args.db, "--db") if args.db is not None else None)
+    with database_errors_as_usage():
+        db = Database(root, args.game)
+    with db:
+        if args.position == "-":
+            return run_batch(args.game, lambda text: checked_answer(db, text), args.json, summary,
+                             line_errors=(UsageError, DatabaseError))
+        emit(checked_answer(db, args.position), args.json, summary)
         return 0
+
+
+def checked_answer(db: "Database", text: str) -> dict:
+    """``answer``, with bad input (a malformed position, one no table covers) raised as a
+    UsageError; a damaged table stays an UnusableTableError (exit status 1, see solver.cli)."""
+    try:
+        with database_errors_as_usage():
+            return answer(db, text)
+    except NotationError as error:
+        raise UsageError(f"bad {db.game.name} position: {error}") from None

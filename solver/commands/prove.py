@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
-from solver.commands.common import (add_game_argument, add_json_flag, load_game, load_position, megabytes,
-                                    non_negative_int, position_inputs, position_text, seconds)
+from solver.commands.common import (BATCH_HELP, Failure, add_game_argument, add_json_flag, add_optional_db_argument,
+                                    allocation, bounded_int, load_game, load_position, megabytes, non_negative_int,
+                                    optional_tables_directory, run_batch, seconds, writable_file_path)
 from solver.errors import UsageError
 from solver.output import emit
+
+# Deeper bounds mean nothing more: the search stack stops at 1000 plies (a horizon, never a guess).
+MAX_PROOF_DEPTH = 100_000
 
 
 def register(subparsers) -> None:
@@ -22,8 +25,8 @@ def register(subparsers) -> None:
         "first: never a guess). A Connect Four or tic-tac-toe value follows from two proofs: "
         "win proven = win; else draw proven = draw; else loss. With --max-depth, a result that "
         "leans on the depth horizon is unknown.",
-        epilog="Chess: goal win is checkmate; --max-depth 2N-1 proves mate in N. POSITION '-' reads "
-        "positions from stdin, one per line, and answers each on one line.",
+        epilog="Chess: goal win is checkmate; --max-depth 2N-1 proves mate in N. Ctrl-C stops the "
+        "search (exit status 130). " + BATCH_HELP,
     )
     add_game_argument(parser)
     parser.add_argument("position", metavar="POSITION", help="position in the game's notation, startpos, or - for stdin")
@@ -33,11 +36,12 @@ def register(subparsers) -> None:
                         help="stop after N node expansions (result unknown)")
     parser.add_argument("--time", type=seconds, default=None, metavar="S",
                         help="stop after S seconds (result unknown)")
-    parser.add_argument("--max-depth", type=non_negative_int, default=None, metavar="PLIES",
-                        help="the goal must be reached within PLIES plies")
+    parser.add_argument("--max-depth", type=bounded_int(0, MAX_PROOF_DEPTH), default=None, metavar="PLIES",
+                        help=f"the goal must be reached within PLIES plies (at most {MAX_PROOF_DEPTH:,})")
     parser.add_argument("--table-mb", type=megabytes, default=64.0, metavar="MB",
-                        help="transposition table size in MiB (default 64); memory stays bounded by it")
-    parser.add_argument("--db", metavar="DIR", default=None, help="database directory: covered positions are leaves")
+                        help="transposition table size in MiB (default 64, at most 65536 and the "
+                        "machine's memory); memory stays bounded by it")
+    add_optional_db_argument(parser, "positions its tables cover are leaves")
     parser.add_argument("--proof", metavar="FILE", default=None,
                         help="write the proof (or disproof) tree to FILE (docs/proof-format.md); "
                         "proof_size is reported only then")
@@ -48,31 +52,23 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     """Prove one position, or each line of stdin for POSITION '-'."""
     game = load_game(args.game)
+    batch = args.position == "-"
+    if batch and args.proof:
+        raise UsageError("--proof takes a single POSITION, not '-'")
+    root = None if batch else load_position(game, args.position)  # bad input before any loading
+    if args.proof is not None:
+        writable_file_path(args.proof, "--proof")
     database = open_database_leaves(game, args.db)
     database_value = database.value if database is not None else None
     from proofsearch.dfpn import DfpnSearch
     from proofsearch.table import TranspositionTable
 
-    search = DfpnSearch(game, TranspositionTable.from_megabytes(args.table_mb), database=database)
-    lines = position_inputs(args.position, sys.stdin)
-    if lines is None:
-        position = load_position(game, args.position)
-        result = _prove_one(search, game, position, args, database_value, args.proof)
-        emit(result, args.json, _summary)
-        return 0
-    if args.proof:
-        raise UsageError("--proof takes a single POSITION, not '-'")
-    for line in lines:
-        try:
-            position = load_position(game, position_text(game.name, line))
-            result = {"position": line, **_prove_one(search, game, position, args, database_value, None)}
-        except UsageError as error:
-            result = {"position": line, "error": str(error)}
-        if args.json:
-            sys.stdout.write(json.dumps(result) + "\n")
-        else:
-            sys.stdout.write(f"{line}: {result['error'] if 'error' in result else _summary(result)}\n")
-        sys.stdout.flush()
+    table = allocation("transposition table", "--table-mb", lambda: TranspositionTable.from_megabytes(args.table_mb))
+    search = DfpnSearch(game, table, database=database)
+    if batch:
+        return run_batch(game.name, lambda text: _prove_one(search, game, load_position(game, text), args,
+                                                            database_value, None), args.json, _summary)
+    emit(_prove_one(search, game, root, args, database_value, args.proof), args.json, _summary)
     return 0
 
 
@@ -84,21 +80,15 @@ def _prove_one(search, game, position, args, database_value, proof_path) -> dict
             sys.stderr.write(f"\r{nodes:,} nodes, {seconds:.1f} s, {nodes / max(seconds, 1e-9):,.0f} nodes/s")
             sys.stderr.flush()
     started = time.perf_counter()
-    found = search.prove(position, args.goal, max_nodes=args.max_nodes, seconds=args.time,
-                         max_depth=args.max_depth, progress=progress)
-    if progress is not None:
-        sys.stderr.write("\r\033[K")
+    try:
+        found = search.prove(position, args.goal, max_nodes=args.max_nodes, seconds=args.time,
+                             max_depth=args.max_depth, progress=progress)
+    finally:
+        if progress is not None:  # also on Ctrl-C: the message that follows gets a clean line
+            sys.stderr.write("\r\033[K")
     proof_size = None
     if proof_path is not None and found.result in ("proven", "disproven"):
-        from proofsearch.proof_tree import extract_proof, write_proof
-
-        document = extract_proof(search, position, args.goal, found.result, args.max_depth,
-                                 database_value=database_value)
-        try:
-            write_proof(document, proof_path)
-        except OSError as error:
-            raise UsageError(f"cannot write {proof_path}: {error.strerror or error}") from None
-        proof_size = document["size"]
+        proof_size = _save_proof(search, position, args, found.result, database_value, proof_path)
     result = {
         "result": found.result,
         "goal": args.goal,
@@ -110,6 +100,22 @@ def _prove_one(search, game, position, args, database_value, proof_path) -> dict
     if found.reason:
         result["reason"] = found.reason
     return result
+
+
+def _save_proof(search, position, args, claim: str, database_value, path: str) -> int:
+    """Extract the proof of ``claim`` and write it to ``path``; its size."""
+    from proofsearch.proof_tree import ProofExtractionError, extract_proof, write_proof
+
+    try:
+        document = extract_proof(search, position, args.goal, claim, args.max_depth,
+                                 database_value=database_value)
+    except ProofExtractionError as error:
+        raise Failure(f"the proof was found but could not be written out: {error}") from None
+    try:
+        write_proof(document, path)
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+    return document["size"]
 
 
 def _summary(result: dict) -> str:
@@ -124,20 +130,31 @@ def _summary(result: dict) -> str:
     return text
 
 
-def open_database_leaves(game, directory):
-    """The built tables under ``--db DIR`` as search leaves, or None without ``--db``."""
+def open_database_leaves(game, explicit: str | None):
+    """The built tables as search leaves: those under ``--db DIR``, else under ``$SOLVER_DB`` or
+    the user data directory when it holds any of the game's (see ``optional_tables_directory``);
+    None when there are none to use."""
+    directory, named = optional_tables_directory(explicit, game.name)
     if directory is None:
         return None
-    from databases.errors import DatabaseError
+    from databases.errors import DatabaseError, UnusableTableError
     from databases.families import NoTablesError
     from proofsearch.database_leaves import DatabaseLeaves
 
     try:
         database = DatabaseLeaves(game, directory)
     except NoTablesError as error:
+        if not named:
+            return None
         raise UsageError(f"--db: {error}") from None
+    except UnusableTableError:  # a damaged table: exit status 1
+        raise
     except DatabaseError as error:
+        if not named:  # the default location: tables there are optional
+            return None
         raise UsageError(str(error)) from None
     if database.tables == 0:
+        if not named:  # only damaged ones (each was reported): search without them
+            return None
         raise UsageError(f"--db {directory}: no {game.name} tables built there (see `solver build`)")
     return database

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from solver.commands.common import (add_game_argument, add_json_flag, add_switch_argument, disabled_switches,
-                                    load_game, load_position, megabytes, non_negative_int, position_inputs,
-                                    position_text, seconds)
+from solver.commands.common import (BATCH_HELP, add_game_argument, add_json_flag, add_optional_db_argument,
+                                    add_switch_argument, allocation, bounded_int, disabled_switches, load_game,
+                                    load_position, megabytes, non_negative_int, optional_tables_directory,
+                                    run_batch, seconds)
 from solver.errors import UsageError
 from solver.output import emit
 
@@ -29,15 +29,16 @@ def register(subparsers) -> None:
         "mates). With --db, positions the endgame tables cover are valued by them inside the search, "
         "and a root they cover is played from them at once. --mate N is answered by df-pn (a proof "
         "of mate within 2N-1 plies, shortened where it can be), confirmed by the search.",
-        epilog="POSITION '-' reads positions from stdin, one per line, and answers each on one line. "
-        "On a terminal, one line per finished iteration goes to stderr. A position with no legal "
-        "move answers best null and its result.",
+        epilog="On a terminal, one line per finished iteration goes to stderr. A position with no "
+        "legal move answers best null and its result. Ctrl-C stops the search (exit status 130). "
+        + BATCH_HELP,
     )
     add_game_argument(parser)
     parser.add_argument("position", metavar="POSITION", help="position in the game's notation, startpos, or - for stdin")
     parser.add_argument("--depth", type=_depth, default=None, metavar="D", help="search D plies deep (1..120)")
     parser.add_argument("--time", type=seconds, default=None, metavar="S", help="stop after S seconds")
-    parser.add_argument("--nodes", type=non_negative_int, default=None, metavar="N", help="stop after about N nodes")
+    parser.add_argument("--nodes", type=bounded_int(1, 1 << 62), default=None, metavar="N",
+                        help="stop after about N nodes")
     parser.add_argument("--moves", nargs="+", default=[], metavar="M",
                         help="moves played from POSITION before searching (so repetitions count)")
     parser.add_argument("--hash", type=megabytes, default=64.0, metavar="MB",
@@ -45,8 +46,7 @@ def register(subparsers) -> None:
     parser.add_argument("--mate", type=_mate_moves, default=None, metavar="N",
                         help="look for a mate in at most N moves (df-pn, then the search); stops when found, "
                         "or once no such mate exists (without --time that may take long)")
-    parser.add_argument("--db", metavar="DIR", default=None,
-                        help="database directory whose tables the search probes (see `solver build`)")
+    add_optional_db_argument(parser, "the search probes its tables (see `solver build`)")
     parser.add_argument("--cache-mb", type=megabytes, default=DEFAULT_CACHE_MB, metavar="MB",
                         help=f"memory for table pages in MiB (default {DEFAULT_CACHE_MB:g})")
     parser.add_argument("--prover-nodes", type=non_negative_int, default=0, metavar="N",
@@ -57,18 +57,8 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _mate_moves(text: str) -> int:
-    value = non_negative_int(text)
-    if not 1 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 60 moves, got {value}")
-    return value
-
-
-def _depth(text: str) -> int:
-    value = non_negative_int(text)
-    if not 1 <= value <= 120:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 120, got {value}")
-    return value
+_mate_moves = bounded_int(1, 60)
+_depth = bounded_int(1, 120)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,55 +67,55 @@ def run(args: argparse.Namespace) -> int:
     if game.player is None:
         raise UsageError(f"{game.name} cannot be searched: it has no player kernels")
     switches = disabled_switches(args)
-    lines = position_inputs(args.position, sys.stdin)
-    if lines is not None and args.moves:
+    batch = args.position == "-"
+    if batch and args.moves:
         raise UsageError("--moves takes a single POSITION, not '-'")
     # Parse before loading the search, so bad input is answered at once.
-    root = load_position(game, args.position) if lines is None else None
-    history, root = (_play_moves(game, root, args.moves) if root is not None else ([], None))
+    history, root = ([], None) if batch else _play_moves(game, load_position(game, args.position), args.moves)
 
     tables = open_endgame_tables(game, args.db, args.cache_mb)
 
     from solver.search.player import Limits, Player
 
-    player = Player(game, hash_mb=args.hash, switches=switches, tables=tables, prover_nodes=args.prover_nodes)
+    player = allocation("transposition table", "--hash", lambda: Player(
+        game, hash_mb=args.hash, switches=switches, tables=tables, prover_nodes=args.prover_nodes))
     if args.depth is None and args.time is None and args.nodes is None and args.mate is None:
         limits = Limits(time=DEFAULT_SECONDS)
     else:
         limits = Limits(depth=args.depth, time=args.time, nodes=args.nodes, mate=args.mate)
-    if lines is None:
+    if not batch:
         emit(_search_one(player, game, root, history, limits, args.json), args.json, _summary)
         return 0
-    failed = False
-    for line in lines:
-        try:
-            position = load_position(game, position_text(game.name, line))
-            player.new_game()
-            result = {"position": line, **_search_one(player, game, position, [], limits, args.json)}
-        except UsageError as error:
-            result = {"position": line, "error": str(error)}
-            failed = True
-        if args.json:
-            sys.stdout.write(json.dumps(result) + "\n")
-        else:
-            sys.stdout.write(f"{line}: {result['error'] if 'error' in result else _summary(result)}\n")
-        sys.stdout.flush()
-    return 1 if failed else 0
+
+    def answer(text: str) -> dict:
+        position = load_position(game, text)
+        player.new_game()
+        return _search_one(player, game, position, [], limits, args.json)
+
+    return run_batch(game.name, answer, args.json, _summary)
 
 
-def open_endgame_tables(game, directory: str | None, cache_mb: float):
-    """The built tables under ``--db DIR`` for the player, or None without ``--db``."""
+def open_endgame_tables(game, explicit: str | None, cache_mb: float):
+    """The built tables for the player: those under ``--db DIR``, else under ``$SOLVER_DB`` or the
+    user data directory when it holds any of the game's; None when there are none to use."""
+    directory, named = optional_tables_directory(explicit, game.name)
     if directory is None:
         return None
-    from databases.errors import DatabaseError
+    from databases.errors import DatabaseError, UnusableTableError
     from databases.families import NoTablesError
     from solver.search.table_leaves import EndgameTables
 
     try:
-        return EndgameTables(game, directory, cache_mb)
+        return allocation("table page cache", "--cache-mb", lambda: EndgameTables(game, directory, cache_mb))
     except NoTablesError as error:
+        if not named:
+            return None
         raise UsageError(f"--db: {error}") from None
+    except UnusableTableError:  # a damaged table: exit status 1
+        raise
     except DatabaseError as error:
+        if not named:  # the default location: tables there are optional
+            return None
         message = str(error)
         raise UsageError(message if message.startswith("--db") else f"--db {message}") from None
 
@@ -156,7 +146,10 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
                              f"nodes {iteration.nodes:>11,} nps {iteration.nps:>10,} "
                              f"{iteration.seconds:7.2f} s  pv {pv}\n")
             sys.stderr.flush()
-    found = player.search(position, limits, history=history, on_iteration=show)
+    from games.interrupt import run_interruptibly
+
+    found = run_interruptibly(lambda: player.search(position, limits, history=history, on_iteration=show),
+                              player.stop)
     if found.best is None:
         return {"best": None, "score": None, "mate": None, "result": RESULT_NAMES.get(found.outcome, "draw"),
                 "depth": 0, "seldepth": 0, "nodes": 0, "nps": 0, "pv": [], "seconds": round(found.seconds, 6),

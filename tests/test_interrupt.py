@@ -1,0 +1,99 @@
+"""Ctrl-C reaches long numba work (issue 12, item 5): the kernels of perft and df-pn poll a stop
+flag, run in a worker thread, and the main thread, which receives the signal, raises the flag.
+A command that is interrupted exits with status 130 and one line on stderr."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import games
+from games.interrupt import flag_raiser, run_interruptibly
+from games.perft import perft
+from proofsearch.dfpn import DfpnSearch
+from tests.test_bad_input import run_solver
+
+CHESS = games.get("chess")
+
+
+def interrupt_main_thread_after(seconds: float) -> threading.Timer:
+    """SIGINT to this process's main thread after ``seconds`` (as Ctrl-C would)."""
+    timer = threading.Timer(seconds, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_perft_stops_at_once_on_ctrl_c():
+    perft(CHESS, CHESS.start_position(), 1)  # loaded before the clock starts
+    interrupt_main_thread_after(0.5)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        perft(CHESS, CHESS.start_position(), 99)
+    assert time.monotonic() - started < 3.0
+
+
+def test_proof_search_stops_at_once_on_ctrl_c():
+    search = DfpnSearch(CHESS)
+    search.prove(CHESS.start_position(), max_nodes=10)  # loaded before the clock starts
+    interrupt_main_thread_after(0.5)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        search.prove(CHESS.start_position())
+    assert time.monotonic() - started < 3.0
+
+
+def test_proof_search_stops_when_told_from_another_thread():
+    search = DfpnSearch(CHESS)
+    search.prove(CHESS.start_position(), max_nodes=10)
+    timer = threading.Timer(0.5, search.stop)
+    timer.start()
+    found = search.prove(CHESS.start_position())
+    assert found.result == "unknown" and found.reason == "stopped"
+
+
+def test_work_outside_the_main_thread_runs_directly():
+    flag = np.zeros(1, dtype=np.int64)
+    answers = []
+    worker = threading.Thread(target=lambda: answers.append(run_interruptibly(threading.current_thread,
+                                                                              flag_raiser(flag))))
+    worker.start()
+    worker.join()
+    assert answers == [worker] and flag[0] == 0
+
+
+def test_errors_of_the_work_reach_the_caller():
+    with pytest.raises(ZeroDivisionError):
+        run_interruptibly(lambda: 1 // 0, lambda: None)
+
+
+@pytest.mark.parametrize("command, warm_up", [
+    (["perft", "chess", "startpos", "99"], ["perft", "chess", "startpos", "1"]),
+    (["prove", "chess", "startpos"], ["prove", "chess", "startpos", "--max-nodes", "10"]),
+    (["search", "chess", "startpos", "--depth", "100"], ["search", "chess", "startpos", "--depth", "1"]),
+    (["search", "connect4", "startpos", "--depth", "40"], ["search", "connect4", "startpos", "--depth", "1"]),
+], ids=lambda c: " ".join(c[:2]))
+def test_commands_exit_130_with_one_line_on_ctrl_c(command, warm_up):
+    started = time.monotonic()
+    assert run_solver(*warm_up).returncode == 0  # kernels compiled or loaded: startup is now known
+    wait = 2 * (time.monotonic() - started) + 2  # well into the long work
+    process = subprocess.Popen([sys.executable, "-m", "solver", *command], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=dict(os.environ))
+    try:
+        time.sleep(wait)
+        assert process.poll() is None, "the command ended by itself"
+        process.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = process.communicate(timeout=60)
+        assert time.monotonic() - sent < 10
+        assert process.returncode == 130
+        assert err.decode().splitlines() == [f"solver {command[0]}: interrupted"]
+        assert out == b""
+    finally:
+        process.kill()
+        process.wait()
