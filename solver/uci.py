@@ -152,7 +152,7 @@ class UciEngine:
     def run(self, lines: Iterable[str]) -> int:
         """Answer commands until ``quit`` or the end of ``lines``; the exit status."""
         try:
-            for line in lines:
+            for line in _decoded(lines):
                 if not self.handle(line):
                     break
         finally:
@@ -329,7 +329,8 @@ class UciEngine:
         elif timed and command.ponder:
             self._ponder_budget = PonderBudget(optimum, maximum, limits, time.monotonic())
         result = player.search(position, limits, history=history,
-                               on_iteration=lambda iteration: self._info(game, position, iteration))
+                               on_iteration=lambda iteration: self._info(game, position, iteration),
+                               stop_requested=self._stop)
         self._ponder_budget = None
         self._wait_if_told_to(command)
         best = result.best if result.best is not None else legal[0]
@@ -505,6 +506,18 @@ class UciEngine:
             self._errors.flush()
         except (BrokenPipeError, ValueError):
             pass
+
+
+def _decoded(lines: Iterable[str]) -> Iterable[str]:
+    """The command lines. A text stream over bytes (standard input) is read as bytes and decoded
+    line by line, so that bytes that are not UTF-8 make one unknown command (with replacement
+    characters) instead of a UnicodeDecodeError that would end the engine."""
+    buffer = getattr(lines, "buffer", None)
+    if buffer is None:
+        yield from lines
+        return
+    while raw := buffer.readline():
+        yield raw.decode("utf-8", errors="replace")
 
 
 def quick_move(game, position, legal: list[int]) -> tuple[int, int]:

@@ -160,6 +160,25 @@ def test_prover_at_the_root_finds_a_mate_beyond_the_depth():
     assert proved.mate == 3 and CHESS.format_move(position, proved.best) == "f8c5"
 
 
+def test_prover_on_the_clock_leaves_the_search_most_of_the_time():
+    # A middlegame with no mate to find: a prover given all the move's time would leave the
+    # search at depth 1 (the bug the prover-on match showed: every game lost).
+    position = CHESS.parse_position("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    player = Player(CHESS, hash_mb=16, prover_nodes=10_000_000)
+    result = player.search(position, Limits(time=2.0, optimum=1.0))
+    assert result.depth >= 4
+    assert player._prover_seconds <= 0.5 * (result.seconds - player._prover_seconds) + 0.05
+
+
+def test_a_stop_before_the_search_starts_is_not_lost():
+    import threading
+
+    stop = threading.Event()
+    stop.set()  # as a UCI stop that arrives while the search thread is still setting up
+    result = Player(CHESS, hash_mb=4).search(CHESS.start_position(), Limits(depth=12), stop_requested=stop)
+    assert result.best is not None and result.depth < 12 and result.nodes <= 4096  # the first poll
+
+
 def test_tictactoe_plays_from_its_table(db):
     game = games.get("tictactoe")
     tables = EndgameTables(game, db)

@@ -163,7 +163,15 @@ class _Deadline:
                     self._state[ab.C_STOP] = 1
                     self._deadline = None
                     continue
-                self._wake.wait(left)
+                self._wake.wait(min(left, LONGEST_WAIT))
+
+
+# On the clock, the root prover's time stays within this share of the search's own time.
+PROVER_TIME_SHARE = 0.25
+
+# A deadline further away than this is checked again after this long (a clock of "go movetime
+# 99999999999999999999" would overflow the wait's timeout).
+LONGEST_WAIT = 3600.0
 
 
 class Player:
@@ -202,6 +210,7 @@ class Player:
         self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
         self._path = np.zeros(rows, dtype=np.uint64)
         self._deadline: _Deadline | None = None
+        self._stop_requested: threading.Event | None = None  # the caller's stop, see search()
         self.last_stats: dict[str, int] = {}
         self.tables = tables
         self.prover_nodes = prover_nodes
@@ -250,6 +259,13 @@ class Player:
         """Ask a running search to return as soon as it can (it keeps its best move so far)."""
         self._state[ab.C_STOP] = 1
 
+    def _clear_stop(self) -> None:
+        """Let the search run, unless a stop was requested: :meth:`stop` may have come before this
+        reset, but then the caller's event is already set (it is set before :meth:`stop`)."""
+        self._state[ab.C_STOP] = 0
+        if self._stop_requested is not None and self._stop_requested.is_set():
+            self._state[ab.C_STOP] = 1
+
     def set_deadline(self, seconds_from_now: float | None) -> None:
         """Stop the running search ``seconds_from_now`` from now (None: no deadline)."""
         if self._deadline is not None:
@@ -257,11 +273,15 @@ class Player:
 
     # --- search -------------------------------------------------------------------------------
     def search(self, position: np.ndarray, limits: Limits = Limits(), history: Sequence[int] = (),
-               on_iteration: Callable[[Iteration], None] | None = None) -> SearchResult:
+               on_iteration: Callable[[Iteration], None] | None = None,
+               stop_requested: threading.Event | None = None) -> SearchResult:
         """Search ``position`` (after the game whose earlier positions hash to ``history``, oldest
-        first, so that repetitions of them count) within ``limits``."""
+        first, so that repetitions of them count) within ``limits``. A caller that may ask
+        another thread to stop before this call is under way passes the event it sets then as
+        ``stop_requested`` (besides calling :meth:`stop`): such a stop is not lost."""
         started = time.monotonic()
-        self._state[ab.C_STOP] = 0
+        self._stop_requested = stop_requested
+        self._clear_stop()
         game = self.game
         legal = game.legal_moves(position)
         result = int(game.kernels.outcome(position, len(legal)))
@@ -317,7 +337,7 @@ class Player:
                          time=None if limits.time is None else max(0.001, (limits.time - spent) / 2))
         if confirm.time is None:
             confirm.time = max(CONFIRM_SECONDS, spent)  # confirming takes about as long as proving
-        self._state[ab.C_STOP] = 0
+        self._clear_stop()
         self._deadline.move_to(time.monotonic() + confirm.time)
         searched = self._deepen(confirm, root_moves, started, None)
         if searched.score is not None and searched.score >= proof_score:
@@ -439,18 +459,22 @@ class Player:
 
     def _prover_at_root(self, limits: Limits, started: float, root_moves: list[int]) -> tuple[int, int] | None:
         """(move, score) of a mate df-pn proves at the root within ``prover_nodes`` more nodes
-        (and the time left), or None. On the clock the prover gets at most as much time as the
-        search has had, so cheap early iterations are not each followed by a costly proof attempt."""
+        (and the time allowed), or None. On the clock the prover's time in this search stays
+        within ``PROVER_TIME_SHARE`` of the search's own, so cheap early iterations are not each
+        followed by a costly proof attempt and the search keeps most of the move's time."""
         if self.prover_nodes <= 0 or self._state[ab.C_STOP]:
             return None
         elapsed = time.monotonic() - started
         timed = limits.time is not None or limits.optimum is not None
-        if timed and self._prover_seconds > elapsed - self._prover_seconds:
-            return None
-        left = None if limits.time is None else limits.time - elapsed
-        if left is not None and left <= 0.002:
-            return None
-        mate = self.prover.root_mate(self._root_position, self._root_history, self.prover_nodes, left)
+        seconds = None
+        if timed:
+            searched = elapsed - self._prover_seconds
+            seconds = PROVER_TIME_SHARE * searched - self._prover_seconds
+            if limits.time is not None:
+                seconds = min(seconds, limits.time - elapsed)
+            if seconds <= 0.002:
+                return None
+        mate = self.prover.root_mate(self._root_position, self._root_history, self.prover_nodes, seconds)
         self._prover_seconds += time.monotonic() - started - elapsed
         if mate is None or mate.move not in root_moves:
             return None
