@@ -1,4 +1,9 @@
-"""Shared fixtures: the oracle data directory (from $SOLVER_ORACLE_DATA) and the games."""
+"""Shared fixtures: the oracle data directory (from $SOLVER_ORACLE_DATA) and the games.
+
+Outside CI a missing oracle directory or file skips the tests that need it. Under CI
+(``CI`` set to ``true``, ``1`` or ``yes``, as CI services and .ci/run do) it fails the run
+instead, at the start with one line, so that a CI run without the data cannot pass green.
+"""
 from __future__ import annotations
 
 import os
@@ -6,27 +11,56 @@ from pathlib import Path
 
 import pytest
 
+HINT = "set SOLVER_ORACLE_DATA to the oracle data directory (e.g. ../shared/data)"
+
+
+def under_ci() -> bool:
+    """Whether this run is CI's (the ``CI`` environment variable, as CI services set it)."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def oracle_problem() -> str | None:
+    """Why the oracle data directory cannot be used, or None when it can."""
+    value = os.environ.get("SOLVER_ORACLE_DATA")
+    if not value:
+        return f"oracle data not available: SOLVER_ORACLE_DATA is unset; {HINT}"
+    if not Path(value).is_dir():
+        return f"oracle data not available: SOLVER_ORACLE_DATA={value} is not a directory; {HINT}"
+    return None
+
+
+def missing(message: str) -> None:
+    """Skip the test, or under CI fail it (a CI run must not pass without its oracles)."""
+    if under_ci():
+        pytest.fail(f"CI: {message}", pytrace=False)
+    pytest.skip(message)
+
+
+def pytest_sessionstart(session) -> None:
+    """Under CI, stop at once with one line when the oracle directory is missing."""
+    problem = oracle_problem()
+    if problem and under_ci():
+        pytest.exit(f"CI: {problem}", returncode=1)
+
 
 @pytest.fixture(scope="session")
 def oracle_root() -> Path:
-    """The oracle data directory, or skip when $SOLVER_ORACLE_DATA is unset or missing."""
-    value = os.environ.get("SOLVER_ORACLE_DATA")
-    if not value:
-        pytest.skip("oracle data not available: set SOLVER_ORACLE_DATA (e.g. ../shared/data)")
-    root = Path(value)
-    if not root.is_dir():
-        pytest.skip(f"oracle data not available: SOLVER_ORACLE_DATA={value} is not a directory")
-    return root
+    """The oracle data directory; skip (fail under CI) when it is unset or missing."""
+    problem = oracle_problem()
+    if problem:
+        missing(problem)
+    return Path(os.environ["SOLVER_ORACLE_DATA"])
 
 
 @pytest.fixture(scope="session")
 def oracle_data(oracle_root):
-    """A function mapping a sub-path of the oracle data to a Path, skipping if it is missing."""
+    """A function mapping a sub-path of the oracle data to a Path; skip (fail under CI) when
+    that file is missing."""
 
     def resolve(sub_path: str) -> Path:
         path = oracle_root / sub_path
         if not path.exists():
-            pytest.skip(f"oracle file missing: {path}")
+            missing(f"oracle file missing: {path}")
         return path
 
     return resolve
