@@ -121,6 +121,16 @@ def summary(records: list[dict]) -> str:
     return "\n".join(rows)
 
 
+WARM_UP_SECONDS = 600.0  # a cold numba cache compiles the search on the first move
+MOVE_TIMEOUT_SECONDS = 10.0  # beyond the move time, before an answer counts as hung
+
+
+def warm_up(engine: chess.engine.SimpleEngine) -> None:
+    """Play one move in a 4-piece position so that the kernels are compiled before the clock runs."""
+    engine.play(chess.Board("8/8/3k4/8/8/8/8/K1Q5 w - - 0 1"), chess.engine.Limit(time=0.1))
+    engine.timeout = MOVE_TIMEOUT_SECONDS
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", required=True, help="database directory with the chess tables built")
@@ -158,9 +168,10 @@ def main() -> int:
     try:
         stockfish = chess.engine.SimpleEngine.popen_uci(args.stockfish)
         for config in args.configs:
-            engine = chess.engine.SimpleEngine.popen_uci(solver)
+            engine = chess.engine.SimpleEngine.popen_uci(solver, timeout=WARM_UP_SECONDS)
             if config == "tables":
                 engine.configure({"DatabasePath": str(Path(args.db).resolve())})
+            warm_up(engine)
             engines[config] = engine
         with out.open("a") as sink:
             for number, (config, ending, kind, fen, dtm) in enumerate(plan, 1):

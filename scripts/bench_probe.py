@@ -1,11 +1,26 @@
 """Benchmark: probing the chess tables from Python, single and batch, cold and warm cache,
-next to python-chess probing the Syzygy WDL tables on the same positions.
+next to python-chess probing the Syzygy WDL tables on the same positions, in the same run.
 
-    python scripts/bench_probe.py [--db DIR] [--syzygy DIR] [--positions N]
+    python scripts/bench_probe.py [--db DIR] [--syzygy DIR] [--positions N] [--batch N]
 
 The tables come from ``--db`` (default: $SOLVER_DB or ~/.local/share/solver/db); missing
 3-4 piece tables are built first (several minutes). Syzygy files come from ``--syzygy``
-(default: $SOLVER_ORACLE_DATA/chess/syzygy).
+(default: $SOLVER_ORACLE_DATA/chess/syzygy). What each column measures:
+
+* python-chess: ``probe_wdl`` on ``--positions`` random legal positions (``chess.Board``s).
+* single cold: one ``Database.probe_wdl`` call per position, on a fresh ``Database`` (no page
+  read yet by this process) after the table's file was evicted from the OS page cache with
+  ``posix_fadvise(POSIX_FADV_DONTNEED)``; the file is opened (header and page checksums read)
+  before the clock starts; then one position on each page of the table (a random valid index
+  of the page, pages in random order), so every timed probe reads and decodes a page that is
+  on disk only. The bytes this process read from the disk during the timed probes
+  (``/proc/self/io`` ``read_bytes``) are printed beside it.
+* single warm: the same ``--positions`` random positions as python-chess, second pass (every
+  page resident).
+* batch warm: ``Database.probe_batch`` on ``--batch`` distinct positions (random distinct
+  valid indices, unranked; all valid positions when the table has fewer), each probed once
+  in the timed call, after an untimed call that made the pages resident.
+* by index: ``probe_codes`` on the indices of those same distinct positions, warm.
 """
 from __future__ import annotations
 
@@ -18,15 +33,104 @@ from pathlib import Path
 
 import chess
 import chess.syzygy
+import numba as nb
 import numpy as np
+from numba import types
 
 from databases import default_database_dir, open_database
+from databases import format as F
 from games.chess import endgames as E
+from games.kernels import POSITION
+from games.table_family import UnrankKernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' position generator
 from tests.chess_positions import random_board  # noqa: E402
 
 TABLES = ["KRvK", "KQvKR", "KRvKP", "KPvKP", "KBNvK"]
+WARM_CACHE_BYTES = 1 << 30  # room for every page of the largest 4-piece table
+
+
+@nb.njit(types.int64(UnrankKernel, types.int64, types.Array(types.int64, 1, "C"),
+                     types.Array(types.uint64, 2, "C"), types.Array(types.int64, 1, "C"), POSITION))
+def unrank_valid(unrank, table_id, indices, positions, kept_indices, scratch):
+    """Unrank ``indices`` into ``positions`` rows, keeping only the valid ones; their number."""
+    kept = 0
+    for i in range(indices.size):
+        if unrank(table_id, indices[i], scratch):
+            positions[kept, :] = scratch
+            kept_indices[kept] = indices[i]
+            kept += 1
+    return kept
+
+
+def distinct_positions(family, table: str, count: int, rng: np.random.Generator):
+    """Up to ``count`` distinct valid positions of ``table`` (random indices; every valid one
+    when the table has fewer) and their indices."""
+    size = family.size(table)
+    table_id = family.table_id(table)
+    width = family.game.position_width
+    scratch = np.zeros(width, dtype=np.uint64)
+    if size <= 4 * count:
+        batches = [rng.permutation(size).astype(np.int64)]
+    else:  # distinct random indices, drawn until enough of them are valid
+        batches = []
+    seen = np.empty(0, dtype=np.int64)
+    kept_rows, kept_indices, kept = [], [], 0
+    while kept < count:
+        if batches:
+            indices = batches.pop()
+        elif size > 4 * count:
+            fresh = np.setdiff1d(np.unique(rng.integers(0, size, 2 * count, dtype=np.int64)), seen)
+            if fresh.size == 0:
+                break
+            seen = np.union1d(seen, fresh)
+            indices = rng.permutation(fresh)
+        else:
+            break
+        positions = np.zeros((indices.size, width), dtype=np.uint64)
+        valid = np.zeros(indices.size, dtype=np.int64)
+        found = unrank_valid(family.unrank, table_id, indices, positions, valid, scratch)
+        take = min(found, count - kept)
+        kept_rows.append(positions[:take])
+        kept_indices.append(valid[:take])
+        kept += take
+    return np.ascontiguousarray(np.concatenate(kept_rows)), np.concatenate(kept_indices)
+
+
+def one_position_per_page(family, table: str, rng: np.random.Generator, tries: int = 200):
+    """One valid position on each page of ``table`` that has one (a random index of the page),
+    pages in random order."""
+    size = family.size(table)
+    table_id = family.table_id(table)
+    scratch = np.zeros(family.game.position_width, dtype=np.uint64)
+    positions = []
+    for page in rng.permutation(-(-size // F.PAGE_ENTRIES)):
+        first = int(page) * F.PAGE_ENTRIES
+        candidates = rng.integers(first, min(first + F.PAGE_ENTRIES, size), tries, dtype=np.int64)
+        for index in candidates:
+            if family.unrank(table_id, int(index), scratch):
+                positions.append(scratch.copy())
+                break
+    return positions
+
+
+def evict_from_page_cache(path: Path) -> None:
+    """Drop the file's pages from the OS page cache (clean pages; the tables are not written)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+        os.posix_fadvise(descriptor, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(descriptor)
+
+
+def disk_read_bytes() -> int:
+    """Bytes this process has caused to be read from storage (``/proc/self/io``)."""
+    with open("/proc/self/io") as io:
+        for line in io:
+            if line.startswith("read_bytes:"):
+                return int(line.split()[1])
+    return 0
 
 
 def rate(count: int, seconds: float) -> float:
@@ -70,8 +174,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="database directory")
     parser.add_argument("--syzygy", help="Syzygy directory")
-    parser.add_argument("--positions", type=int, default=20000)
-    parser.add_argument("--batch", type=int, default=2_000_000)
+    parser.add_argument("--positions", type=int, default=20000,
+                        help="random positions for python-chess and the warm single probes")
+    parser.add_argument("--batch", type=int, default=2_000_000,
+                        help="distinct positions for the batch and by-index probes")
+    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pages", action="store_true",
                         help="also measure file size and cold probe cost per page size")
     args = parser.parse_args()
@@ -84,13 +191,23 @@ def main() -> None:
         print(f"building {len(missing)} missing tables into {root} ...", file=sys.stderr)
         build_tables("chess", None, root, max_pieces=4)
     total = sum(f.stat().st_size for f in (root / "chess").glob("*.h5") if f.stem in E.TABLES)
-    print(f"machine: {os.cpu_count()} cores; tables: {root}")
+    with open("/proc/loadavg") as load:
+        print(f"machine: {os.cpu_count()} cores, load average {' '.join(load.read().split()[:3])}; "
+              f"tables: {root}")
     print(f"total size of all {len(E.TABLES)} 3-4 piece tables: {total / 2**20:.1f} MiB "
           f"({total:,} bytes)")
+    print(f"single warm and python-chess: {args.positions:,} random positions per table; single cold: "
+          f"one position per page, file evicted from the OS page cache (posix_fadvise DONTNEED), "
+          f"fresh page cache; batch and by index: up to {args.batch:,} distinct positions, each once")
     syzygy = chess.syzygy.open_tablebase(syzygy_dir)
-    print(f"{'table':7} {'py-chess WDL/s':>14} {'single cold/s':>13} {'single warm/s':>13} "
-          f"{'x warm':>7} {'batch warm/s':>13} {'by index/s':>12}")
-    rng = random.Random(1)
+    print(f"{'table':7} {'py-chess WDL/s':>14} {'cold probes':>11} {'disk MiB':>8} {'single cold/s':>13} "
+          f"{'single warm/s':>13} {'x warm':>7} {'distinct':>10} {'batch warm/s':>13} {'by index/s':>12}")
+    rng = random.Random(args.seed)
+    generator = np.random.default_rng(args.seed)
+    with open_database(root, "chess") as db:  # warm-up, untimed: imports, compiled kernels
+        db.probe_wdl(db.game.parse_position("8/8/8/8/8/2k5/8/KQ6 w - - 0 1"))
+        db.probe_batch([db.game.parse_position("8/8/8/8/8/2k5/8/KQ6 b - - 0 1")])
+        db.probe_codes("KQvK", np.arange(10, dtype=np.int64))
     for table in TABLES:
         boards = [random_board(table, rng, en_passant=False) for _ in range(args.positions)]
         started = time.perf_counter()
@@ -98,27 +215,37 @@ def main() -> None:
             syzygy.probe_wdl(board)
         reference = rate(len(boards), time.perf_counter() - started)
         with open_database(root, "chess") as db:
-            positions = [db.game.parse_position(board.fen()) for board in boards]
+            family = db.family
+            cold_positions = one_position_per_page(family, table, generator)
+        path = root / "chess" / f"{table}.h5"
+        evict_from_page_cache(path)
+        with open_database(root, "chess") as db:  # fresh: no page read yet
+            db.base(table)  # opens the file (header, page checksums), untimed; no page is read
+            before = disk_read_bytes()
             started = time.perf_counter()
+            for position in cold_positions:
+                db.probe_wdl(position)
+            cold = rate(len(cold_positions), time.perf_counter() - started)
+            disk = (disk_read_bytes() - before) / 2**20
+        with open_database(root, "chess", cache_bytes=WARM_CACHE_BYTES) as db:
+            positions = [db.game.parse_position(board.fen()) for board in boards]
             for position in positions:
                 db.probe_wdl(position)
-            cold = rate(len(positions), time.perf_counter() - started)
             started = time.perf_counter()
             for position in positions:
                 db.probe_wdl(position)
             warm = rate(len(positions), time.perf_counter() - started)
-            many = np.tile(np.array(positions), (max(1, args.batch // len(positions)), 1))
-            db.probe_batch(many[:len(positions)])
+            many, indices = distinct_positions(family, table, args.batch, generator)
+            db.probe_batch(many)  # untimed: makes the pages resident
             started = time.perf_counter()
             db.probe_batch(many)
             batch = rate(many.shape[0], time.perf_counter() - started)
-            indices = np.array([db.family.locate(p)[1] for p in positions], dtype=np.int64)
-            indices = np.tile(indices, max(1, args.batch // len(indices)))
             started = time.perf_counter()
             db.probe_codes(table, indices)
             by_index = rate(indices.size, time.perf_counter() - started)
-        print(f"{table:7} {reference:14,.0f} {cold:13,.0f} {warm:13,.0f} {warm / reference:7.1f} "
-              f"{batch:13,.0f} {by_index:12,.0f}", flush=True)
+        print(f"{table:7} {reference:14,.0f} {len(cold_positions):11,} {disk:8.1f} {cold:13,.0f} "
+              f"{warm:13,.0f} {warm / reference:7.1f} {many.shape[0]:10,} {batch:13,.0f} {by_index:12,.0f}",
+              flush=True)
     print("bars: single >= 10x python-chess's Syzygy WDL rate; batch >= 5,000,000/s warm")
     if args.pages:
         page_sizes(root)

@@ -1,93 +1,191 @@
-"""Proof-number search speed: Pons' Connect Four sets and the chess mate sets.
+"""Proof-number search speed: Pons' Connect Four sets and the chess mate sets, next to Pascal
+Pons' solver and Stockfish measured in the same run.
 
     SOLVER_ORACLE_DATA=../shared/data python scripts/bench_prove.py [--count N] [--table-mb MB]
+        [--pons PATH] [--stockfish PATH] [--check-every N] [--no-reference]
 
-Connect Four: each position's value (win/draw/loss) from two df-pn proofs, checked against
-the sign of Pons' score. Chess: `win` (checkmate) within the EPD's `dm` depth (2*dm-1 plies),
-the key move checked against `bm`. One warm-up search first (numba cache load), then per set the
-mean, median and max seconds per position and nodes/s, next to the reference figures of issue 5
-(Pons' solver, exact scores, on this machine). When a Stockfish binary is found (PATH or
-/usr/games/stockfish), its `go mate N` on the same mate problems is measured in the same run
-(one thread, 16 MiB hash, timed from `go` to `bestmove`, start-up excluded) and the ratio of
-medians is printed.
+Connect Four: each position's value (win/draw/loss) from two df-pn proofs, compared with the
+sign of the set's score (Pons'). Chess: `win` (checkmate) within the EPD's `dm` depth (2*dm-1
+plies); every problem is a mate in dm (the set's README), so a `disproven` answer is wrong; the
+key move is compared with `bm`. Proofs are written out with `extract_proof` and re-checked by
+the independent checker (`proofsearch.checker`, as `solver check-proof`): every chess proof,
+and every ``--check-every``-th Connect Four position's proofs (extraction and checking are not
+timed). An invalid proof counts as wrong. One warm-up search first (numba cache load), then per
+set the mean, median and max seconds per position and nodes/s.
+
+References, measured in the same run on the same positions:
+- Connect Four: Pascal Pons' solver (``c4solver`` from PascalPons/connect4; ``--pons PATH``,
+  default $PONS_SOLVER or ``c4solver`` on PATH), in one process fed one position per line,
+  timed from writing the line to reading its answer (start-up and opening book load excluded
+  by a first, untimed position); weak mode (``-w``: win/draw/loss, like ours) unless
+  ``--pons-exact``. Its answers are checked against the set too.
+- Chess: Stockfish's ``go mate N`` (``--stockfish PATH``, default PATH or /usr/games/stockfish;
+  one thread, 16 MiB hash, timed from `go` to `bestmove`, start-up excluded).
+A missing reference stops the script with one line, unless ``--no-reference`` (ours alone, no
+ratios).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import games
 from bench_perft import find_stockfish
+from proofsearch.checker import check_document
 from proofsearch.dfpn import DfpnSearch
+from proofsearch.proof_tree import extract_proof
 from proofsearch.table import TranspositionTable
-from proofsearch.value import solve_value
 
-PONS_MEAN_SECONDS = {"Test_L3_R1": 10e-6, "Test_L2_R1": 0.1e-3, "Test_L2_R2": 8e-3, "Test_L1_R1": 0.5e-3}
-STOCKFISH_MEDIAN_SECONDS = 3e-3  # real-game mates in 2-4: median 2-4 ms of engine time
+CONNECT4_SETS = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1")
+CHESS_SETS = ("mate-in-2.epd", "mate-in-3.epd")
 
 
-def connect4_set(path: Path, count: int | None, megabytes: float) -> dict:
+def read_pons_set(path: Path, count: int | None) -> list[tuple[str, int]]:
+    """(moves, score) lines of one of Pons' sets."""
+    lines = [line.split() for line in path.read_text().split("\n") if line.strip()][:count]
+    return [(moves, int(score)) for moves, score in lines]
+
+
+def read_mate_set(path: Path, count: int | None) -> list[tuple[str, dict]]:
+    """(FEN's four fields, EPD operations) of one mate set."""
+    problems = []
+    for line in [line for line in path.read_text().split("\n") if line.strip()][:count]:
+        fields = line.split()
+        ops = dict(op.strip().split(" ", 1) for op in " ".join(fields[4:]).split(";") if op.strip())
+        problems.append((" ".join(fields[:4]), ops))
+    return problems
+
+
+def sign_value(score: int) -> str:
+    return "win" if score > 0 else "loss" if score < 0 else "draw"
+
+
+class Prover:
+    """df-pn with timing that leaves out proof extraction and checking."""
+
+    def __init__(self, game, megabytes: float):
+        self.game = game
+        self.search = DfpnSearch(game, TranspositionTable.from_megabytes(megabytes))
+        self.seconds = 0.0
+        self.nodes = 0
+        self.checked = 0
+        self.invalid = 0
+
+    def prove(self, position, goal: str, check: bool, **limits):
+        """One timed search; with ``check``, its proof (if solved) extracted and checked."""
+        started = time.perf_counter()
+        found = self.search.prove(position, goal, **limits)
+        self.seconds += time.perf_counter() - started
+        self.nodes += found.nodes
+        if check and found.result in ("proven", "disproven"):
+            document = extract_proof(self.search, position, goal, found.result,
+                                     max_depth=limits.get("max_depth"))
+            verdict = check_document(self.game, document)
+            self.checked += 1
+            if not verdict.valid or verdict.nodes != document["size"]:
+                self.invalid += 1
+                print(f"  invalid proof for {self.game.format_position(position)} ({goal}): "
+                      f"{verdict.reason}", file=sys.stderr)
+                return found, False
+        return found, True
+
+
+def connect4_set(path: Path, count: int | None, megabytes: float, check_every: int) -> dict:
     """Solve every position of one Pons set; return the figures."""
     game = games.get("connect4")
-    search = DfpnSearch(game, TranspositionTable.from_megabytes(megabytes))
-    solve_value(search, game.parse_position("4"), max_nodes=1000)  # warm-up
-    seconds, nodes, wrong, unsolved = [], 0, 0, 0
-    for line in path.read_text().split("\n")[:count]:
-        if not line.strip():
-            continue
-        moves, score = line.split()
+    prover = Prover(game, megabytes)
+    prover.search.prove(game.parse_position("4"), "win", max_nodes=1000)  # warm-up
+    seconds, wrong, unsolved = [], 0, 0
+    for number, (moves, score) in enumerate(read_pons_set(path, count)):
         position = game.parse_position(moves)
-        started = time.perf_counter()
-        value, spent = solve_value(search, position)
-        seconds.append(time.perf_counter() - started)
-        nodes += spent
-        expected = "win" if int(score) > 0 else "loss" if int(score) < 0 else "draw"
+        check = check_every > 0 and number % check_every == 0
+        before = prover.seconds
+        first, valid = prover.prove(position, "win", check)
+        if first.result == "proven":
+            value = "win"
+        elif first.result == "unknown":
+            value = "unknown"
+        else:
+            second, second_valid = prover.prove(position, "draw", check)
+            valid = valid and second_valid
+            value = {"proven": "draw", "disproven": "loss"}.get(second.result, "unknown")
+        seconds.append(prover.seconds - before)
         unsolved += value == "unknown"
-        wrong += value not in ("unknown", expected)
-    return _figures(seconds, nodes, wrong, unsolved)
+        wrong += value not in ("unknown", sign_value(score)) or not valid
+    return _figures(seconds, prover, wrong, unsolved)
 
 
 def chess_set(path: Path, count: int | None, megabytes: float) -> dict:
-    """Prove every mate of one EPD set within its dm depth."""
-    try:
-        import chess  # python-chess, only to read the `bm` SAN moves
-    except ImportError:
-        chess = None
+    """Prove every mate of one EPD set within its dm depth; check every proof."""
+    import chess  # python-chess, to read the `bm` SAN moves
+
     game = games.get("chess")
-    search = DfpnSearch(game, TranspositionTable.from_megabytes(megabytes))
-    seconds, nodes, wrong, unsolved, key_moves = [], 0, 0, 0, 0
-    lines = [line for line in path.read_text().split("\n") if line.strip()][:count]
-    for index, line in enumerate(lines):
-        fields = line.split()
-        fen = " ".join(fields[:4])
-        ops = dict(op.strip().split(" ", 1) for op in " ".join(fields[4:]).split(";") if op.strip())
+    prover = Prover(game, megabytes)
+    seconds, wrong, unsolved, key_moves = [], 0, 0, 0
+    for index, (fen, ops) in enumerate(read_mate_set(path, count)):
         depth = 2 * int(ops["dm"]) - 1
         position = game.parse_position(fen)
         if index == 0:
-            search.prove(position, "win", max_nodes=100, max_depth=depth)  # warm-up
-        started = time.perf_counter()
-        found = search.prove(position, "win", max_depth=depth, seconds=60)
-        seconds.append(time.perf_counter() - started)
-        nodes += found.nodes
-        if found.result != "proven":
+            prover.search.prove(position, "win", max_nodes=100, max_depth=depth)  # warm-up
+        before = prover.seconds
+        found, valid = prover.prove(position, "win", True, max_depth=depth, seconds=60)
+        seconds.append(prover.seconds - before)
+        if found.result == "unknown":
             unsolved += 1
             continue
-        if chess is not None:
-            board = chess.Board(fen + " 0 1")
-            keys = {board.parse_san(san).uci() for san in ops.get("bm", "").split()}
-            key_moves += game.format_move(position, found.best) in keys
-    figures = _figures(seconds, nodes, wrong, unsolved)
+        if found.result != "proven" or not valid:  # the set says: mate in dm
+            wrong += 1
+            continue
+        board = chess.Board(fen + " 0 1")
+        keys = {board.parse_san(san).uci() for san in ops.get("bm", "").split()}
+        key_moves += game.format_move(position, found.best) in keys
+    figures = _figures(seconds, prover, wrong, unsolved)
     figures["bm"] = key_moves
     return figures
 
 
-def stockfish_mates(binary: str, path: Path, count: int | None) -> tuple[list[float], int]:
+def _figures(seconds: list[float], prover: Prover, wrong: int, unsolved: int) -> dict:
+    total = sum(seconds)
+    return {"positions": len(seconds), "mean": total / len(seconds), "median": statistics.median(seconds),
+            "max": max(seconds), "nodes_per_second": prover.nodes / max(total, 1e-9), "wrong": wrong,
+            "unsolved": unsolved, "checked": prover.checked, "invalid": prover.invalid}
+
+
+def pons_times(binary: str, lines: list[tuple[str, int]], exact: bool) -> tuple[list[float], int]:
+    """(seconds per position, answers disagreeing with the set) of Pons' solver, one process."""
+    engine = subprocess.Popen([binary] + ([] if exact else ["-w"]), stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, bufsize=1,
+                              cwd=os.path.dirname(os.path.abspath(binary)))
+
+    def ask(moves: str) -> int:
+        engine.stdin.write(moves + "\n")
+        engine.stdin.flush()
+        answer = engine.stdout.readline().split()
+        if len(answer) < 2 or answer[0] != moves:
+            raise RuntimeError(f"Pons' solver answered {answer!r} to {moves!r}")
+        return int(answer[1])
+
+    ask("4")  # start-up and opening book, untimed
+    seconds, wrong = [], 0
+    for moves, score in lines:
+        started = time.perf_counter()
+        answer = ask(moves)
+        seconds.append(time.perf_counter() - started)
+        wrong += answer != score if exact else sign_value(answer) != sign_value(score)
+    engine.stdin.close()
+    engine.wait()
+    return seconds, wrong
+
+
+def stockfish_mates(binary: str, problems: list[tuple[str, dict]]) -> tuple[list[float], int]:
     """(seconds per problem, problems where Stockfish reported a mate within dm) for
-    `go mate dm` on every problem of an EPD set, in one engine process."""
+    `go mate dm` on every problem, in one engine process."""
     engine = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def send(command: str) -> None:
@@ -107,64 +205,95 @@ def stockfish_mates(binary: str, path: Path, count: int | None) -> tuple[list[fl
     send("setoption name Threads value 1")
     send("setoption name Hash value 16")
     seconds, found = [], 0
-    for line in [line for line in path.read_text().split("\n") if line.strip()][:count]:
-        fields = line.split()
-        ops = dict(op.strip().split(" ", 1) for op in " ".join(fields[4:]).split(";") if op.strip())
+    for fen, ops in problems:
         moves = int(ops["dm"])
         send("ucinewgame")
-        send(f"position fen {' '.join(fields[:4])} 0 1")
+        send(f"position fen {fen} 0 1")
         send("isready")
         read_until("readyok")
         started = time.perf_counter()
         send(f"go mate {moves}")
         output = read_until("bestmove")
         seconds.append(time.perf_counter() - started)
-        mates = [int(l.split(" score mate ")[1].split()[0]) for l in output if " score mate " in l]
+        mates = [int(line.split(" score mate ")[1].split()[0]) for line in output if " score mate " in line]
         found += bool(mates) and 0 < mates[-1] <= moves
     send("quit")
     engine.wait()
     return seconds, found
 
 
-def _figures(seconds: list[float], nodes: int, wrong: int, unsolved: int) -> dict:
-    total = sum(seconds)
-    return {"positions": len(seconds), "mean": total / len(seconds), "median": statistics.median(seconds),
-            "max": max(seconds), "nodes_per_second": nodes / max(total, 1e-9), "wrong": wrong,
-            "unsolved": unsolved}
+def find_pons(explicit: str | None) -> str | None:
+    """Pons' solver: --pons, else $PONS_SOLVER, else ``c4solver`` on PATH."""
+    candidate = explicit or os.environ.get("PONS_SOLVER") or shutil.which("c4solver")
+    return candidate if candidate and os.access(candidate, os.X_OK) else None
 
 
-def main() -> None:
+def load_average() -> str:
+    with open("/proc/loadavg") as load:
+        return " ".join(load.read().split()[:3])
+
+
+def main() -> int:
     """Run every set and print a table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=None, help="positions per set (default: all)")
     parser.add_argument("--table-mb", type=float, default=64.0)
     parser.add_argument("--only", choices=("connect4", "chess"), default=None)
+    parser.add_argument("--pons", help="Pons' c4solver binary (default $PONS_SOLVER, or c4solver on PATH)")
+    parser.add_argument("--pons-exact", action="store_true", help="Pons' exact scores (default: -w, weak)")
+    parser.add_argument("--stockfish", help="Stockfish binary (default: PATH, /usr/games/stockfish)")
+    parser.add_argument("--check-every", type=int, default=10,
+                        help="check the proofs of every N-th Connect Four position (0: none; chess: all)")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="measure ours alone when a reference is missing (no ratios)")
     args = parser.parse_args()
     data = Path(os.environ.get("SOLVER_ORACLE_DATA", "../shared/data"))
+    do_connect4 = args.only in (None, "connect4")
+    do_chess = args.only in (None, "chess")
+    pons = find_pons(args.pons) if do_connect4 else None
+    stockfish = find_stockfish(args.stockfish) if do_chess else None
+    if not args.no_reference:
+        if do_connect4 and pons is None:
+            print("bench_prove: Pons' solver not found: build c4solver (PascalPons/connect4) and pass "
+                  "--pons PATH, or --no-reference to measure ours alone", file=sys.stderr)
+            return 2
+        if do_chess and stockfish is None:
+            print("bench_prove: stockfish not found: install it (Debian: stockfish) or pass --stockfish "
+                  "PATH, or --no-reference to measure ours alone", file=sys.stderr)
+            return 2
+    print(f"machine: {os.cpu_count()} cores, load average {load_average()} at the start")
     print(f"{'set':22} {'n':>5} {'mean s':>9} {'median s':>9} {'max s':>8} {'nodes/s':>10} "
-          f"{'wrong':>5} {'unsolved':>8}  reference")
-    if args.only in (None, "connect4"):
-        for name, reference in PONS_MEAN_SECONDS.items():
-            f = connect4_set(data / "connect4" / name, args.count, args.table_mb)
-            print(f"{'connect4/' + name:22} {f['positions']:>5} {f['mean']:>9.5f} {f['median']:>9.5f} "
-                  f"{f['max']:>8.3f} {f['nodes_per_second']:>10,.0f} {f['wrong']:>5} {f['unsolved']:>8}  "
-                  f"Pons mean {reference * 1e3:g} ms (exact scores): ours {f['mean'] / reference:,.1f}x", flush=True)
-    if args.only in (None, "chess"):
-        stockfish = find_stockfish(None)
-        for name in ("mate-in-2.epd", "mate-in-3.epd"):
-            f = chess_set(data / "chess" / name, args.count, args.table_mb)
-            if stockfish:
-                times, mates = stockfish_mates(stockfish, data / "chess" / name, args.count)
-                reference = statistics.median(times)
-                source = f"Stockfish measured: median {reference * 1e3:.2f} ms, mates found {mates}"
+          f"{'wrong':>5} {'unsolved':>8} {'checked':>7} {'invalid':>7}  reference")
+    row = ("{name:22} {positions:>5} {mean:>9.5f} {median:>9.5f} {max:>8.3f} {nodes_per_second:>10,.0f} "
+           "{wrong:>5} {unsolved:>8} {checked:>7} {invalid:>7}  ")
+    if do_connect4:
+        for name in CONNECT4_SETS:
+            path = data / "connect4" / name
+            f = connect4_set(path, args.count, args.table_mb, args.check_every)
+            if pons:
+                times, pons_wrong = pons_times(pons, read_pons_set(path, args.count), args.pons_exact)
+                mean = statistics.mean(times)
+                reference = (f"Pons {'exact' if args.pons_exact else 'weak'} measured: mean {mean * 1e3:.3f} ms, "
+                             f"median {statistics.median(times) * 1e3:.3f} ms, wrong {pons_wrong}; "
+                             f"ours/Pons mean {f['mean'] / mean:,.1f}x")
             else:
-                reference = STOCKFISH_MEDIAN_SECONDS
-                source = f"Stockfish median ~{reference * 1e3:g} ms (issue's figure)"
-            print(f"{'chess/' + name:22} {f['positions']:>5} {f['mean']:>9.5f} {f['median']:>9.5f} "
-                  f"{f['max']:>8.3f} {f['nodes_per_second']:>10,.0f} {f['wrong']:>5} {f['unsolved']:>8}  "
-                  f"{source}: ours/Stockfish median {f['median'] / reference:,.2f}x; best = bm in {f['bm']}",
-                  flush=True)
+                reference = "Pons not measured (--no-reference)"
+            print(row.format(name="connect4/" + name, **f) + reference, flush=True)
+    if do_chess:
+        for name in CHESS_SETS:
+            path = data / "chess" / name
+            f = chess_set(path, args.count, args.table_mb)
+            if stockfish:
+                times, mates = stockfish_mates(stockfish, read_mate_set(path, args.count))
+                median = statistics.median(times)
+                reference = (f"Stockfish measured: median {median * 1e3:.2f} ms, mates found {mates}; "
+                             f"ours/Stockfish median {f['median'] / median:,.2f}x")
+            else:
+                reference = "Stockfish not measured (--no-reference)"
+            print(row.format(name="chess/" + name, **f) + reference + f"; best = bm in {f['bm']}", flush=True)
+    print(f"load average {load_average()} at the end")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
