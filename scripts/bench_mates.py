@@ -11,7 +11,8 @@ Each position is given, in turn:
 * ``ours+prover``: ``solver uci`` with ``ProverNodes`` = ``--prover-nodes``, ``go movetime``;
 * ``ours``: the same engine with ``ProverNodes`` 0 (the search alone), ``go movetime``;
 * ``ours mate``: ``go mate N`` (df-pn), stopped at the time limit;
-* ``stockfish``: Stockfish's ``go mate N``, stopped at the time limit.
+* ``stockfish``: Stockfish's ``go mate N``, stopped at the time limit;
+* ``stockfish movetime``: Stockfish's ``go movetime`` (the same question as ``ours+prover``).
 
 A mate is *found* when the last ``score mate k`` before ``bestmove`` has 0 < k <= N and the
 mate was reported within the time (plus 0.1 s), and the move is right: it keeps a mate within 2N - 2 plies after it (checked with our tables for the
@@ -35,7 +36,8 @@ from pathlib import Path
 
 import chess
 
-ENGINES = ("ours+prover", "ours", "ours mate", "stockfish")
+ENGINES = ("ours+prover", "ours", "ours mate", "stockfish", "stockfish movetime")
+TIMED = ("ours+prover", "ours", "stockfish movetime")  # given ``go movetime``; the others ``go mate N``
 LATE = 0.1  # a mate reported this long after the time limit does not count
 
 
@@ -202,12 +204,13 @@ def main() -> int:
         "stockfish": UciProcess([args.stockfish], {}),
     }
     engines["ours mate"] = engines["ours"]
+    engines["stockfish movetime"] = engines["stockfish"]
     results: dict[str, dict[str, list]] = {}
     try:
         for number, (name, fen, moves) in enumerate(problems, 1):
             row = results.setdefault(name, {engine: [] for engine in ENGINES})
             for engine in ENGINES:
-                command = f"go movetime {int(args.time * 1000)}" if engine in ("ours+prover", "ours") else f"go mate {moves}"
+                command = f"go movetime {int(args.time * 1000)}" if engine in TIMED else f"go mate {moves}"
                 lines, wall = engines[engine].go(fen, command, args.time)
                 mate, millis, best = parse_answer(lines)
                 seconds = (millis if millis is not None else wall * 1000) / 1000

@@ -166,8 +166,12 @@ class _Deadline:
                 self._wake.wait(min(left, LONGEST_WAIT))
 
 
-# On the clock, the root prover's time stays within this share of the search's own time.
+# On the clock, the root prover's time stays within this share of the search's own time; once
+# the search sees a decisive advantage (at least PROVER_WINNING_SCORE centipawns), a mate is
+# likely and is what the position needs: the prover then gets as much time as the search.
 PROVER_TIME_SHARE = 0.25
+PROVER_WINNING_SHARE = 1.0
+PROVER_WINNING_SCORE = 400
 
 # A deadline further away than this is checked again after this long (a clock of "go movetime
 # 99999999999999999999" would overflow the wait's timeout).
@@ -434,7 +438,7 @@ class Player:
             score = int(value)
             pv = self._with_table_line(self._root_pv() or [best])
             best = pv[0]
-            proven = self._prover_at_root(limits, started, root_moves)
+            proven = self._prover_at_root(limits, started, root_moves, score)
             if proven is not None and proven[1] > score:
                 best, score = proven
                 pv = pv if pv[0] == best else [best]
@@ -457,11 +461,13 @@ class Player:
             position = self.game.play(position, move)
         return pv + self.tables.line(position, MAX_PLY // 2 - len(pv))
 
-    def _prover_at_root(self, limits: Limits, started: float, root_moves: list[int]) -> tuple[int, int] | None:
+    def _prover_at_root(self, limits: Limits, started: float, root_moves: list[int],
+                        score: int) -> tuple[int, int] | None:
         """(move, score) of a mate df-pn proves at the root within ``prover_nodes`` more nodes
         (and the time allowed), or None. On the clock the prover's time in this search stays
-        within ``PROVER_TIME_SHARE`` of the search's own, so cheap early iterations are not each
-        followed by a costly proof attempt and the search keeps most of the move's time."""
+        within ``PROVER_TIME_SHARE`` of the search's own (``PROVER_WINNING_SHARE`` once the
+        search's ``score`` is decisive), so cheap early iterations are not each followed by a
+        costly proof attempt and the search keeps most of the move's time."""
         if self.prover_nodes <= 0 or self._state[ab.C_STOP]:
             return None
         elapsed = time.monotonic() - started
@@ -469,7 +475,8 @@ class Player:
         seconds = None
         if timed:
             searched = elapsed - self._prover_seconds
-            seconds = PROVER_TIME_SHARE * searched - self._prover_seconds
+            share = PROVER_WINNING_SHARE if score >= PROVER_WINNING_SCORE else PROVER_TIME_SHARE
+            seconds = share * searched - self._prover_seconds
             if limits.time is not None:
                 seconds = min(seconds, limits.time - elapsed)
             if seconds <= 0.002:
