@@ -160,14 +160,25 @@ def test_prover_at_the_root_finds_a_mate_beyond_the_depth():
     assert proved.mate == 3 and CHESS.format_move(position, proved.best) == "f8c5"
 
 
-def test_prover_on_the_clock_leaves_the_search_most_of_the_time():
-    # A middlegame with no mate to find: a prover given all the move's time would leave the
-    # search at depth 1 (the bug the prover-on match showed: every game lost).
+def test_prover_on_the_clock_leaves_level_positions_to_the_search():
+    # A level middlegame: a prover given the move's time would leave the search at depth 1 (the
+    # bug the prover-on match showed: every game lost), and even a quarter of it cost a ply.
     position = CHESS.parse_position("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     player = Player(CHESS, hash_mb=16, prover_nodes=10_000_000)
     result = player.search(position, Limits(time=2.0, optimum=1.0))
     assert result.depth >= 4
-    assert player._prover_seconds <= 0.5 * (result.seconds - player._prover_seconds) + 0.05
+    assert player._prover_seconds == 0
+
+
+def test_prover_on_the_clock_works_once_the_search_is_winning():
+    # KQvK, mate in 7 by the tables: the search scores it decisive, so the prover gets time,
+    # proves the win and reports a mate; its time stays within the search's own.
+    position = CHESS.parse_position("8/1k6/3Q4/7K/8/8/8/8 w - - 0 1")
+    player = Player(CHESS, hash_mb=16, prover_nodes=10_000_000)
+    result = player.search(position, Limits(time=4.0, optimum=2.0))
+    assert player._prover_seconds > 0
+    assert player._prover_seconds <= result.seconds - player._prover_seconds + 0.05
+    assert result.mate is not None and result.mate >= 7
 
 
 def test_a_stop_before_the_search_starts_is_not_lost():

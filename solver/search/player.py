@@ -166,12 +166,14 @@ class _Deadline:
                 self._wake.wait(min(left, LONGEST_WAIT))
 
 
-# On the clock, the root prover's time stays within this share of the search's own time; once
-# the search sees a decisive advantage (at least PROVER_WINNING_SCORE centipawns), a mate is
-# likely and is what the position needs: the prover then gets as much time as the search.
-PROVER_TIME_SHARE = 0.25
-PROVER_WINNING_SHARE = 1.0
+# On the clock the root prover runs only once the search sees a decisive advantage (at least
+# PROVER_WINNING_SCORE centipawns): then a mate is likely and is what the position needs, and the
+# prover's time in this search may reach PROVER_TIME_SHARE of the search's own. In level
+# positions it rarely proves anything, and its time cost the search about a ply (self-play at
+# 10+0.1 with a quarter of the search's time given to it everywhere: -80 Elo, see
+# docs/benchmarks.md).
 PROVER_WINNING_SCORE = 400
+PROVER_TIME_SHARE = 1.0
 
 # A deadline further away than this is checked again after this long (a clock of "go movetime
 # 99999999999999999999" would overflow the wait's timeout).
@@ -465,18 +467,18 @@ class Player:
                         score: int) -> tuple[int, int] | None:
         """(move, score) of a mate df-pn proves at the root within ``prover_nodes`` more nodes
         (and the time allowed), or None. On the clock the prover's time in this search stays
-        within ``PROVER_TIME_SHARE`` of the search's own (``PROVER_WINNING_SHARE`` once the
-        search's ``score`` is decisive), so cheap early iterations are not each followed by a
-        costly proof attempt and the search keeps most of the move's time."""
+        within ``PROVER_TIME_SHARE`` of the search's own, and it runs only when the search's
+        ``score`` is decisive (see ``PROVER_WINNING_SCORE``); without a clock it always runs."""
         if self.prover_nodes <= 0 or self._state[ab.C_STOP]:
             return None
         elapsed = time.monotonic() - started
         timed = limits.time is not None or limits.optimum is not None
         seconds = None
         if timed:
+            if score < PROVER_WINNING_SCORE:
+                return None
             searched = elapsed - self._prover_seconds
-            share = PROVER_WINNING_SHARE if score >= PROVER_WINNING_SCORE else PROVER_TIME_SHARE
-            seconds = share * searched - self._prover_seconds
+            seconds = PROVER_TIME_SHARE * searched - self._prover_seconds
             if limits.time is not None:
                 seconds = min(seconds, limits.time - elapsed)
             if seconds <= 0.002:

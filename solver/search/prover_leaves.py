@@ -5,8 +5,8 @@ Alpha-beta finds a mate only when its whole line fits under the search horizon; 
 of the search, the player gives the prover a small node budget at the root (``--prover-nodes``,
 UCI ``ProverNodes``); successive calls continue the same proof, since the prover's
 transposition table keeps its work. Once the win is proven, depth-bounded proofs (bounds of
-``2k - 1`` plies: doubling ``k``, then bisecting) find a mate length ``k`` whose proof fits the
-budget: a forced mate in at most ``k`` moves, reported as ``mate k``. Results are cached by
+``2k - 1`` plies: doubling ``k``, then one move shorter at a time) find a mate length ``k``
+whose proof fits the budget: a forced mate in at most ``k`` moves, reported as ``mate k``. Results are cached by
 position, so the same position is never proven twice.
 
 ``mate_within`` serves ``go mate N``: a proof bounded by ``2N - 1`` plies, then shortened.
@@ -47,10 +47,13 @@ class _RootProof:
     finished: bool = False
 
     def next_bound(self) -> int:
-        """The next mate length to try, in moves."""
+        """The next mate length to try, in moves: doubling until a bound holds, then one move
+        shorter at a time. Shortening from above (rather than bisecting) makes every proof that
+        succeeds a shorter mate to report, when the time runs out before the exact length is
+        known; only the last attempt, at the exact length minus one, fails."""
         if self.high is None:
             return max(2, 2 * self.low)
-        return (self.low + self.high) // 2
+        return self.high - 1
 
 
 class Prover:
@@ -93,7 +96,7 @@ class Prover:
                 state.finished = found.result == "disproven"
                 return None
             state.mate = ProvenMate(found.best, None, self.nodes)
-        # The mate length: bounds of 2k - 1 plies, k doubling from 2, then bisecting. An attempt
+        # The mate length: bounds of 2k - 1 plies, k doubling from 2, then shortening. An attempt
         # cut short by the budget is resumed (same bound, same table keys) by the next call.
         while not state.finished:
             left = _left(seconds, started)
