@@ -120,3 +120,26 @@ def test_an_edited_callee_in_another_file_is_not_run_stale(tmp_path):
     assert index_files, "the caller was not cached where expected"
     (sources / "games" / "_probe_callee.py").write_text(CALLEE.format(5))
     assert run() == "10"
+
+
+def compiled_kernels(cache: Path) -> list[str]:
+    """The kernels numba wrote to ``cache`` (one index file ``module.function-line.pyXY.nbi``
+    each), as ``module.function``."""
+    return sorted(path.name.split("-")[0] for path in cache.rglob("*.nbi"))
+
+
+def test_help_compiles_nothing_and_a_command_only_what_it_runs(tmp_path):
+    # Registering the commands once compiled the database and builder kernels for every command
+    # (`solver --help` took 9 s from a cold cache).
+    sources = copy_sources(tmp_path / "install")
+    cache = tmp_path / "cache"
+    env = clean_environment(sources, NUMBA_CACHE_DIR=str(cache), HOME=str(tmp_path))
+    helped = run_solver(sources, env, "--help")
+    assert helped.returncode == 0 and "perft" in helped.stdout, helped.stderr
+    assert compiled_kernels(cache) == []
+    counted = run_solver(sources, env, "perft", "connect4", "startpos", "4")
+    assert counted.returncode == 0 and "2401 nodes" in counted.stdout, counted.stdout
+    kernels = compiled_kernels(cache)
+    assert kernels, "perft compiled nothing into the cache"
+    allowed = ("connect4.", "perft.", "bits.", "interrupt.", "player_defaults.")
+    assert [name for name in kernels if not name.startswith(allowed)] == [], kernels
