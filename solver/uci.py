@@ -320,7 +320,8 @@ class UciEngine:
         player = self._configured_player()
         searchmoves = [game.parse_move(position, text) for text in command.searchmoves
                        if _legal_text(game, position, text)]
-        limits = Limits(depth=command.depth, nodes=command.nodes, moves=searchmoves or None, mate=command.mate,
+        mate = command.mate if command.mate is not None and command.mate > 0 else None  # "mate 0": no mate to look for
+        limits = Limits(depth=command.depth, nodes=command.nodes, moves=searchmoves or None, mate=mate,
                         infinite=command.infinite or command.ponder)
         spent = time.monotonic() - received
         if timed and not command.ponder:

@@ -190,3 +190,13 @@ def test_solver_uci_command_answers_the_handshake_at_once():
         assert process.wait(timeout=30) == 0
     finally:
         process.kill()
+
+
+def test_go_mate_zero_or_negative_is_a_search_without_a_mate_bound(engine):
+    # Found by the UCI fuzzer: "go mate 0" asked df-pn for a proof within -1 plies.
+    engine.handle("position startpos")
+    for number, text in enumerate(("go mate 0 depth 3", "go mate -2 depth 3"), 1):
+        engine.handle(text)
+        engine.out.wait_for(lambda line, answered=number: engine.out.count("bestmove") >= answered)
+    assert len(_bestmoves(engine)) == 2
+    assert "search failed" not in "".join(engine.err.lines)
