@@ -55,6 +55,8 @@ SWITCH_OPTIONS = {
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}
+# Larger go values are taken as this one: every limit still fits the search's 64-bit counters.
+GO_INTEGER_LIMIT = 2**62
 GO_INTEGERS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime"}
 
 
@@ -109,7 +111,7 @@ def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
         elif token in GO_INTEGERS:
             if i < len(tokens):
                 try:
-                    value = int(tokens[i])
+                    value = max(-GO_INTEGER_LIMIT, min(int(tokens[i]), GO_INTEGER_LIMIT))
                     setattr(command, token, value if token in ("wtime", "btime", "winc", "binc") else max(0, value))
                 except ValueError:
                     problems.append(f"go {token}: not an integer: {tokens[i]!r}")

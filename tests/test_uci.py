@@ -200,3 +200,11 @@ def test_go_mate_zero_or_negative_is_a_search_without_a_mate_bound(engine):
         engine.out.wait_for(lambda line, answered=number: engine.out.count("bestmove") >= answered)
     assert len(_bestmoves(engine)) == 2
     assert "search failed" not in "".join(engine.err.lines)
+
+
+def test_go_values_beyond_64_bits_are_taken_as_the_largest(engine):
+    # Found by the UCI fuzzer: "go nodes 99999999999999999999" overflowed the search's counters.
+    engine.handle("position startpos")
+    engine.handle("go nodes 99999999999999999999 depth 2")
+    engine.out.wait_for(lambda line: line.startswith("bestmove"))
+    assert "search failed" not in "".join(engine.err.lines)
