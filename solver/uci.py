@@ -122,6 +122,8 @@ def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
             problems.append(f"go: unknown parameter {token!r}")
     if command.depth is not None:
         command.depth = max(1, command.depth)
+    if command.mate == 0:
+        command.mate = None  # "mate 0" (or a negative count): no mate to look for
     return command, problems
 
 
@@ -322,8 +324,7 @@ class UciEngine:
         player = self._configured_player()
         searchmoves = [game.parse_move(position, text) for text in command.searchmoves
                        if _legal_text(game, position, text)]
-        mate = command.mate if command.mate is not None and command.mate > 0 else None  # "mate 0": no mate to look for
-        limits = Limits(depth=command.depth, nodes=command.nodes, moves=searchmoves or None, mate=mate,
+        limits = Limits(depth=command.depth, nodes=command.nodes, moves=searchmoves or None, mate=command.mate,
                         infinite=command.infinite or command.ponder)
         spent = time.monotonic() - received
         if timed and not command.ponder:

@@ -6,8 +6,8 @@ of the search, the player gives the prover a small node budget at the root (``--
 UCI ``ProverNodes``); successive calls continue the same proof, since the prover's
 transposition table keeps its work. Once the win is proven, depth-bounded proofs (bounds of
 ``2k - 1`` plies: doubling ``k``, then one move shorter at a time) find a mate length ``k``
-whose proof fits the budget: a forced mate in at most ``k`` moves, reported as ``mate k``. Results are cached by
-position, so the same position is never proven twice.
+whose proof fits the budget: a forced mate in at most ``k`` moves, reported as ``mate k``.
+Results are cached by position, so the same position is never proven twice.
 
 ``mate_within`` serves ``go mate N``: a proof bounded by ``2N - 1`` plies, then shortened.
 """
