@@ -61,14 +61,14 @@ from games.table_family import RankKernel
 from proofsearch.database_leaves import (PAGE_MISSING, DatabaseLeaves, database_code, decode_code,
                                          empty_leaf_arrays, no_tables)
 from proofsearch.goals import GOAL_DRAW, GOAL_WIN, goal_code, mover_succeeds
-from proofsearch.table import FLAG_BOUNDED, INFINITY, TABLE, TranspositionTable, probe, store
+from proofsearch.table import FLAG_BOUNDED, INFINITY, TABLE, TranspositionTable, entry_length, probe, store
 
 INF = np.int64(INFINITY)
 NO_DEP = np.int64(1) << 40
 
 # Per-child fields of the child_vals[ply, child, field] array.
-C_PHI, C_DELTA, C_DEP, C_BOUNDED, C_SOLVED, C_ORDER = range(6)
-CHILD_FIELDS = 6
+C_PHI, C_DELTA, C_DEP, C_BOUNDED, C_SOLVED, C_ORDER, C_LENGTH = range(7)
+CHILD_FIELDS = 7
 # Per-ply fields of the frames[ply, field] array.
 F_TH_PHI, F_TH_DELTA, F_COUNT, F_SELECTED, F_START = range(5)
 FRAME_FIELDS = 5
@@ -78,8 +78,8 @@ FRAME_FIELDS = 5
 PARAMS = 11
 POLL_MASK = 1023  # the kernel polls params[P_STOP] every 1024 expansions
 # Results (stats[...]).
-S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING = range(8)
-STATS = 8
+S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING, S_LENGTH = range(9)
+STATS = 9
 
 DEPTH_SALT = np.uint64(0x9E3779B97F4A7C15)
 GOAL_SALT = np.uint64(0xD6E8FEB86659FD93)
@@ -183,6 +183,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                 vals[C_BOUNDED] = 0
                 vals[C_SOLVED] = 0
                 vals[C_ORDER] = 0
+                vals[C_LENGTH] = 0
                 child_is_attacker = not mover_is_attacker
                 solved = False
                 succeeds = False
@@ -207,6 +208,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                             solved = True
                             succeeds = mover_succeeds(goal, child_is_attacker, value)
                             leaf_distance = distance
+                            vals[C_LENGTH] = distance
                 if result == K.ONGOING and not solved:
                     repeated = np.int64(-1)
                     j = history + ply - 1  # same side to move as the child: every other index
@@ -236,13 +238,15 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                         if phi == 0 or delta == 0:
                             vals[C_SOLVED] = 1
                             vals[C_BOUNDED] = np.int64(table[row, 2] >> types.uint64(40)) & FLAG_BOUNDED
+                            vals[C_LENGTH] = entry_length(table, row)
                     else:
                         mobility = n_child
                         if use_candidates and child_remaining >= 2:
                             mobility = candidates(child, scratch_moves)
                             if mobility == 0:
-                                solved = True
+                                solved = True  # every move loses at once: two plies to the end
                                 succeeds = False
+                                vals[C_LENGTH] = 2
                             elif mobility == 1:
                                 # A single candidate: a forced win at once shows here.
                                 play(child, scratch_moves[0], scratch)
@@ -251,6 +255,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                                 if grand != K.ONGOING:
                                     solved = True
                                     succeeds = not mover_succeeds(goal, mover_is_attacker, grand)
+                                    vals[C_LENGTH] = 1
                         if not solved:
                             vals[C_PHI] = 1
                             vals[C_DELTA] = max(mobility, 1)
@@ -307,6 +312,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                         vals[C_SOLVED] = 1
                         vals[C_DEP] = NO_DEP
                         vals[C_BOUNDED] = np.int64(table[row, 2] >> types.uint64(40)) & FLAG_BOUNDED
+                        vals[C_LENGTH] = entry_length(table, row)
             c_phi = vals[C_PHI]
             c_delta = vals[C_DELTA]
             if c_phi >= INF or delta >= INF:
@@ -327,31 +333,36 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
         if phi >= frames[ply, F_TH_PHI] or delta >= frames[ply, F_TH_DELTA] or nodes >= budget:
             dep = NO_DEP
             bounded = np.int64(0)
+            length = np.int64(0)  # plies to the end along the solution (solved nodes)
             solved_here = phi == 0 or delta == 0
             if phi == 0:
                 # The mover succeeds through one refuted child: pick the least path-dependent,
-                # unbounded one.
+                # unbounded one, then the quickest.
                 choice = -1
                 for i in range(count):
                     vals = child_vals[ply, i]
                     if vals[C_DELTA] == 0:
-                        if (choice < 0 or vals[C_BOUNDED] < child_vals[ply, choice, C_BOUNDED]
-                                or (vals[C_BOUNDED] == child_vals[ply, choice, C_BOUNDED]
-                                    and vals[C_DEP] > child_vals[ply, choice, C_DEP])):
+                        chosen = child_vals[ply, choice]
+                        if (choice < 0 or vals[C_BOUNDED] < chosen[C_BOUNDED]
+                                or (vals[C_BOUNDED] == chosen[C_BOUNDED]
+                                    and (vals[C_DEP] > chosen[C_DEP]
+                                         or (vals[C_DEP] == chosen[C_DEP] and vals[C_LENGTH] < chosen[C_LENGTH])))):
                             choice = i
                 best = choice
                 dep = child_vals[ply, choice, C_DEP]
                 bounded = child_vals[ply, choice, C_BOUNDED]
+                length = child_vals[ply, choice, C_LENGTH] + 1
             elif delta == 0:
-                # The mover fails: every child was needed.
+                # The mover fails: every child was needed, the longest line counts.
                 for i in range(count):
                     dep = min(dep, child_vals[ply, i, C_DEP])
                     bounded |= child_vals[ply, i, C_BOUNDED]
+                    length = max(length, child_vals[ply, i, C_LENGTH] + 1)
             if dep >= history + ply:
                 dep = NO_DEP
             if not solved_here or dep == NO_DEP:
                 store(table, table_key(path_hash[history + ply], salt, goal, max_depth, ply), phi, delta,
-                      nodes - frames[ply, F_START] + 1, FLAG_BOUNDED if bounded else 0, generation)
+                      nodes - frames[ply, F_START] + 1, FLAG_BOUNDED if bounded else 0, generation, length)
             if ply == 0:
                 stats[S_NODES] = nodes
                 stats[S_PN] = phi
@@ -360,6 +371,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                 stats[S_BOUNDED] = bounded
                 stats[S_BEST] = child_moves[0, best] if best >= 0 else -1
                 stats[S_BEST_PHI] = phi
+                stats[S_LENGTH] = length
                 return nodes
             ply -= 1
             vals = child_vals[ply, frames[ply, F_SELECTED]]
@@ -369,6 +381,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                 vals[C_SOLVED] = 1
                 vals[C_DEP] = dep
                 vals[C_BOUNDED] = bounded
+                vals[C_LENGTH] = length
             continue
 
         # --- 4. descend into the most promising child ---
@@ -409,6 +422,9 @@ class SearchResult:
     reason: str = ""  # why "unknown": "node limit", "time limit", "depth limit", "stopped"
     pn: int = 0
     dn: int = 0
+    # Solved: plies from the root to the end of the game along the solution found (for a proven
+    # ``win``, a mate within that many plies; not necessarily the shortest). Else None.
+    length: int | None = None
 
 
 def _candidates_kernel(game: Game):
@@ -485,7 +501,7 @@ class DfpnSearch:
 
         root_result = self._root_outcome(position, code)
         if root_result is not None:
-            return SearchResult(root_result, goal, None, 0, time.perf_counter() - started)
+            return SearchResult(root_result, goal, None, 0, time.perf_counter() - started, length=0)
 
         total = 0
         chunk = 20000 if seconds is None else 2000  # on a clock, learn the node rate first
@@ -538,7 +554,8 @@ class DfpnSearch:
                 best = best if result == "unknown" else None
         else:
             result = "unknown"
-        return SearchResult(result, goal, best, total, elapsed, reason, pn, dn)
+        length = int(stats[S_LENGTH]) if result != "unknown" else None
+        return SearchResult(result, goal, best, total, elapsed, reason, pn, dn, length)
 
     def _leaf_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(page directory, page arena) for the kernel: the database's, or empty ones."""

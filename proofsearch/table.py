@@ -8,6 +8,10 @@ Entry layout (one row of a ``uint64[size, 3]`` array)::
     word 2   bits  0-31  work: nodes expanded below this entry when it was stored (saturating)
              bits 32-39  generation of the search that stored it
              bits 40-47  flags (FLAG_BOUNDED: the proof or disproof leans on the depth horizon)
+             bits 48-63  length of a solved entry: plies from the position to the end of the
+                         game along the proof or disproof the search found (saturating; 0 while
+                         unsolved). For a proven ``win`` it bounds the mate: mate within that
+                         many plies, not necessarily the shortest.
 
 phi and delta are seen from the side to move, whose own goal is part of the key (the attacker's
 goal at its nodes, the dual goal at the defender's: ``win`` and ``draw`` are each other's
@@ -36,6 +40,7 @@ BUCKET = 4
 WORDS = 3
 FLAG_BOUNDED = 1
 WORK_MASK = 0xFFFFFFFF
+LENGTH_MASK = 0xFFFF
 
 TABLE = types.Array(types.uint64, 2, "C")
 
@@ -51,9 +56,15 @@ def probe(table, key):
     return -1
 
 
+@nb.njit(types.int64(TABLE, types.int64), cache=True, inline="always")
+def entry_length(table, row):
+    """The length (plies to the end along its solution) stored in a solved row."""
+    return np.int64(table[row, 2] >> types.uint64(48))
+
+
 @nb.njit(types.void(TABLE, types.uint64, types.int64, types.int64, types.int64, types.int64,
-                    types.int64), cache=True)
-def store(table, key, pn, dn, work, flags, generation):
+                    types.int64, types.int64), cache=True)
+def store(table, key, pn, dn, work, flags, generation, length):
     """Store an entry by the replacement rule in the module docstring."""
     mask = types.uint64(table.shape[0] - 1)
     base = np.int64(key & mask) & ~np.int64(BUCKET - 1)
@@ -75,10 +86,11 @@ def store(table, key, pn, dn, work, flags, generation):
             victim = row
     if work > WORK_MASK:
         work = WORK_MASK
+    length = min(max(length, 0), LENGTH_MASK)
     table[victim, 0] = key
     table[victim, 1] = types.uint64(pn) | (types.uint64(dn) << types.uint64(32))
     table[victim, 2] = (types.uint64(work) | (types.uint64(generation & 0xFF) << types.uint64(32))
-                        | (types.uint64(flags & 0xFF) << types.uint64(40)))
+                        | (types.uint64(flags & 0xFF) << types.uint64(40)) | (types.uint64(length) << types.uint64(48)))
 
 
 class TranspositionTable:

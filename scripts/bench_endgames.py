@@ -7,7 +7,7 @@ played to the end by ``solver uci`` (with ``DatabasePath`` set: configuration ``
 without: ``plain``) against Stockfish 15.1, both at a fixed time per move, under the rules
 (checkmate, stalemate, insufficient material, threefold repetition, the 50-move rule)::
 
-    python scripts/bench_endgames.py --db DIR [--positions 100] [--time 1.0] [--out FILE]
+    python scripts/bench_endgames.py --db DIR [--positions 100] [--time 1.0] [--out FILE] [--concurrency 2]
 
 A won position counts as convertible when its distance to mate fits in the 50-move rule
 (``halfmove clock + dtm <= 100``: every position drawn here has clock 0). Bar, with the tables:
@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import queue
 import random
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -142,6 +144,8 @@ def main() -> int:
     parser.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
     parser.add_argument("--out", default="endgames.jsonl", help="results file (JSON lines; resumed)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--concurrency", type=int, default=1,
+                        help="games played at once, each pair of engines on its own (default 1)")
     args = parser.parse_args()
     sf_time = args.sf_time if args.sf_time is not None else args.time
 
@@ -164,17 +168,29 @@ def main() -> int:
         # the (i+1)-th, so that an interrupted run has covered every ending evenly.
         plan = [entry[2:] for entry in sorted(plan, key=lambda entry: entry[:2])]
     print(f"{len(plan)} games to play ({len(done)} already in {out})", file=sys.stderr)
-    engines = {}
-    try:
-        stockfish = chess.engine.SimpleEngine.popen_uci(args.stockfish)
-        for config in args.configs:
-            engine = chess.engine.SimpleEngine.popen_uci(solver, timeout=WARM_UP_SECONDS)
-            if config == "tables":
-                engine.configure({"DatabasePath": str(Path(args.db).resolve())})
-            warm_up(engine)
-            engines[config] = engine
-        with out.open("a") as sink:
-            for number, (config, ending, kind, fen, dtm) in enumerate(plan, 1):
+    pending: queue.Queue = queue.Queue()
+    for number, entry in enumerate(plan, 1):
+        pending.put((number, *entry))
+    lock = threading.Lock()
+    failures: list[BaseException] = []
+
+    def worker(sink) -> None:
+        """Plays games from ``pending`` with its own engines until none are left."""
+        engines = {}
+        stockfish = None
+        try:
+            stockfish = chess.engine.SimpleEngine.popen_uci(args.stockfish)
+            for config in args.configs:
+                engine = chess.engine.SimpleEngine.popen_uci(solver, timeout=WARM_UP_SECONDS)
+                if config == "tables":
+                    engine.configure({"DatabasePath": str(Path(args.db).resolve())})
+                warm_up(engine)
+                engines[config] = engine
+            while not failures:
+                try:
+                    number, config, ending, kind, fen, dtm = pending.get_nowait()
+                except queue.Empty:
+                    return
                 board = chess.Board(fen)
                 if kind == "won":
                     ours_white = board.turn == chess.WHITE
@@ -185,14 +201,26 @@ def main() -> int:
                 game = play_game(fen, ours_white, engines[config], stockfish, args.time, sf_time)
                 record = {"config": config, "ending": ending, "kind": kind, "fen": fen, "dtm": abs(dtm),
                           "ours_white": ours_white, **game, "seconds": round(time.monotonic() - started, 2)}
-                sink.write(json.dumps(record) + "\n")
-                sink.flush()
-                done.append(record)
-                print(f"[{number}/{len(plan)}] {config} {ending} {kind} {fen}: {game['result']:+d} "
-                      f"({game['reason']}, {game['plies']} plies)", file=sys.stderr)
-    finally:
-        for engine in list(engines.values()) + ([stockfish] if "stockfish" in locals() else []):
-            engine.quit()
+                with lock:
+                    sink.write(json.dumps(record) + "\n")
+                    sink.flush()
+                    done.append(record)
+                    print(f"[{number}/{len(plan)}] {config} {ending} {kind} {fen}: {game['result']:+d} "
+                          f"({game['reason']}, {game['plies']} plies)", file=sys.stderr)
+        except BaseException as error:  # reported once all workers have stopped
+            failures.append(error)
+        finally:
+            for engine in list(engines.values()) + ([stockfish] if stockfish is not None else []):
+                engine.quit()
+
+    with out.open("a") as sink:
+        workers = [threading.Thread(target=worker, args=(sink,)) for _ in range(max(1, args.concurrency))]
+        for thread in workers:
+            thread.start()
+        for thread in workers:
+            thread.join()
+    if failures:
+        raise failures[0]
     print(f"Endgame conversion against Stockfish ({args.stockfish}), {args.time:g} s/move "
           f"(Stockfish {sf_time:g} s/move), {args.positions} won + {args.positions} drawn per ending, seed {args.seed}")
     print(summary(done))

@@ -50,6 +50,46 @@ def _minimax_values(game):
     return values
 
 
+def _shortest_wins(game):
+    """Every reachable tic-tac-toe position the side to move wins -> the fewest plies to its win
+    against best defence (plain minimax on distances)."""
+    @functools.lru_cache(maxsize=None)
+    def solve(text):  # (value for the side to move, plies to the end with best play)
+        position = game.parse_position(text)
+        result = game.outcome(position)
+        if result != ONGOING:
+            return result, 0
+        children = [solve(game.format_position(game.play(position, move))) for move in game.legal_moves(position)]
+        wins = [plies for value, plies in children if value == LOSS]
+        if wins:
+            return WIN, min(wins) + 1
+        if any(value == DRAW for value, _ in children):
+            return DRAW, 0
+        return LOSS, max(plies for _, plies in children) + 1
+
+    return {text: solve(text)[1] for text, value in _minimax_values(game).items()
+            if value == WIN and game.outcome(game.parse_position(text)) == ONGOING}
+
+
+def test_proof_length_bounds_the_win_and_a_proof_within_it_exists(tictactoe):
+    # Every won tic-tac-toe position: the length df-pn reports for its proof is at least the
+    # shortest win (it is the length of a real win: never shorter), and a proof bounded by that
+    # length succeeds.
+    search = DfpnSearch(tictactoe, TranspositionTable(1 << 12))
+    shortest = _shortest_wins(tictactoe)
+    assert len(shortest) > 500
+    longer = 0
+    for text, plies in shortest.items():
+        position = tictactoe.parse_position(text)
+        found = search.prove(position, "win")
+        assert found.result == "proven" and found.length is not None and found.length >= plies, text
+        assert found.length % 2 == 1, text  # the winner makes the last move
+        assert search.prove(position, "win", max_depth=found.length).result == "proven", text
+        assert search.prove(position, "win", max_depth=plies).length <= plies, text
+        longer += found.length > plies
+    assert longer > 0  # unbounded df-pn does not look for the shortest win: the test sees both
+
+
 def test_tictactoe_start_is_a_draw(tictactoe):
     start = tictactoe.start_position()
     assert prove(tictactoe, start, "win").result == "disproven"

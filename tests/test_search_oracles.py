@@ -147,6 +147,13 @@ def test_mate_limit_is_answered_by_proof():
     assert result.mate == 3 and CHESS.format_move(position, result.best) == "f8c5"
 
 
+def test_a_mate_limit_below_one_move_is_refused_clearly():
+    with pytest.raises(ValueError, match="at least 1 move"):
+        Limits(mate=0)
+    with pytest.raises(ValueError, match="at least 1 ply"):
+        Limits(depth=0)
+
+
 def test_mate_limit_without_a_mate_ends_at_the_bound():
     result = Player(CHESS, hash_mb=4).search(CHESS.start_position(), Limits(mate=2))
     assert result.mate is None and result.depth <= 3 and result.best is not None
@@ -177,7 +184,9 @@ def test_prover_on_the_clock_works_once_the_search_is_winning():
     player = Player(CHESS, hash_mb=16, prover_nodes=10_000_000)
     result = player.search(position, Limits(time=4.0, optimum=2.0))
     assert player._prover_seconds > 0
-    assert player._prover_seconds <= result.seconds - player._prover_seconds + 0.05
+    # df-pn checks its clock between chunks of work sized from its node rate so far: on a busy
+    # machine the last chunk may overrun by a tenth of a second or so.
+    assert player._prover_seconds <= result.seconds - player._prover_seconds + 0.25
     assert result.mate is not None and result.mate >= 7
 
 

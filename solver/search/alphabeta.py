@@ -147,6 +147,23 @@ def update_pv(pv, ply_info, ply, move):
     ply_info[PV_LENGTH, ply] = max(end, ply + 1)
 
 
+NO_TABLE_SCORE = -INFINITE - 1  # table_leaf_score: the tables do not cover the position
+
+
+@nb.njit(types.int64(RankKernel, K.ReversiblePliesKernel, TABLES, I64_1D, K.POSITION, types.int64),
+         cache=True, inline="always")
+def table_leaf_score(rank, reversible_plies, tables, state, pos, ply):
+    """The endgame tables' score of ``pos`` at ``ply`` (counted in ``tbhits``), or
+    ``NO_TABLE_SCORE`` when the search has no tables or they do not cover it."""
+    if state[P_TABLES] == 0:
+        return NO_TABLE_SCORE
+    code = probe_tables(rank, tables, pos)
+    if code <= 0:
+        return NO_TABLE_SCORE
+    state[S_TABLE_HITS] += 1
+    return table_score(code, ply, reversible_plies(pos), state[P_FIFTY])
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                      K.InCheckKernel, K.MoveKeysKernel, K.LegalMovesKernel, K.ReversiblePliesKernel, RankKernel,
                      U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.TABLE, I64_1D, TABLES,
@@ -169,11 +186,9 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         return 0 if checked else np.int64(evaluate(pos))
 
     # 2. Endgame tables: a covered position has its exact value (cheap: no store needed).
-    if state[P_TABLES]:
-        code = probe_tables(rank, tables, pos)
-        if code > 0:
-            state[S_TABLE_HITS] += 1
-            return table_score(code, ply, reversible_plies(pos), state[P_FIFTY])
+    score = table_leaf_score(rank, reversible_plies, tables, state, pos, ply)
+    if score != NO_TABLE_SCORE:
+        return score
 
     # 3. Transposition table: any stored depth is enough here.
     position_hash = hash_position(pos)
@@ -311,11 +326,9 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
 
     # 6. Endgame tables: a covered position has its exact value, stored like a deep search's.
     # (The root is played from the tables by the player, before any search.)
-    if state[P_TABLES] and not root:
-        code = probe_tables(rank, tables, pos)
-        if code > 0:
-            state[S_TABLE_HITS] += 1
-            score = table_score(code, ply, reversible_plies(pos), state[P_FIFTY])
+    if not root:
+        score = table_leaf_score(rank, reversible_plies, tables, state, pos, ply)
+        if score != NO_TABLE_SCORE:
             tt.store(tt_table, position_hash, -1, to_table(score, ply), 0, min(depth + TABLE_DEPTH_BONUS, MAX_PLY),
                      tt.BOUND_EXACT, state[P_GENERATION])
             return score

@@ -60,6 +60,14 @@ class Limits:
     mate: int | None = None
     infinite: bool = False
 
+    def __post_init__(self):
+        # A proof "within 2 * mate - 1 plies" needs at least one move; UCI's "go mate 0" is
+        # turned into no mate bound before it gets here.
+        if self.mate is not None and self.mate < 1:
+            raise ValueError(f"Limits.mate must be at least 1 move, not {self.mate} (None: no mate bound)")
+        if self.depth is not None and self.depth < 1:
+            raise ValueError(f"Limits.depth must be at least 1 ply, not {self.depth}")
+
 
 @dataclass
 class Iteration:

@@ -4,9 +4,10 @@ Alpha-beta finds a mate only when its whole line fits under the search horizon; 
 (:mod:`proofsearch.dfpn`) proves long, narrow mates the horizon hides. Between two iterations
 of the search, the player gives the prover a small node budget at the root (``--prover-nodes``,
 UCI ``ProverNodes``); successive calls continue the same proof, since the prover's
-transposition table keeps its work. Once the win is proven, depth-bounded proofs (bounds of
-``2k - 1`` plies: doubling ``k``, then one move shorter at a time) find a mate length ``k``
-whose proof fits the budget: a forced mate in at most ``k`` moves, reported as ``mate k``.
+transposition table keeps its work. A proof comes with its length (the longest line of the proof
+df-pn found, see :attr:`proofsearch.dfpn.SearchResult.length`): a forced mate within that many
+plies, reported at once as ``mate k``. Depth-bounded proofs one move shorter than the best so
+far then shorten it while the budget lasts (each success bringing its own, maybe shorter, length).
 Results are cached by position, so the same position is never proven twice.
 
 ``mate_within`` serves ``go mate N``: a proof bounded by ``2N - 1`` plies, then shortened.
@@ -22,6 +23,7 @@ import numpy as np
 from games.game import Game
 
 DEFAULT_TABLE_MB = 32
+FIRST_MATE_BOUND = 16  # moves: the first bound tried when a proof came without its length
 LONGEST_MATE_MOVES = 64  # the doubling search for a mate length stops here
 CHUNK_NODES = 50_000  # between two chunks of a long proof, stop requests and clocks are checked
 
@@ -47,12 +49,13 @@ class _RootProof:
     finished: bool = False
 
     def next_bound(self) -> int:
-        """The next mate length to try, in moves: doubling until a bound holds, then one move
-        shorter at a time. Shortening from above (rather than bisecting) makes every proof that
-        succeeds a shorter mate to report, when the time runs out before the exact length is
-        known; only the last attempt, at the exact length minus one, fails."""
+        """The next mate length to try, in moves: one less than the shortest proven. Shortening
+        from above makes every proof that succeeds a shorter mate to report; only the last
+        attempt, at the exact length minus one, fails (a disproof of every line to that depth,
+        the costly part). While no length is known (a proof without one), ``FIRST_MATE_BOUND``
+        doubled until a bound holds."""
         if self.high is None:
-            return max(2, 2 * self.low)
+            return max(FIRST_MATE_BOUND, 2 * self.low)
         return self.high - 1
 
 
@@ -95,9 +98,11 @@ class Prover:
             if found.result != "proven":
                 state.finished = found.result == "disproven"
                 return None
-            state.mate = ProvenMate(found.best, None, self.nodes)
-        # The mate length: bounds of 2k - 1 plies, k doubling from 2, then shortening. An attempt
-        # cut short by the budget is resumed (same bound, same table keys) by the next call.
+            state.mate = ProvenMate(found.best, found.length, self.nodes)
+            state.high = _mate_moves(found.length)
+            state.finished = state.high is not None and state.high <= 1  # a mate in one
+        # Shorter mates: bounds of 2k - 1 plies, k one less than the shortest proof so far. An
+        # attempt cut short by the budget is resumed (same bound, same table keys) by the next call.
         while not state.finished:
             left = _left(seconds, started)
             if left is not None and left <= 0.002:
@@ -105,8 +110,9 @@ class Prover:
             moves = state.next_bound()
             found = self._prove(position, history, budget, left, 2 * moves - 1)
             if found.result == "proven":
-                state.high = moves
-                state.mate = ProvenMate(found.best, 2 * moves - 1, self.nodes)
+                plies = found.length if found.length is not None else 2 * moves - 1
+                state.high = min(moves, _mate_moves(plies))
+                state.mate = ProvenMate(found.best, plies, self.nodes)
             elif found.reason == "depth limit":
                 state.low = moves
             else:
@@ -123,14 +129,16 @@ class Prover:
         found, spent = self._chunked(position, history, 2 * moves - 1, None, should_stop)
         if found.result != "proven":
             return None
-        best, best_moves = found.best, moves
-        # Shorten: one move less at a time, each attempt allowed the work of the proof so far.
-        for shorter in range(moves - 1, 0, -1):
+        best, best_moves = found.best, min(moves, _mate_moves(found.length))
+        # Shorten: one move less than the shortest proof so far, each attempt allowed the work
+        # of the proofs so far.
+        while best_moves > 1:
+            shorter = best_moves - 1
             attempt, nodes = self._chunked(position, history, 2 * shorter - 1, max(spent, CHUNK_NODES), should_stop)
             spent += nodes
             if attempt.result != "proven":
                 break
-            best, best_moves = attempt.best, shorter
+            best, best_moves = attempt.best, min(shorter, _mate_moves(attempt.length))
         return ProvenMate(best, 2 * best_moves - 1, spent)
 
     def _chunked(self, position, history, max_depth: int, cap: int | None, should_stop):
@@ -150,6 +158,11 @@ class Prover:
                                   max_depth=max_depth, history=list(history))
         self.nodes += found.nodes
         return found
+
+
+def _mate_moves(plies: int | None) -> int | None:
+    """Moves of a mate within ``plies`` plies (None: unknown)."""
+    return None if plies is None else max(1, (plies + 1) // 2)
 
 
 def _left(seconds: float | None, started: float) -> float | None:

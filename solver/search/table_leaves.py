@@ -1,7 +1,8 @@
 """Endgame tables at the player's leaves: probed inside the search, played from at the root.
 
 Inside the compiled search (``probe_tables``) a position the built tables cover gets their code
-straight from the page cache of :mod:`databases` (see :mod:`databases.cache`), turned into a
+straight from the page cache of :mod:`databases` (the prover's own probe,
+:func:`proofsearch.database_leaves.database_code`), turned into a
 score by :func:`solver.search.scores.table_score`. A page that is not resident never stalls the
 search: the probe counts as "not covered" and queues the page in ``requests``; between
 iterations the player loads a bounded number of queued pages (:meth:`EndgameTables.load_requested`),
@@ -26,15 +27,14 @@ import numpy as np
 from numba import types
 
 from databases import format as F
-from databases.cache import ARENA, DIRECTORY, MISS, probe_resident
+from databases.cache import ARENA, DIRECTORY
 from databases.errors import DatabaseError
 from games.game import Game
 from games.kernels import POSITION
 from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
-from proofsearch.database_leaves import DatabaseLeaves, no_tables
+from proofsearch.database_leaves import NOT_COVERED, PAGE_MISSING, DatabaseLeaves, database_code, no_tables
 from solver.search.scores import table_score
 
-NOT_COVERED = -1
 REQUEST_SLOTS = 256  # pages a single iteration may ask for; more are dropped (asked again later)
 MAX_PAGES_PER_GAP = 64  # pages loaded between two iterations, so a gap stays short
 
@@ -48,21 +48,13 @@ def probe_tables(rank, tables, pos):
     does not tell its value (chess: an en-passant right), or its page is not resident, in which
     case the page is queued in ``requests`` (``requests[0]`` entries follow it, each
     ``table << TABLE_SHIFT | index``)."""
-    packed = rank(pos)
-    if packed < 0:
-        return NOT_COVERED
     directory, bases, arena, requests = tables
-    base = bases[packed >> TABLE_SHIFT]
-    if base < 0:
-        return NOT_COVERED
-    code = probe_resident(directory, base, arena, packed & INDEX_MASK)
-    if code == MISS:
+    code = database_code(rank, directory, bases, arena, pos)
+    if code == PAGE_MISSING:
         queued = requests[0]
         if queued < requests.shape[0] - 1:
-            requests[queued + 1] = packed
+            requests[queued + 1] = rank(pos)  # ranked again only on a miss, which is rare
             requests[0] = queued + 1
-        return NOT_COVERED
-    if code == F.INVALID:
         return NOT_COVERED
     return code
 
