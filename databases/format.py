@@ -1,7 +1,7 @@
 """The on-disk format of a table: entry codes, page size, filters and attribute names.
 
-Every entry is one small unsigned integer (a *code*) packing the game-theoretic value and the
-distance to the end of the game in plies (``dtm``)::
+Every entry is one value code (:mod:`games.value_codes`, the one definition of the codes and
+their arithmetic, re-exported here)::
 
     0            invalid index (no legal position has this index)
     1            draw
@@ -9,13 +9,11 @@ distance to the end of the game in plies (``dtm``)::
     3 + 2 * d    the side to move wins in d plies
 
 Codes are stored as ``uint8`` when the longest distance allows (``d <= 126``), else ``uint16``.
-While a table is being built, ``UNKNOWN`` (the dtype's maximum) marks unresolved entries; it
+While a table is being built, ``UNKNOWN`` (``uint16``'s maximum) marks unresolved entries; it
 never reaches a finished file.
 
 >>> encode(WIN, 5), encode(LOSS, 0), encode(DRAW, 0)
 (13, 2, 1)
->>> decode(13), decode(2), decode(1)
-((1, 5), (-1, 0), (0, 0))
 >>> signed_dtm(13), signed_dtm(2)
 (5, 0)
 """
@@ -26,6 +24,8 @@ import zlib
 import numpy as np
 
 from games.kernels import DRAW, LOSS, WIN
+from games.value_codes import (CODE_DRAW, INVALID, INVALID_VALUE, STORE_UNKNOWN,  # noqa: F401 (re-exported)
+                               decode, encode)
 
 # Version 2 adds the page checksums below; version 1 files (Fletcher-32 only) stay readable.
 FORMAT_VERSION = 2
@@ -33,10 +33,7 @@ READABLE_VERSIONS = (1, 2)
 DATASET = "entries"
 CHECKSUMS = "page_crc32"  # one CRC-32 per page of decoded codes (see page_checksum)
 
-INVALID = 0
-CODE_DRAW = 1
-UNKNOWN = 0xFFFF  # build-time only (in uint16 work arrays)
-INVALID_VALUE = 3  # the value decode() reports for an invalid index
+UNKNOWN = STORE_UNKNOWN  # build-time only (in uint16 work arrays)
 
 # One page = one HDF5 chunk = PAGE_ENTRIES entries (16 KiB of uint8 codes). Chosen by
 # measurement (docs/database-format.md): smaller pages cost disk space and per-chunk overhead
@@ -51,27 +48,6 @@ ATTRIBUTES = (
     "generator_version", "settings", "build_seconds", "built_at", "page_entries", "compression",
     "content_crc32",
 )
-
-
-def encode(value: int, dtm: int) -> int:
-    """The code of ``value`` (WIN/DRAW/LOSS for the side to move) reached in ``dtm`` plies."""
-    if value == DRAW:
-        return CODE_DRAW
-    if value == WIN:
-        return 3 + 2 * dtm
-    if value == LOSS:
-        return 2 + 2 * dtm
-    raise ValueError(f"not a value: {value}")
-
-
-def decode(code: int) -> tuple[int, int]:
-    """``(value, dtm)`` of a code: value WIN/DRAW/LOSS (or INVALID_VALUE), dtm in plies >= 0."""
-    code = int(code)
-    if code == INVALID:
-        return INVALID_VALUE, 0
-    if code == CODE_DRAW:
-        return DRAW, 0
-    return (WIN if code & 1 else LOSS), (code - 2) >> 1
 
 
 def signed_dtm(code: int) -> int:

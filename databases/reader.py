@@ -39,6 +39,7 @@ from databases.families import get_family
 from databases.location import table_path
 from games.kernels import DRAW, LOSS, WIN
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
+from games.value_codes import better, parent_code
 
 DEFAULT_CACHE_BYTES = 64 << 20
 
@@ -518,8 +519,8 @@ class Database:
         best = None
         for move in moves:
             child = self._code(game.play(position, move))
-            mine = _code_from_child(child)
-            if best is None or _better(mine, best):
+            mine = int(parent_code(int(child)))
+            if best is None or better(mine, best):
                 best = mine
         return best
 
@@ -597,32 +598,12 @@ class Database:
         position = self.position(position)
         best_move, best_code = None, None
         for move in game.legal_moves(position):
-            mine = _code_from_child(self._code(game.play(position, move)))
-            if best_code is None or _better(mine, best_code):
+            mine = int(parent_code(int(self._code(game.play(position, move)))))
+            if best_code is None or better(mine, best_code):
                 best_move, best_code = move, mine
         return best_move
 
 
-def _code_from_child(child_code: int) -> int:
-    """The parent's code if it plays into a child with ``child_code``."""
-    value, dtm = F.decode(child_code)
-    if value == DRAW:
-        return F.CODE_DRAW
-    return F.encode(-value, dtm + 1)
-
-
-def _rank_code(code: int) -> tuple[int, int]:
-    """Sort key: higher is better for the side to move."""
-    value, dtm = F.decode(code)
-    if value == WIN:
-        return (2, -dtm)
-    if value == DRAW:
-        return (1, 0)
-    return (0, dtm)
-
-
-def _better(a: int, b: int) -> bool:
-    return _rank_code(a) > _rank_code(b)
 
 
 def open_database(path: str | os.PathLike, game: str | None = None,

@@ -24,7 +24,7 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
     seconds). The kernels work in a *generation index* of the game's choice (where moves and
     un-moves are cheap arithmetic), described per table by two arrays, ``params`` (int64) and
     ``aux`` (uint64), and map it to the storage index at the end. Every position holds a
-    one-byte code of :mod:`databases.format` (``GEN_UNKNOWN`` while unresolved) and three
+    one-byte value code (:mod:`games.value_codes`; ``GEN_UNKNOWN`` while unresolved) and three
     one-byte *levels* summarising its moves out of the table (captures, promotions), read from
     the child tables once: ``exit_win`` (the level at which one of them wins; ``NO_LEVEL`` if
     none), ``exit_floor`` (the level from which they no longer stop the position from being
@@ -61,6 +61,7 @@ import numpy as np
 from numba import types
 
 from games.kernels import POSITION
+from games.value_codes import GEN_UNKNOWN  # noqa: F401  (the generators' unresolved code)
 
 TABLE_SHIFT = 40
 NEEDS_CHILDREN = -2
@@ -72,7 +73,6 @@ RankKernel = types.FunctionType(RANK_SIGNATURE)
 UnrankKernel = types.FunctionType(UNRANK_SIGNATURE)
 
 
-GEN_UNKNOWN = 255
 NO_LEVEL = 255
 GEN_PARAMS = types.Array(types.int64, 1, "C")
 GEN_AUX = types.Array(types.uint64, 1, "C")

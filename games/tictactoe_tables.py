@@ -17,6 +17,7 @@ from games.table_family import (BYTES, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SI
                                 RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE, GenerationSpace,
                                 TableFamily, UnmoveKernels)
 from games.tictactoe import TicTacToe, has_line
+from games.value_codes import CODE_DRAW, code_distance, is_loss, loss_code, parent_code
 
 TABLE = "all"
 SIZE = 3 ** 9
@@ -127,8 +128,8 @@ def mark_predecessors_of(params, aux, entries, count, codes, flags):
             parent = index - last_mover * 3 ** cell
             if codes[parent] != GEN_UNKNOWN:
                 continue  # invalid, finished or already decided
-            if code % 2 == 0:
-                codes[parent] = 3 + 2 * (((code - 2) >> 1) + 1)
+            if is_loss(code):
+                codes[parent] = parent_code(code)
                 won += 1
             else:
                 flags[parent] = 1
@@ -145,12 +146,12 @@ def _code_at_level(index, d, codes):
         if _digit(index, cell) != 0:
             continue
         child = np.int64(codes[index + mover * 3 ** cell])
-        if child == GEN_UNKNOWN or child == 1 or ((child - 2) >> 1) >= d:
+        if child == GEN_UNKNOWN or child == CODE_DRAW or code_distance(child) >= d:
             return GEN_UNKNOWN
-        if child % 2 == 0:
-            return 3 + 2 * (((child - 2) >> 1) + 1)
-        longest = max(longest, (child - 2) >> 1)
-    return 2 + 2 * (longest + 1)
+        if is_loss(child):
+            return parent_code(child)
+        longest = max(longest, code_distance(child))
+    return loss_code(longest + 1)
 
 
 @nb.njit(GEN_EVALUATE_SIGNATURE, cache=True)
@@ -165,7 +166,7 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
 def store_range(params, aux, start, stop, codes, out):
     """Storage codes: the same index; unresolved boards are draws."""
     for index in range(start, stop):
-        out[index] = 1 if codes[index] == GEN_UNKNOWN else codes[index]
+        out[index] = CODE_DRAW if codes[index] == GEN_UNKNOWN else codes[index]
 
 
 def generation_space(table: str) -> GenerationSpace:

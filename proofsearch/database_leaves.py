@@ -23,6 +23,7 @@ from databases.reader import open_database
 from games.game import Game
 from games.kernels import DRAW, LOSS, POSITION, WIN
 from games.table_family import INDEX_MASK, RANK_SIGNATURE, TABLE_SHIFT, RankKernel
+from games.value_codes import CODE_DRAW, code_distance, is_win
 
 NOT_COVERED = -1  # no table (or no built table) holds the position: search on
 PAGE_MISSING = -2  # a table holds it but its page is not resident: stop, load, resume
@@ -58,10 +59,10 @@ def database_code(rank, directory, bases, arena, pos):
 @nb.njit(types.UniTuple(types.int64, 2)(types.int64), cache=True)
 def decode_code(code):
     """(WIN/DRAW/LOSS for the side to move, distance to mate in plies) of a table code."""
-    if code == F.CODE_DRAW:
+    if code == CODE_DRAW:
         return np.int64(DRAW), np.int64(0)
-    distance = (code - 2) >> 1
-    if code & 1:
+    distance = code_distance(code)
+    if is_win(code):
         return np.int64(WIN), distance
     return np.int64(LOSS), distance
 

@@ -21,6 +21,7 @@ from numba import types
 from databases import format as F
 from games import kernels as K
 from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel, UnrankKernel
+from games.value_codes import code_distance, is_loss, loss_code, win_code
 
 CODES = types.Array(types.uint16, 1, "C")
 OFFSETS = types.Array(types.int64, 1, "C")
@@ -84,20 +85,20 @@ def forward_pass(legal_moves, play, unrank, rank, table_id, codes, other_codes, 
             if code == F.UNKNOWN or code == F.CODE_DRAW:
                 all_wins = False
                 continue
-            dtm = (code - 2) >> 1
+            dtm = code_distance(code)
             if dtm >= d:  # not known yet in this pass
                 all_wins = False
                 continue
-            if code & 1 == 0:  # the child loses
+            if is_loss(code):  # the child loses
                 if dtm == d - 1:
                     win = True
                     break
                 all_wins = False  # (cannot happen: it would have been a win earlier)
         if win:
-            codes[index] = 3 + 2 * d
+            codes[index] = win_code(d)
             resolved += 1
         elif all_wins:
-            codes[index] = 2 + 2 * d
+            codes[index] = loss_code(d)
             resolved += 1
     return resolved
 

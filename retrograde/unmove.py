@@ -30,11 +30,12 @@ from numba import prange, types
 from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNATURE,
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_PARAMS,
                                 GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S)
+from games.value_codes import LONGEST_BYTE_DISTANCE
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
 WORD_BLOCK = 1024  # 8-byte words per parallel task in the level scans
 BATCH = 256  # entries handed to a kernel per call
-MAX_LEVEL = 126  # distances must fit the one-byte codes: 3 + 2 * 126 = 255 is GEN_UNKNOWN
+MAX_LEVEL = LONGEST_BYTE_DISTANCE  # distances must fit the one-byte codes below GEN_UNKNOWN
 
 InitialiseKernel = types.FunctionType(GEN_INITIALISE_SIGNATURE)
 MarkKernel = types.FunctionType(GEN_MARK_SIGNATURE)

@@ -14,6 +14,7 @@ from databases import format as F
 from databases.families import get_family
 from games import kernels as K
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
+from games.value_codes import better, parent_code
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
 
@@ -45,24 +46,10 @@ def choose(best, child):
     playing into ``child``; -2 propagates an undecidable child."""
     if best == -2 or child == F.INVALID or child == F.UNKNOWN or child == NEEDS_CHILDREN:
         return -2
-    if child == F.CODE_DRAW:
-        mine = F.CODE_DRAW
-    elif child & 1:  # the child wins: we lose one ply later
-        mine = 2 + 2 * (((child - 2) >> 1) + 1)
-    else:
-        mine = 3 + 2 * (((child - 2) >> 1) + 1)
+    mine = parent_code(child)
     if best < 0:
         return mine
-    # wins (odd >= 3) beat draws beat losses; sooner wins and later losses are better
-    best_class = 2 if best & 1 and best >= 3 else (1 if best == F.CODE_DRAW else 0)
-    mine_class = 2 if mine & 1 and mine >= 3 else (1 if mine == F.CODE_DRAW else 0)
-    if mine_class != best_class:
-        return mine if mine_class > best_class else best
-    if mine_class == 2:
-        return min(mine, best)
-    if mine_class == 0:
-        return max(mine, best)
-    return best
+    return mine if better(mine, best) else best
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, RankKernel, types.int64,

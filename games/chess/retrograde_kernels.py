@@ -5,7 +5,7 @@ They work in a *generation index* (every placement of the table's pieces with Wh
 its symmetry domain: the a1-d1-d4 triangle without pawns, files a-d with pawns; one byte per
 entry), where a move or un-move of any piece but the white king is a single addition, and
 ``store_range`` maps the result to the compact storage index of :mod:`games.chess.endgames`.
-Codes are those of :mod:`databases.format`, with ``UNKNOWN = 255`` while building.
+Codes are value codes (:mod:`games.value_codes`), ``GEN_UNKNOWN`` while unresolved.
 
 - ``initialise_range``: invalid placements (code 0), mates and stalemates, and for every
   position a summary of its moves out of the table (captures, promotions), looked up once in
@@ -33,10 +33,11 @@ from numba import types
 from games.chess import endgames as E
 from games.chess.bitops import lsb, msb
 from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
-                                GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE, GEN_UNKNOWN,
-                                INDEX_MASK, NO_LEVEL, TABLE_SHIFT, GenerationSpace, UnmoveKernels)
+                                GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE, INDEX_MASK, NO_LEVEL,
+                                TABLE_SHIFT, GenerationSpace, UnmoveKernels)
+from games.value_codes import (CODE_DRAW, GEN_UNKNOWN, better, code_distance, is_loss, is_win, loss_code,
+                               parent_code, win_code)
 
-UNKNOWN = GEN_UNKNOWN
 MAX_MOVES = 96
 
 SPEC8 = types.Array(types.int8, 1, "C")
@@ -300,27 +301,6 @@ def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets
     return np.int64(child_codes[child_offsets[table] + (packed & INDEX_MASK)])
 
 
-@nb.njit(types.int64(types.int64), cache=True, inline="always")
-def parent_code(child):
-    """The code of a position whose move leads to a child with code ``child``."""
-    if child == 1:
-        return 1
-    distance = ((child - 2) >> 1) + 1
-    if child & 1:
-        return 2 + 2 * distance
-    return 3 + 2 * distance
-
-
-@nb.njit(types.boolean(types.int64, types.int64), cache=True, inline="always")
-def better(a, b):
-    """Whether code ``a`` is better than ``b`` for the side to move (both decided)."""
-    if a & 1 and a >= 3:
-        return not (b & 1 and b >= 3) or a < b
-    if a == 1:
-        return not (b & 1 and b >= 3) and b != 1
-    return (b % 2 == 0 and b >= 2) and a > b
-
-
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, U16, I64, BB, SPEC8,
                      I64, I64), cache=True)
 def en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets, geo,
@@ -461,7 +441,7 @@ def has_en_passant_push(spec, squares, n, stm):
 def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit_win,
              exit_floor, child_codes, child_offsets, powers, geo, moves, child_pieces,
              child_squares, scratch, domain, hints):
-    """The new code of an unresolved position at level ``d``, or UNKNOWN, from its moves within
+    """The new code of an unresolved position at level ``d``, or GEN_UNKNOWN, from its moves within
     the table (children known only below distance ``d``) and the summary of its leaving moves.
 
     Without en-passant possibilities it stops at the first child not known yet and remembers
@@ -470,12 +450,12 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
     ``d - 1``, or its leaving moves become known at ``d``)."""
     g = node_index(pawnful, squares, n, stm, powers, domain)
     if exit_win[g] <= d:
-        return 3 + 2 * np.int64(exit_win[g])
+        return win_code(np.int64(exit_win[g]))
     if en_passant_possible:  # only positions with a double push the opponent may take need care
         en_passant_possible = has_en_passant_push(spec, squares, n, stm)
     floor = np.int64(exit_floor[g])
     if floor > d and not en_passant_possible:
-        return UNKNOWN
+        return GEN_UNKNOWN
     can_lose = floor <= d
     longest = floor - 1 if floor > 0 else 0
     occupied = types.uint64(0)
@@ -506,7 +486,7 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
             child = np.int64(codes[child_g])
             if child == 0:
                 continue  # the move leaves the mover's king attacked
-            known = child != UNKNOWN and (child == 1 or ((child - 2) >> 1) < d)
+            known = child != GEN_UNKNOWN and (child == CODE_DRAW or code_distance(child) < d)
             move = slot | (to << 3) | ((1 << 16) if abs(to - start) == 16 and piece % 6 == E.PAWN else 0)
             if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
                 option = en_passant_option(spec, squares, n, stm, move, child_codes,
@@ -516,26 +496,26 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
                     if known:
                         if better(option, child):
                             child = option
-                    elif option & 1 and option >= 3:
+                    elif is_win(option):
                         child = option  # they win at least this fast by capturing
-                        known = ((child - 2) >> 1) < d
-            if not known or child == 1:
+                        known = code_distance(child) < d
+            if not known or child == CODE_DRAW:
                 if not en_passant_possible:
                     hints[g] = ordinal
-                    return UNKNOWN
+                    return GEN_UNKNOWN
                 can_lose = False
                 continue
-            distance = (child - 2) >> 1
-            if child & 1:
+            distance = code_distance(child)
+            if is_win(child):
                 if distance > longest:
                     longest = distance
             else:
-                return 3 + 2 * (distance + 1)
+                return win_code(distance + 1)
     if can_lose:
         if not en_passant_possible:
-            return 2 + 2 * d
-        return 2 + 2 * (longest + 1)
-    return UNKNOWN
+            return loss_code(d)
+        return loss_code(longest + 1)
+    return GEN_UNKNOWN
 
 
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
@@ -546,8 +526,8 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
     move un-moves, no capture) are won at once if it is lost (``code`` = the win's code), else
     flagged for a look at all their moves. Returns how many were marked won."""
     them = 1 - stm
-    lost = code & 1 == 0
-    win_code = 3 + 2 * (((code - 2) >> 1) + 1)
+    lost = is_loss(code)
+    win = win_code(code_distance(code) + 1)
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
@@ -587,7 +567,7 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
             origins &= origins - types.uint64(1)
             squares[i] = origin
             # An impossible predecessor (the side to move now in check) holds code 0, so the
-            # UNKNOWN tests below skip it without an attack test.
+            # GEN_UNKNOWN tests below skip it without an attack test.
             if True:
                 if i == 0:
                     parent = node_index(pawnful, squares, n, them, powers, domain)
@@ -610,9 +590,9 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
                     if other == parent:
                         other = -1
                 for k in range(2):
-                    if codes[parent] == UNKNOWN:
+                    if codes[parent] == GEN_UNKNOWN:
                         if direct:
-                            codes[parent] = win_code
+                            codes[parent] = win
                             marked += 1
                         elif flags[parent] == 0:
                             flags[parent] = 1
@@ -698,25 +678,26 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
                     option = en_passant_option(spec, squares, n, stm, move, child_codes,
                                                child_offsets, geo, child_pieces,
                                                child_squares, scratch)
-                    if option >= 2 and ((option - 2) >> 1) + 1 < soonest:
-                        soonest = ((option - 2) >> 1) + 1
+                    if option >= 2 and code_distance(option) + 1 < soonest:
+                        soonest = code_distance(option) + 1
                 continue
             child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
                               child_pieces, child_squares, scratch)
-            if child == 1:
+            after = code_distance(child) + 1  # plies to the end through this move
+            if child == CODE_DRAW:
                 floor = NO_LEVEL
-            elif child & 1:  # they win: we lose at best in distance + 1
-                if floor != NO_LEVEL and ((child - 2) >> 1) + 1 > floor:
-                    floor = ((child - 2) >> 1) + 1
+            elif is_win(child):  # they win: we lose at best in distance + 1
+                if floor != NO_LEVEL and after > floor:
+                    floor = after
             else:  # we win by it, so we never lose
                 floor = NO_LEVEL
-                if ((child - 2) >> 1) + 1 < win:
-                    win = ((child - 2) >> 1) + 1
+                if after < win:
+                    win = after
         if legal == 0 and not has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
             checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1, geo)
-            codes[g] = 2 if checked else 1
+            codes[g] = loss_code(0) if checked else CODE_DRAW
             continue
-        codes[g] = UNKNOWN
+        codes[g] = GEN_UNKNOWN
         exit_win[g] = win
         exit_floor[g] = floor
         wake[g] = soonest
@@ -763,7 +744,7 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
 
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)
 def store_range(params, aux, start, stop, codes, out):
-    """Storage codes ``out[start:stop]`` from generation codes (UNKNOWN becomes a draw)."""
+    """Storage codes ``out[start:stop]`` from generation codes (GEN_UNKNOWN becomes a draw)."""
     spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
         table_views(params, aux)
     table = params[P_TABLE]
@@ -774,7 +755,7 @@ def store_range(params, aux, start, stop, codes, out):
             out[index] = 0
             continue
         code = codes[node_index(pawnful, squares, n, stm, powers, domain)]
-        out[index] = 1 if code == UNKNOWN else code
+        out[index] = CODE_DRAW if code == GEN_UNKNOWN else code
 
 
 def generation_space(table: str) -> GenerationSpace:

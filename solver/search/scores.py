@@ -21,7 +21,7 @@ the same position is reached at another ply.
 import numba as nb
 from numba import types
 
-from databases.format import CODE_DRAW
+from games.value_codes import CODE_DRAW, code_distance, is_win
 from games.kernels import EVAL_LIMIT
 
 MAX_PLY = 128  # deepest ply a search visits (quiescence included)
@@ -76,7 +76,7 @@ def mate_in_plies(score: int) -> int:
 
 @nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64), cache=True, inline="always")
 def table_score(code, ply, reversible, fifty):
-    """The search score at ``ply`` of a table code (:mod:`databases.format`): a draw is a draw; a
+    """The search score at ``ply`` of a table code (:mod:`games.value_codes`): a draw is a draw; a
     win or loss in ``d`` plies is an exact mate score when the mate fits both in the search's ply
     range and in the ``fifty - reversible`` plies the 50-move rule leaves (``fifty`` <= 0: no
     such rule), else a score in the oracle band, still ordered by distance. The tables ignore
@@ -84,10 +84,10 @@ def table_score(code, ply, reversible, fifty):
     stays above every heuristic score: the engine presses on without claiming a mate."""
     if code == CODE_DRAW:
         return DRAW
-    distance = (code - 2) >> 1
+    distance = code_distance(code)
     plies = ply + distance
     if plies < MAX_PLY and (fifty <= 0 or reversible + distance <= fifty):
         score = MATE - plies
     else:
         score = KNOWN_WIN - min(plies, MAX_PLY - 1)
-    return score if code & 1 else -score
+    return score if is_win(code) else -score

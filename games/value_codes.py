@@ -1,0 +1,127 @@
+"""Value codes: a position's game-theoretic value and its distance to the end in one small
+unsigned integer, the entry of every endgame table.
+
+The one definition of the codes, their arithmetic and their order, used by the generators
+(the games' table kernels, :mod:`retrograde`), the store and reader (:mod:`databases`), the
+verifier, the prover's and the player's leaves::
+
+    0            INVALID    no legal position has this index
+    1            CODE_DRAW  a draw
+    2 + 2 * d    the side to move loses in d plies (d = 0: it is mated / has lost)
+    3 + 2 * d    the side to move wins in d plies
+
+Unresolved entries while a table is built: ``GEN_UNKNOWN`` in the generators' one-byte work
+arrays (so their distances stop at ``LONGEST_BYTE_DISTANCE``), ``STORE_UNKNOWN`` in ``uint16``
+arrays (forward passes; a batch probe whose page is not resident). Neither reaches a file.
+
+Order, for the side to move (:func:`better`): a win beats a draw beats a loss; a quicker win
+beats a slower one, a slower loss a quicker one.
+
+The compiled functions are inlined into the kernels that call them, and typed there (no
+signature: importing this module compiles nothing, so commands that never touch a table do not
+pay for it); Python calls them too, at the cost of a dispatch.
+
+>>> encode(WIN, 5), encode(LOSS, 0), encode(DRAW, 0)
+(13, 2, 1)
+>>> decode(13), decode(2), decode(1)
+((1, 5), (-1, 0), (0, 0))
+>>> int(parent_code(13)), int(parent_code(2)), bool(better(13, 15)), bool(better(4, 2))
+(14, 5, True, True)
+"""
+from __future__ import annotations
+
+import numba as nb
+
+from games.kernels import DRAW, LOSS, WIN
+
+INVALID = 0
+CODE_DRAW = 1
+GEN_UNKNOWN = 255
+STORE_UNKNOWN = 0xFFFF
+LONGEST_BYTE_DISTANCE = 125  # win_code(125) = 253: a win in 126 plies would be 255 = GEN_UNKNOWN
+INVALID_VALUE = 3  # the value decode() reports for an invalid index
+
+
+@nb.njit(cache=True, inline="always")
+def win_code(distance):
+    """The code of a win in ``distance`` plies."""
+    return 3 + 2 * distance
+
+
+@nb.njit(cache=True, inline="always")
+def loss_code(distance):
+    """The code of a loss in ``distance`` plies."""
+    return 2 + 2 * distance
+
+
+@nb.njit(cache=True, inline="always")
+def code_distance(code):
+    """Plies to the end of a win or loss code."""
+    return (code - 2) >> 1
+
+
+@nb.njit(cache=True, inline="always")
+def is_win(code):
+    """Whether ``code`` is a win for the side to move."""
+    return code >= 3 and code & 1 == 1
+
+
+@nb.njit(cache=True, inline="always")
+def is_loss(code):
+    """Whether ``code`` is a loss for the side to move."""
+    return code >= 2 and code & 1 == 0
+
+
+@nb.njit(cache=True, inline="always")
+def parent_code(child):
+    """The code of a position for the move that leads to a child with code ``child`` (decided):
+    a draw stays a draw, a child's win is a loss one ply later, a child's loss a win."""
+    if child == CODE_DRAW:
+        return CODE_DRAW
+    distance = code_distance(child) + 1
+    if child & 1:
+        return loss_code(distance)
+    return win_code(distance)
+
+
+@nb.njit(cache=True, inline="always")
+def _rank(code):
+    # Higher is better for the side to move: wins above 0 (quicker higher), draws 0, losses
+    # below 0 (slower higher).
+    if is_win(code):
+        return (1 << 40) - code
+    if code == CODE_DRAW:
+        return 0
+    return code - (1 << 40)
+
+
+@nb.njit(cache=True, inline="always")
+def better(a, b):
+    """Whether code ``a`` is better than ``b`` for the side to move (both decided)."""
+    return _rank(a) > _rank(b)
+
+
+def encode(value: int, dtm: int) -> int:
+    """The code of ``value`` (WIN/DRAW/LOSS for the side to move) reached in ``dtm`` plies."""
+    if value == DRAW:
+        return CODE_DRAW
+    if value == WIN:
+        return 3 + 2 * dtm
+    if value == LOSS:
+        return 2 + 2 * dtm
+    raise ValueError(f"not a value: {value}")
+
+
+def decode(code: int) -> tuple[int, int]:
+    """``(value, dtm)`` of a code: value WIN/DRAW/LOSS (or INVALID_VALUE), dtm in plies >= 0."""
+    code = int(code)
+    if code == INVALID:
+        return INVALID_VALUE, 0
+    if code == CODE_DRAW:
+        return DRAW, 0
+    return (WIN if code & 1 else LOSS), (code - 2) >> 1
+
+
+__all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE",
+           "win_code", "loss_code", "code_distance", "is_win", "is_loss", "parent_code", "better", "encode",
+           "decode"]
