@@ -32,6 +32,13 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
     when an en-passant answer becomes known). Level ``d`` decides the positions won or lost in
     ``d`` plies.
 
+    *Distances beyond one byte.* Codes and levels are counted from an ``offset`` (0 at first):
+    a code's distance and every level mean ``offset +`` that many plies. When the levels
+    approach the one-byte range, the engine writes what is decided to storage, then moves the
+    offset up and shifts every code and level down (those already past floored at distance 0:
+    decided long ago). The kernels see relative levels and codes only; an absolute code read
+    from a child table is made relative with ``shifted(code, offset)``.
+
     ``initialise(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
     child_offsets) -> int64``
         For every index in ``[start, stop)``: code 0 if no legal position, the final code of a
@@ -42,15 +49,16 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         becomes won in ``d`` (code ``3 + 2d``) if the entry is lost and the move's value is
         exactly the entry's, else gets ``flags = 1``. Returns how many were won.
     ``evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
-    child_codes, child_offsets, results) -> None``
+    child_codes, child_offsets, results, offset) -> None``
         For each of ``entries[:count]`` (unresolved, flagged or at one of its levels): its
         code at level ``d`` into ``results``, or ``GEN_UNKNOWN``. Children count as known only
         when decided below distance ``d``, so the result never depends on the order in which
         entries are evaluated. ``hints`` is one byte per position the kernel may use to
         resume its scan of a position's moves.
-    ``to_storage(params, aux, start, stop, codes, out) -> None``
-        Storage codes ``out[start:stop]`` from the generation codes (``GEN_UNKNOWN`` left at
-        the end are draws).
+    ``to_storage(params, aux, start, stop, codes, out, offset) -> None``
+        Storage codes ``out[start:stop]`` from the generation codes counted from ``offset``
+        (``stored_code``: ``GEN_UNKNOWN`` are draws until a later pass decides them; an entry
+        floored to distance 0 by an earlier shift keeps what an earlier pass wrote).
 """
 from __future__ import annotations
 
@@ -83,9 +91,9 @@ GEN_INITIALISE_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.i
                                        BYTES, BYTES, BYTES, CHILD_CODES, INT64S)
 GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES, BYTES)
 GEN_EVALUATE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, INT64S, types.int64, types.int64, BYTES,
-                                    BYTES, BYTES, BYTES, CHILD_CODES, INT64S, INT64S)
+                                    BYTES, BYTES, BYTES, CHILD_CODES, INT64S, INT64S, types.int64)
 GEN_STORE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
-                                 CHILD_CODES)
+                                 CHILD_CODES, types.int64)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from games.table_family import (BYTES, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SI
                                 RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE, GenerationSpace,
                                 TableFamily, UnmoveKernels)
 from games.tictactoe import TicTacToe, has_line
-from games.value_codes import CODE_DRAW, code_distance, is_loss, loss_code, parent_code
+from games.value_codes import CODE_DRAW, code_distance, is_loss, loss_code, parent_code, stored_code
 
 TABLE = "all"
 SIZE = 3 ** 9
@@ -156,17 +156,20 @@ def _code_at_level(index, d, codes):
 
 @nb.njit(GEN_EVALUATE_SIGNATURE, cache=True)
 def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
-                     child_codes, child_offsets, results):
-    """:func:`_code_at_level` of each of ``entries[:count]``."""
+                     child_codes, child_offsets, results, offset):
+    """:func:`_code_at_level` of each of ``entries[:count]`` (no child tables: the offset
+    changes nothing here)."""
     for k in range(count):
         results[k] = _code_at_level(entries[k], d, codes)
 
 
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)
-def store_range(params, aux, start, stop, codes, out):
-    """Storage codes: the same index; unresolved boards are draws."""
+def store_range(params, aux, start, stop, codes, out, offset):
+    """Storage codes: the same index (:func:`games.value_codes.stored_code`)."""
     for index in range(start, stop):
-        out[index] = CODE_DRAW if codes[index] == GEN_UNKNOWN else codes[index]
+        code = stored_code(np.int64(codes[index]), offset)
+        if code >= 0:
+            out[index] = code
 
 
 def generation_space(table: str) -> GenerationSpace:

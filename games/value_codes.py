@@ -27,6 +27,8 @@ pay for it); Python calls them too, at the cost of a dispatch.
 ((1, 5), (-1, 0), (0, 0))
 >>> int(parent_code(13)), int(parent_code(2)), bool(better(13, 15)), bool(better(4, 2))
 (14, 5, True, True)
+>>> int(shifted(13, 2)), int(shifted(13, 9)), int(stored_code(5, 100)), int(stored_code(3, 100))
+(9, 3, 205, -1)
 """
 from __future__ import annotations
 
@@ -101,6 +103,33 @@ def better(a, b):
     return _rank(a) > _rank(b)
 
 
+@nb.njit(cache=True, inline="always")
+def shifted(code, shift):
+    """``code`` with its distance ``shift`` plies shorter (floored at 0); draws and the
+    unresolved code unchanged. How generators count distances from an offset
+    (:mod:`games.table_family`)."""
+    if code < 2 or code == GEN_UNKNOWN:
+        return code
+    distance = code_distance(code) - shift
+    if distance < 0:
+        distance = 0
+    return (code & 1) + 2 + 2 * distance
+
+
+@nb.njit(cache=True, inline="always")
+def stored_code(code, offset):
+    """The storage code of a generator's one-byte ``code`` whose distance counts from
+    ``offset`` plies: unresolved is a draw (for now); -1 for an entry floored to distance 0 by
+    a shift (its code was stored before the shift)."""
+    if code == GEN_UNKNOWN:
+        return CODE_DRAW
+    if code < 2:
+        return code
+    if offset > 0 and code_distance(code) == 0:
+        return -1
+    return shifted(code, -offset)
+
+
 def encode(value: int, dtm: int) -> int:
     """The code of ``value`` (WIN/DRAW/LOSS for the side to move) reached in ``dtm`` plies."""
     if value == DRAW:
@@ -123,5 +152,5 @@ def decode(code: int) -> tuple[int, int]:
 
 
 __all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE",
-           "win_code", "loss_code", "code_distance", "is_win", "is_loss", "parent_code", "better", "encode",
-           "decode"]
+           "win_code", "loss_code", "code_distance", "is_win", "is_loss", "parent_code", "better", "shifted",
+           "stored_code", "encode", "decode"]

@@ -16,6 +16,10 @@ still unresolved is drawn. A child counts as known only below distance ``d``, so
 written during a level are never read as known by it and flags live in their own array: the
 result does not depend on the order of the scan or on the number of threads.
 
+Distances need not fit a byte: codes and levels count from an offset, moved up when the
+levels near the byte's range (:mod:`games.table_family`, "distances beyond one byte"): what
+is decided so far goes to storage, every code and level is shifted down, and the levels go on.
+
 The scans read eight one-byte entries at a time (a ``uint64`` view) to skip the bulk of a
 table that a level does not touch; the game's kernels get batches of entries, so the
 indirect call through ``numba.types.FunctionType`` (what keeps this engine in numba's on-disk
@@ -29,13 +33,16 @@ from numba import prange, types
 
 from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNATURE,
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_PARAMS,
-                                GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S)
-from games.value_codes import LONGEST_BYTE_DISTANCE
+                                GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL)
+from games.value_codes import LONGEST_BYTE_DISTANCE, shifted
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
 WORD_BLOCK = 1024  # 8-byte words per parallel task in the level scans
 BATCH = 256  # entries handed to a kernel per call
-MAX_LEVEL = LONGEST_BYTE_DISTANCE  # distances must fit the one-byte codes below GEN_UNKNOWN
+# Relative distances must fit the one-byte codes below GEN_UNKNOWN; a shift moves the next level
+# back to FIRST_LEVEL_AFTER_SHIFT (the level before it is still read, as the frontier).
+WINDOW = LONGEST_BYTE_DISTANCE
+FIRST_LEVEL_AFTER_SHIFT = 2
 
 InitialiseKernel = types.FunctionType(GEN_INITIALISE_SIGNATURE)
 MarkKernel = types.FunctionType(GEN_MARK_SIGNATURE)
@@ -117,9 +124,9 @@ def _write_decided(entries, results, count, codes):
 
 @nb.njit(types.int64(EvaluateKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, BYTES,
                      BYTES, BYTES, BYTES, CHILD_CODES, INT64S, WORDS, WORDS, WORDS,
-                     types.boolean), cache=True, parallel=True)
+                     types.boolean, types.int64), cache=True, parallel=True)
 def settle(evaluate, params, aux, d, codes, flags, exit_win, exit_floor, wake, hints,
-           child_codes, child_offsets, flag_words, floor_words, wake_words, events_now):
+           child_codes, child_offsets, flag_words, floor_words, wake_words, events_now, offset):
     """Level ``d``, second half: evaluate every flagged position and, when ``events_now``,
     every one whose ``exit_floor`` or ``wake`` level is ``d``. Returns the number decided."""
     words = flag_words.shape[0]
@@ -143,30 +150,60 @@ def settle(evaluate, params, aux, d, codes, flags, exit_win, exit_floor, wake, h
                 count += 1
                 if count == BATCH:
                     evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
-                             child_codes, child_offsets, results)
+                             child_codes, child_offsets, results, offset)
                     decided[block] += _write_decided(entries, results, count, codes)
                     count = 0
         if count:
             evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
-                     child_codes, child_offsets, results)
+                     child_codes, child_offsets, results, offset)
             decided[block] += _write_decided(entries, results, count, codes)
     return decided.sum()
 
 
-@nb.njit(types.void(StoreKernel, GEN_PARAMS, GEN_AUX, BYTES, CHILD_CODES), cache=True,
-         parallel=True)
-def to_storage(kernel, params, aux, codes, out):
-    """The storage codes of the whole table."""
+@nb.njit(types.void(StoreKernel, GEN_PARAMS, GEN_AUX, BYTES, CHILD_CODES, types.int64),
+         cache=True, parallel=True)
+def to_storage(kernel, params, aux, codes, out, offset):
+    """The storage codes of the whole table, from codes counted from ``offset``."""
     size = out.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     for block in prange(blocks):
-        kernel(params, aux, block * BLOCK, min(size, (block + 1) * BLOCK), codes, out)
+        kernel(params, aux, block * BLOCK, min(size, (block + 1) * BLOCK), codes, out, offset)
+
+
+@nb.njit(types.uint8(types.uint8, types.int64), cache=True, inline="always")
+def _shifted_level(level, shift):
+    if level == NO_LEVEL:
+        return level
+    return max(np.int64(level) - shift, 0)
+
+
+@nb.njit(types.void(BYTES, BYTES, BYTES, BYTES, types.int64), cache=True, parallel=True)
+def shift_down(codes, exit_win, exit_floor, wake, shift):
+    """Every code's distance and every level ``shift`` plies shorter, floored at 0
+    (``NO_LEVEL`` stays)."""
+    size = codes.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    for block in prange(blocks):
+        for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            codes[g] = shifted(np.int64(codes[g]), shift)
+            exit_win[g] = _shifted_level(exit_win[g], shift)
+            exit_floor[g] = _shifted_level(exit_floor[g], shift)
+            wake[g] = _shifted_level(wake[g], shift)
+
+
+def _levels_in_use(exit_win: np.ndarray, exit_floor: np.ndarray, wake: np.ndarray):
+    """Which levels have a position whose moves out of the table win there, and which have
+    one whose other events fall there."""
+    exits = np.bincount(exit_win, minlength=256) > 0
+    events = (np.bincount(exit_floor, minlength=256) > 0) | (np.bincount(wake, minlength=256) > 0)
+    return exits, events
 
 
 def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarray,
                      progress) -> np.ndarray:
     """Storage codes (``uint16``, :mod:`databases.format`) of ``table``; ``children`` holds
-    the codes of the tables its moves leave to, concatenated at ``offsets``."""
+    the codes of the tables its moves leave to, concatenated at ``offsets``. RuntimeError if a
+    child's distance does not fit the one-byte levels."""
     kernels = family.unmoves
     space = kernels.space(table)
     params, aux = space.params, space.aux
@@ -180,27 +217,42 @@ def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarr
     children = np.ascontiguousarray(children, dtype=np.uint16)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     whole = slice(0, space.size)
+    longest_child = _longest_distance(children)
+    if longest_child + 1 >= NO_LEVEL:
+        raise RuntimeError(f"{table}: a child table's mate in {longest_child} plies does not fit "
+                           "the one-byte levels")
     latest = initialise(kernels.initialise, params, aux, codes[whole], exit_win[whole],
                         exit_floor[whole], wake[whole], children, offsets)
     progress.update("initialise", 1, 1, space.size)
-    # Levels at which moves out of the table (or other events) decide something.
-    exit_levels = np.bincount(exit_win, minlength=256) > 0
-    event_levels = (np.bincount(exit_floor, minlength=256) > 0) \
-        | (np.bincount(wake, minlength=256) > 0)
-    d = 1
+    exit_levels, event_levels = _levels_in_use(exit_win, exit_floor, wake)
+    out = np.empty(space.storage_size, dtype=np.uint16)
+    offset = 0  # codes and levels count from here
+    d = 1  # the level, in plies from the end
     while True:
-        won = propagate(kernels.mark_predecessors, params, aux, d, codes, flags, exit_win,
-                        codes.view(np.uint64), exit_win.view(np.uint64), bool(exit_levels[d]))
-        decided = settle(kernels.evaluate, params, aux, d, codes, flags, exit_win, exit_floor,
+        if d - offset > WINDOW:
+            to_storage(kernels.to_storage, params, aux, codes, out, offset)
+            shift = d - FIRST_LEVEL_AFTER_SHIFT - offset
+            shift_down(codes, exit_win, exit_floor, wake, shift)
+            offset += shift
+            exit_levels, event_levels = _levels_in_use(exit_win, exit_floor, wake)
+        level = d - offset
+        won = propagate(kernels.mark_predecessors, params, aux, level, codes, flags, exit_win,
+                        codes.view(np.uint64), exit_win.view(np.uint64), bool(exit_levels[level]))
+        decided = settle(kernels.evaluate, params, aux, level, codes, flags, exit_win, exit_floor,
                          wake, hints, children, offsets, flags.view(np.uint64),
                          exit_floor.view(np.uint64), wake.view(np.uint64),
-                         bool(event_levels[d]))
+                         bool(event_levels[level]), offset)
         progress.update(f"level {d}", 0, 0, int(won + decided))
         if won + decided == 0 and d >= latest:
             break
         d += 1
-        if d > MAX_LEVEL:
-            raise RuntimeError(f"{table}: distances beyond the one-byte code range")
-    out = np.empty(space.storage_size, dtype=np.uint16)
-    to_storage(kernels.to_storage, params, aux, codes, out)
+    to_storage(kernels.to_storage, params, aux, codes, out, offset)
     return out
+
+
+def _longest_distance(codes: np.ndarray) -> int:
+    """The longest win or loss in ``codes`` (storage codes), in plies."""
+    if codes.size == 0:
+        return 0
+    top = int(codes.max())
+    return (top - 2) >> 1 if top >= 2 else 0

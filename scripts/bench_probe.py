@@ -186,17 +186,17 @@ def main() -> None:
     args = parser.parse_args()
     root = default_database_dir(args.db)
     syzygy_dir = args.syzygy or os.path.join(os.environ.get("SOLVER_ORACLE_DATA", ""), "chess", "syzygy")
-    missing = [t for t in E.TABLES if not (root / "chess" / f"{t}.h5").is_file()]
+    missing = [t for t in E.tables_up_to(4) if not (root / "chess" / f"{t}.h5").is_file()]
     if missing:
         from retrograde.build import build_tables
 
         print(f"building {len(missing)} missing tables into {root} ...", file=sys.stderr)
         build_tables("chess", None, root, max_pieces=4)
-    total = sum(f.stat().st_size for f in (root / "chess").glob("*.h5") if f.stem in E.TABLES)
+    total = sum(f.stat().st_size for f in (root / "chess").glob("*.h5") if f.stem in E.tables_up_to(4))
     with open("/proc/loadavg") as load:
         print(f"machine: {os.cpu_count()} cores, load average {' '.join(load.read().split()[:3])}; "
               f"tables: {root}")
-    print(f"total size of all {len(E.TABLES)} 3-4 piece tables: {total / 2**20:.1f} MiB "
+    print(f"total size of all {len(E.tables_up_to(4))} 3-4 piece tables: {total / 2**20:.1f} MiB "
           f"({total:,} bytes)")
     print(f"single warm and python-chess: {args.positions:,} random positions per table; single cold: "
           f"one position per page, file evicted from the OS page cache (posix_fadvise DONTNEED), "

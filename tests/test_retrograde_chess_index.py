@@ -20,7 +20,15 @@ SYZYGY_3_4 = {  # the 35 Syzygy 3-4 piece files (KvK is ours only)
 
 
 def test_table_names_match_syzygy():
-    assert set(E.TABLES) == SYZYGY_3_4 | {"KvK"}
+    assert {name for name in E.TABLES if len(name) <= 5} == SYZYGY_3_4 | {"KvK"}
+    five = [name for name in E.TABLES if len(name) == 6]
+    assert len(five) == 110  # Syzygy's 5-piece set
+    assert {"KQRvKR", "KRRvKR", "KRBvKR", "KRNvKR", "KRPvKR", "KPPPvK", "KBBBvK"} <= set(five)
+
+
+def test_four_piece_tables_keep_their_ids():
+    # Table ids are packed into probe results: the 5-piece tables come after every smaller one.
+    assert all(len(name) <= 5 for name in E.TABLES[:36])
 
 
 def test_dependencies_come_first():
@@ -31,10 +39,11 @@ def test_dependencies_come_first():
     assert set(E.dependencies_of("KPvKP")) >= {"KQvKP", "KPvK", "KQvK"}
 
 
-@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK", "KPPvK", "KBvKP", "KvK", "KQvK"])
+@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK", "KPPvK", "KBvKP", "KvK", "KQvK", "KQRvKR",
+                                   "KRPvKR", "KPPPvK", "KBBBvK", "KRRvKR", "KPPvKP", "KNNvKN"])
 def test_storage_index_round_trip(table):
     table_id = E.TABLE_IDS[table]
-    squares = np.zeros(4, dtype=np.int64)
+    squares = np.zeros(E.MAX_PIECES, dtype=np.int64)
     rng = np.random.default_rng(7)
     valid = 0
     for index in rng.integers(0, 2 * E.PER_SIDE[table_id], 5000):
@@ -43,6 +52,24 @@ def test_storage_index_round_trip(table):
             valid += 1
             assert E.storage_index(table_id, squares, stm) == index
     assert valid > 1000
+
+
+@pytest.mark.parametrize("table", ["KPPPvK", "KBBBvK", "KRRvKR", "KPPvKP"])
+def test_like_pieces_in_any_order_share_an_index(table):
+    table_id = E.TABLE_IDS[table]
+    squares = np.zeros(E.MAX_PIECES, dtype=np.int64)
+    rng = np.random.default_rng(11)
+    groups = [(int(first), int(count)) for first, count, _ in E.GROUPS[table_id] if count > 1]
+    checked = 0
+    for index in rng.integers(0, 2 * E.PER_SIDE[table_id], 2000):
+        stm = E.storage_unrank(table_id, index, squares)
+        if stm < 0:
+            continue
+        for first, count in groups:
+            squares[first:first + count] = rng.permutation(squares[first:first + count])
+        assert E.storage_index(table_id, squares, stm) == index
+        checked += 1
+    assert checked > 300
 
 
 def images(board: chess.Board, pawns: bool):
@@ -54,7 +81,7 @@ def images(board: chess.Board, pawns: bool):
     return boards + [b.mirror() for b in boards]
 
 
-@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KBNvK", "KRvKP", "KQvK"])
+@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KBNvK", "KRvKP", "KQvK", "KRPvKR", "KQRvKR", "KPPPvK"])
 def test_symmetric_positions_share_an_entry(table):
     family = get_family("chess")
     game = family.game
@@ -74,7 +101,7 @@ def test_symmetric_positions_share_an_entry(table):
             assert len(located) == 1, board.fen()
 
 
-@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK"])
+@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK", "KRBvKR", "KPPvKP", "KBBBvK"])
 def test_unrank_then_rank_is_identity(table):
     family = get_family("chess")
     table_id = family.table_id(table)
@@ -88,10 +115,11 @@ def test_unrank_then_rank_is_identity(table):
     assert checked > 500
 
 
-def test_castling_rights_and_five_pieces_are_not_covered():
+def test_castling_rights_and_six_pieces_are_not_covered():
     family = get_family("chess")
     game = family.game
     with pytest.raises(KeyError, match="castling"):
         family.locate(game.parse_position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"))
-    with pytest.raises(KeyError, match="5 pieces"):
-        family.locate(game.parse_position("4k3/8/8/8/8/8/1PP5/R3K3 w - - 0 1"))
+    with pytest.raises(KeyError, match="6 pieces"):
+        family.locate(game.parse_position("4k3/8/8/8/8/8/1PPP4/R3K3 w - - 0 1"))
+    assert family.locate(game.parse_position("4k3/8/8/8/8/8/1PP5/R3K3 w - - 0 1"))[0] == "KRPPvK"

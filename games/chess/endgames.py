@@ -1,4 +1,4 @@
-"""Chess endgame tables (3 and 4 pieces, plus the trivial KvK): names, dependencies and indexing.
+"""Chess endgame tables (3 to 5 pieces, plus the trivial KvK): names, dependencies and indexing.
 
 Tables are named like Syzygy's (``KQvKR``): the stronger side first, pieces in the order
 K Q R B N P. A position whose stronger material is Black's is looked up in the table of the
@@ -21,9 +21,11 @@ Two index spaces (GUIDE.md, "two index spaces")
     a1-d1-d4 (10 squares; if it is on the a1-h8 diagonal, the black king on or below it), so
     ``kings = triangle(wk) * 64 + bk`` (640 values); with pawns only the left-right mirror
     applies (white king on files a-d): ``kings = (rank * 4 + file)(wk) * 64 + bk`` (2048).
-    ``G1, G2`` are the remaining groups of like pieces: one piece takes its square (pawns: the
-    square minus 8, 48 values), two like pieces the binomial index ``a + b(b-1)/2`` of their
-    sorted squares (2016, pawns 1128). Indices of impossible placements hold INVALID.
+    ``G1, G2, G3`` are the remaining groups of like pieces (up to three): one piece takes its
+    square (pawns: the square minus 8, 48 values), two or three like pieces the combinatorial
+    index ``a + C(b, 2) + C(c, 3)`` of their sorted squares ``a < b < c`` (``C(64, 2)`` = 2016
+    values for a pair, pawns ``C(48, 2)`` = 1128). Indices of impossible placements hold
+    INVALID.
 
 Castling rights are never in a table; an en-passant right is handled by the reader, which
 looks one ply ahead (see ``needs_children``).
@@ -31,6 +33,7 @@ looks one ply ahead (see ``needs_children``).
 from __future__ import annotations
 
 from itertools import combinations, combinations_with_replacement
+from math import comb
 
 import numba as nb
 import numpy as np
@@ -45,7 +48,8 @@ from games.table_family import (NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNR
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 0, 1, 2, 3, 4, 5
 LETTERS = "PNBRQK"  # by piece type
 STRENGTH = {"Q": 5, "R": 4, "B": 3, "N": 2, "P": 1}
-MAX_PIECES = 4
+MAX_PIECES = 5
+MAX_GROUPS = MAX_PIECES - 2  # groups of like pieces besides the kings
 INDEX_SCHEME = "chess-kk-binomial"
 INDEX_VERSION = 1
 
@@ -124,6 +128,11 @@ TABLES = _build_order(_all_names(MAX_PIECES))
 TABLE_IDS = {name: i for i, name in enumerate(TABLES)}
 
 
+def tables_up_to(max_pieces: int) -> list[str]:
+    """The tables of at most ``max_pieces`` pieces, dependencies first."""
+    return [name for name in TABLES if len(name) - 1 <= max_pieces]
+
+
 def spec_of(name: str) -> list[int]:
     """Piece codes of a table in spec order (WK, BK, White's others, Black's others)."""
     white, black = sides_of(name)
@@ -142,8 +151,7 @@ def _group_sizes(codes: list[int]) -> list[tuple[int, int, int]]:
         while slot + count < len(codes) and codes[slot + count] == codes[slot]:
             count += 1
         squares = 48 if codes[slot] % 6 == PAWN else 64
-        values = squares if count == 1 else squares * (squares - 1) // 2
-        groups.append((slot, count, values))
+        groups.append((slot, count, comb(squares, count)))
         slot += count
     return groups
 
@@ -166,8 +174,8 @@ N_TABLES = len(TABLES)
 SPEC = np.full((N_TABLES, MAX_PIECES), -1, dtype=np.int8)
 COUNT = np.zeros(N_TABLES, dtype=np.int64)
 PAWNFUL = np.zeros(N_TABLES, dtype=np.bool_)
-# Up to two groups after the kings: (first slot, count, values), zero-filled when absent.
-GROUPS = np.zeros((N_TABLES, 2, 3), dtype=np.int64)
+# The groups after the kings: (first slot, count, values), zero-filled when absent.
+GROUPS = np.zeros((N_TABLES, MAX_GROUPS, 3), dtype=np.int64)
 PER_SIDE = np.zeros(N_TABLES, dtype=np.int64)
 for _t, _name in enumerate(TABLES):
     _codes = spec_of(_name)
@@ -178,27 +186,28 @@ for _t, _name in enumerate(TABLES):
         GROUPS[_t, _g] = _group
     PER_SIDE[_t] = per_side_size(_name)
 
-# Material key: base-3 digits of the counts of the 10 non-king coloured pieces.
-KEY_SIZE = 3 ** 10
-POWERS_OF_3 = np.array([3 ** i for i in range(10)], dtype=np.int64)
-MATERIAL = np.full(KEY_SIZE, -1, dtype=np.int32)  # table_id * 2 + colours swapped
+# Material key: the counts of the 10 non-king coloured pieces as digits in base KEY_BASE (a
+# count is at most MAX_GROUPS). The keys of the tables' materials, both colourings, sorted, with
+# ``table_id * 2 + colours swapped`` beside each; looked up by binary search.
+KEY_BASE = MAX_GROUPS + 1
+KEY_POWERS = np.array([KEY_BASE ** i for i in range(10)], dtype=np.int64)
 
 
 def _key_of_codes(codes) -> int:
-    key = 0
-    for code in codes:
-        if code % 6 != KING:
-            key += 3 ** ((code // 6) * 5 + code % 6)
-    return key
+    return sum(KEY_BASE ** ((code // 6) * 5 + code % 6) for code in codes if code % 6 != KING)
 
 
-for _name in TABLES:
-    _white, _black = sides_of(_name)
-    _codes = spec_of(_name)
-    MATERIAL[_key_of_codes(_codes)] = TABLE_IDS[_name] * 2
-    _swapped = [(c + 6) % 12 for c in _codes]
-    if MATERIAL[_key_of_codes(_swapped)] < 0:
-        MATERIAL[_key_of_codes(_swapped)] = TABLE_IDS[_name] * 2 + 1
+def _material_index() -> tuple[np.ndarray, np.ndarray]:
+    entries: dict[int, int] = {}
+    for name in TABLES:
+        codes = spec_of(name)
+        entries[_key_of_codes(codes)] = TABLE_IDS[name] * 2
+        entries.setdefault(_key_of_codes([(c + 6) % 12 for c in codes]), TABLE_IDS[name] * 2 + 1)
+    keys = np.array(sorted(entries), dtype=np.int64)
+    return keys, np.array([entries[k] for k in keys], dtype=np.int64)
+
+
+MATERIAL_KEYS, MATERIAL_ENTRIES = _material_index()
 
 TRIANGLE = np.full(64, -1, dtype=np.int64)  # a1-d1-d4 triangle squares -> 0..9
 TRIANGLE_SQUARES = np.zeros(10, dtype=np.int64)
@@ -251,22 +260,30 @@ def storage_index_packed(table, packed_squares, stm):
         index = ((w >> 3) * 4 + (w & 7)) * 64 + b
     else:
         index = TRIANGLE[w] * 64 + b
-    for g in range(2):
+    for g in range(MAX_GROUPS):
         first = GROUPS[table, g, 0]
         count = GROUPS[table, g, 1]
         values = GROUPS[table, g, 2]
         if count == 0:
             break
         offset = 8 if SPEC[table, first] % 6 == PAWN else 0
-        a = transform((packed_squares >> (6 * first)) & 63, flip_file, flip_rank, diagonal) - offset
-        if count == 1:
-            part = a
-        else:
-            c = transform((packed_squares >> (6 * first + 6)) & 63, flip_file, flip_rank,
+        # The group's squares, sorted as they come (at most three: a < b < c).
+        a = b = c = -1
+        for k in range(count):
+            x = transform((packed_squares >> (6 * (first + k))) & 63, flip_file, flip_rank,
                           diagonal) - offset
-            lo = min(a, c)
-            hi = max(a, c)
-            part = lo + hi * (hi - 1) // 2
+            if x > c:
+                a, b, c = b, c, x
+            elif x > b:
+                a, b = b, x
+            else:
+                a = x
+        if count == 1:
+            part = c
+        elif count == 2:
+            part = b + c * (c - 1) // 2
+        else:
+            part = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
         index = index * values + part
     return stm * PER_SIDE[table] + index
 
@@ -289,7 +306,7 @@ def storage_unrank(table, index, squares):
     per_side = PER_SIDE[table]
     stm = index // per_side
     rest = index % per_side
-    for g in range(1, -1, -1):
+    for g in range(MAX_GROUPS - 1, -1, -1):
         count = GROUPS[table, g, 1]
         if count == 0:
             continue
@@ -298,14 +315,19 @@ def storage_unrank(table, index, squares):
         offset = 8 if SPEC[table, first] % 6 == PAWN else 0
         part = rest % values
         rest //= values
-        if count == 1:
-            squares[first] = part + offset
-        else:
-            hi = 1
-            while (hi + 1) * hi // 2 <= part:
-                hi += 1
-            squares[first] = part - hi * (hi - 1) // 2 + offset
-            squares[first + 1] = hi + offset
+        if count == 3:
+            c = 2
+            while (c + 1) * c * (c - 1) // 6 <= part:
+                c += 1
+            part -= c * (c - 1) * (c - 2) // 6
+            squares[first + 2] = c + offset
+        if count >= 2:
+            b = 1
+            while (b + 1) * b // 2 <= part:
+                b += 1
+            part -= b * (b - 1) // 2
+            squares[first + 1] = b + offset
+        squares[first] = part + offset
     squares[1] = rest % 64
     kings = rest // 64
     if PAWNFUL[table]:
@@ -333,10 +355,11 @@ def locate_packed(packed_codes, packed_squares, count, stm):
     for i in range(count):
         code = (packed_codes >> (4 * i)) & 15
         if code % 6 != KING:
-            key += POWERS_OF_3[(code // 6) * 5 + code % 6]
-    entry = MATERIAL[key]
-    if entry < 0:
+            key += KEY_POWERS[(code // 6) * 5 + code % 6]
+    at = np.searchsorted(MATERIAL_KEYS, key)
+    if at == MATERIAL_KEYS.shape[0] or MATERIAL_KEYS[at] != key:
         return -1
+    entry = MATERIAL_ENTRIES[at]
     table = entry >> 1
     swapped = entry & 1
     used = 0
@@ -403,7 +426,7 @@ def rank_ignoring_en_passant(pos):
 @nb.njit(RANK_SIGNATURE, cache=True)
 def rank(pos):
     """Table and storage index of a chess position (games.chess.position layout); -1 when it
-    has castling rights or more than four pieces; NEEDS_CHILDREN when it has an en-passant
+    has castling rights or more than MAX_PIECES pieces; NEEDS_CHILDREN when it has an en-passant
     right (its entry holds the position without it)."""
     if (pos[STATE_WORD] >> types.uint64(8)) & types.uint64(63):
         return NEEDS_CHILDREN
@@ -411,7 +434,8 @@ def rank(pos):
 
 
 class ChessEndgames(TableFamily):
-    """Every chess ending of up to four pieces (35 tables plus KvK)."""
+    """Every chess ending of up to five pieces (KvK, 5 three-piece, 30 four-piece and the
+    five-piece tables)."""
 
     index_scheme = INDEX_SCHEME
     index_version = INDEX_VERSION
@@ -427,9 +451,7 @@ class ChessEndgames(TableFamily):
 
     def table_names(self, max_pieces=None):
         """All tables (dependencies first), or those of at most ``max_pieces`` pieces."""
-        if max_pieces is None:
-            return list(TABLES)
-        return [t for t in TABLES if len(t) - 1 <= max_pieces]
+        return list(TABLES) if max_pieces is None else tables_up_to(max_pieces)
 
     def table_id(self, table):
         """Position of ``table`` in :data:`TABLES`."""

@@ -36,7 +36,7 @@ from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_
                                 GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE, INDEX_MASK, NO_LEVEL,
                                 TABLE_SHIFT, GenerationSpace, UnmoveKernels)
 from games.value_codes import (CODE_DRAW, GEN_UNKNOWN, better, code_distance, is_loss, is_win, loss_code,
-                               parent_code, win_code)
+                               parent_code, shifted, stored_code, win_code)
 
 MAX_MOVES = 96
 
@@ -276,7 +276,7 @@ def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets
               child_pieces, child_squares, scratch):
     """Code (for the side to move after it) of the child a capture/promotion leads to.
     ``ep_victim`` >= 0 removes that slot instead (en passant). The last three arguments are
-    scratch arrays of 4."""
+    scratch arrays of MAX_PIECES."""
     slot = move & 7
     to = (move >> 3) & 63
     promotion = (move >> 9) & 7
@@ -437,17 +437,18 @@ def has_en_passant_push(spec, squares, n, stm):
 
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
                      types.boolean, U8, U8, U8, U16, I64, I64, BB, I64, SPEC8, I64, I64,
-                     I64_2D, U8), cache=True)
+                     I64_2D, U8, types.int64), cache=True)
 def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit_win,
              exit_floor, child_codes, child_offsets, powers, geo, moves, child_pieces,
-             child_squares, scratch, domain, hints):
+             child_squares, scratch, domain, hints, offset):
     """The new code of an unresolved position at level ``d``, or GEN_UNKNOWN, from its moves within
     the table (children known only below distance ``d``) and the summary of its leaving moves.
 
     Without en-passant possibilities it stops at the first child not known yet and remembers
     its ordinal in ``hints``: the children before it stay known won, so the next look starts
     there; a loss found at level ``d`` is then a loss in ``d`` (its last child was won in
-    ``d - 1``, or its leaving moves become known at ``d``)."""
+    ``d - 1``, or its leaving moves become known at ``d``). Codes and levels count from
+    ``offset`` plies; an en-passant answer read from a child table is shifted to match."""
     g = node_index(pawnful, squares, n, stm, powers, domain)
     if exit_win[g] <= d:
         return win_code(np.int64(exit_win[g]))
@@ -493,6 +494,7 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
                                            child_offsets, geo, child_pieces, child_squares,
                                            scratch)
                 if option >= 0:
+                    option = shifted(option, offset)
                     if known:
                         if better(option, child):
                             child = option
@@ -642,11 +644,11 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     such level."""
     spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
         table_views(params, aux)
-    squares = np.empty(4, dtype=np.int64)
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     moves = np.empty(MAX_MOVES, dtype=np.int64)
-    child_pieces = np.empty(4, dtype=np.int8)
-    child_squares = np.empty(4, dtype=np.int64)
-    scratch = np.empty(4, dtype=np.int64)
+    child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
+    child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     latest = 0
     for g in range(start, stop):
         stm = decode_node(g, pawnful, n, powers, squares, king_squares)
@@ -712,8 +714,8 @@ def mark_predecessors_of(params, aux, entries, count, codes, flags):
     """:func:`mark_predecessors` of each of ``entries[:count]``; how many were won."""
     spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
         table_views(params, aux)
-    squares = np.empty(4, dtype=np.int64)
-    scratch = np.empty(4, dtype=np.int64)
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     marked = 0
     for k in range(count):
         g = entries[k]
@@ -726,36 +728,39 @@ def mark_predecessors_of(params, aux, entries, count, codes, flags):
 
 @nb.njit(GEN_EVALUATE_SIGNATURE, cache=True)
 def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
-                     child_codes, child_offsets, results):
+                     child_codes, child_offsets, results, offset):
     """:func:`evaluate` of each of ``entries[:count]`` into ``results``."""
     spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
         table_views(params, aux)
-    squares = np.empty(4, dtype=np.int64)
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     moves = np.empty(MAX_MOVES, dtype=np.int64)
-    child_pieces = np.empty(4, dtype=np.int8)
-    child_squares = np.empty(4, dtype=np.int64)
-    scratch = np.empty(4, dtype=np.int64)
+    child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
+    child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     for k in range(count):
         stm = decode_node(entries[k], pawnful, n, powers, squares, king_squares)
         results[k] = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
                               exit_win, exit_floor, child_codes, child_offsets, powers, geo,
-                              moves, child_pieces, child_squares, scratch, domain, hints)
+                              moves, child_pieces, child_squares, scratch, domain, hints, offset)
 
 
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)
-def store_range(params, aux, start, stop, codes, out):
-    """Storage codes ``out[start:stop]`` from generation codes (GEN_UNKNOWN becomes a draw)."""
+def store_range(params, aux, start, stop, codes, out, offset):
+    """Storage codes ``out[start:stop]`` from generation codes counted from ``offset``
+    (:func:`games.value_codes.stored_code`)."""
     spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
         table_views(params, aux)
     table = params[P_TABLE]
-    squares = np.empty(4, dtype=np.int64)
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     for index in range(start, stop):
         stm = E.storage_unrank(table, index, squares)
         if stm < 0:
             out[index] = 0
             continue
-        code = codes[node_index(pawnful, squares, n, stm, powers, domain)]
-        out[index] = CODE_DRAW if code == GEN_UNKNOWN else code
+        code = stored_code(np.int64(codes[node_index(pawnful, squares, n, stm, powers, domain)]),
+                           offset)
+        if code >= 0:
+            out[index] = code
 
 
 def generation_space(table: str) -> GenerationSpace:

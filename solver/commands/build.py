@@ -52,7 +52,7 @@ def register(subparsers) -> None:
     add_game_argument(parser)
     parser.add_argument("tables", metavar="TABLE", nargs="*", help="tables to build (chess: KQvKR)")
     parser.add_argument("--pieces", type=non_negative_int, metavar="N",
-                        help="build every table with at most N pieces (chess: 2 to 4)")
+                        help="build every table with at most N pieces (chess: 2 to 5)")
     add_db_argument(parser)
     parser.add_argument("--workers", type=non_negative_int, metavar="N",
                         help="threads to use; with --scheduler, threads per table task (default: "

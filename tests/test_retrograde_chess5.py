@@ -1,0 +1,56 @@
+"""Five-piece chess tables against Syzygy's (``$SOLVER_ORACLE_DATA/chess/syzygy5``: KQRvKR,
+KRRvKR, KRBvKR, KRNvKR, KRPvKR, probed with python-chess beside the 3-4-piece directory).
+
+Building a five-piece table takes minutes, so these tests are marked ``slow``; they build the
+tables (and what they depend on) into ``$SOLVER_TEST_CHESS_DB`` when it is set (tables already
+built and valid are reused), else into a temporary directory. ``$SOLVER_FIVE_PIECE_TABLES``
+(comma-separated) narrows the tables checked.
+"""
+from __future__ import annotations
+
+import os
+import zlib
+
+import chess.syzygy
+import pytest
+
+from databases import open_database
+from retrograde.build import build_tables
+from retrograde.verify import verify_table
+from tests.test_retrograde_chess import check_random_positions
+
+SYZYGY5_TABLES = ["KQRvKR", "KRRvKR", "KRBvKR", "KRNvKR", "KRPvKR"]
+RANDOM_POSITIONS = 100_000
+
+
+def checked_tables() -> list[str]:
+    named = os.environ.get("SOLVER_FIVE_PIECE_TABLES")
+    return named.split(",") if named else SYZYGY5_TABLES
+
+
+@pytest.fixture(scope="module")
+def five_db(tmp_path_factory):
+    root = os.environ.get("SOLVER_TEST_CHESS_DB") or tmp_path_factory.mktemp("chessdb5")
+    build_tables("chess", checked_tables(), root, show_progress=False)
+    return root
+
+
+@pytest.fixture(scope="module")
+def syzygy5(oracle_data):
+    with chess.syzygy.open_tablebase(str(oracle_data("chess/syzygy"))) as tablebase:
+        tablebase.add_directory(str(oracle_data("chess/syzygy5")))
+        yield tablebase
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", checked_tables())
+def test_five_piece_wdl_matches_syzygy(five_db, syzygy5, table):
+    # 100,000 random legal positions, both sides to move, en passant where legal
+    with open_database(five_db, "chess") as db:
+        check_random_positions(db, syzygy5, table, RANDOM_POSITIONS, seed=zlib.crc32(table.encode()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", checked_tables())
+def test_five_piece_tables_verify(five_db, table):
+    assert verify_table("chess", table, five_db)["errors"] == 0
