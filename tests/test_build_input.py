@@ -24,8 +24,8 @@ KQVK_FEN = "8/8/3k4/8/8/8/8/K1Q5 w - - 0 1"  # White mates in 9 (17 plies)
 
 # --- piece counts ---------------------------------------------------------------------------
 @pytest.mark.parametrize("argv, words", [
-    (["chess", "--pieces", "5"], ["--pieces 5", "up to 4 pieces"]),
-    (["chess", "--pieces", "99"], ["--pieces 99", "up to 4 pieces"]),
+    (["chess", "--pieces", "6"], ["--pieces 6", "up to 5 pieces"]),
+    (["chess", "--pieces", "99"], ["--pieces 99", "up to 5 pieces"]),
     (["chess", "--pieces", "0"], ["--pieces 0", "smallest chess tables have 2 pieces"]),
     (["chess", "--pieces", "1"], ["--pieces 1", "smallest chess tables have 2 pieces"]),
     (["tictactoe", "--pieces", "3"], ["not chosen by piece count"]),
