@@ -5,7 +5,7 @@ import importlib
 
 _FAMILIES = {
     "tictactoe": ("games.tictactoe_tables", "TicTacToeTables"),
-    "chess": ("games.chess.endgames", "ChessEndgames"),
+    "chess": ("games.chess.endgame_family", "ChessEndgames"),
 }
 _LOADED: dict = {}
 

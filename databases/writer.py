@@ -37,19 +37,31 @@ def _filter_options(compression: str) -> dict:
     raise ValueError(f"unknown compression {compression!r} (known: {', '.join(COMPRESSIONS)})")
 
 
+SLICE_ENTRIES = 1 << 24  # entries counted or written at a time: temporaries stay small
+
+
+def code_counts(codes: np.ndarray, sides: int) -> np.ndarray:
+    """How many entries of each side hold each code: ``counts[side, code]`` (int64), counted a
+    slice at a time (``np.bincount`` makes an int64 copy of what it counts)."""
+    per_side = codes.reshape(sides, -1)
+    counts = np.zeros((sides, int(codes.max(initial=0)) + 1), dtype=np.int64)
+    for side in range(sides):
+        row = per_side[side]
+        for start in range(0, row.size, SLICE_ENTRIES):
+            found = np.bincount(row[start:start + SLICE_ENTRIES], minlength=counts.shape[1])
+            counts[side] += found
+    return counts
+
+
 def table_statistics(codes: np.ndarray, sides: int) -> dict:
     """Counts of wins/draws/losses per side to move, invalid entries, and the longest mate."""
-    per_side = codes.reshape(sides, -1)
-    wins, draws, losses = [], [], []
-    for side in range(sides):
-        row = per_side[side].astype(np.int64)
-        decisive = row >= 2
-        wins.append(int(np.count_nonzero(decisive & (row & 1 == 1))))
-        losses.append(int(np.count_nonzero(decisive & (row & 1 == 0))))
-        draws.append(int(np.count_nonzero(row == F.CODE_DRAW)))
-    longest = int((codes.max() - 2) >> 1) if codes.size and codes.max() >= 2 else 0
-    return {"wins": wins, "draws": draws, "losses": losses,
-            "invalid": int(np.count_nonzero(codes == F.INVALID)), "longest_mate": longest}
+    counts = code_counts(codes, sides)
+    present = np.flatnonzero(counts.sum(axis=0))
+    longest = int((present[-1] - 2) >> 1) if present.size and present[-1] >= 2 else 0
+    return {"wins": [int(row[3::2].sum()) for row in counts],
+            "draws": [int(row[F.CODE_DRAW]) if row.size > F.CODE_DRAW else 0 for row in counts],
+            "losses": [int(row[2::2].sum()) for row in counts],
+            "invalid": int(counts[:, F.INVALID].sum()), "longest_mate": longest}
 
 
 def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table: str,
@@ -60,11 +72,10 @@ def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table:
     """Write ``codes`` (one code per entry, side-major) as a table file and return its
     attributes. The file appears under its final name only once complete and closed."""
     path = Path(path)
-    if np.any(codes == F.UNKNOWN):
+    if codes.size and int(codes.max()) == F.UNKNOWN:
         raise ValueError(f"{table}: unresolved entries left; refusing to write")
     stats = table_statistics(codes, sides)
     dtype = F.storage_dtype(stats["longest_mate"])
-    data = codes.astype(dtype)
     attributes = {
         "format_version": F.FORMAT_VERSION, "game": game, "table": table,
         "index_scheme": index_scheme, "index_version": index_version,
@@ -80,8 +91,12 @@ def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table:
     temporary = temporary_path(path)
     try:
         with h5py.File(temporary, "w") as handle:
-            handle.create_dataset(F.DATASET, data=data, chunks=(min(page_entries, max(1, data.size)),),
-                                  fletcher32=True, **_filter_options(compression))
+            dataset = handle.create_dataset(F.DATASET, shape=codes.shape, dtype=dtype,
+                                            chunks=(min(page_entries, max(1, codes.size)),),
+                                            fletcher32=True, **_filter_options(compression))
+            step = max(page_entries, SLICE_ENTRIES - SLICE_ENTRIES % page_entries)
+            for start in range(0, codes.size, step):  # whole pages, converted a slice at a time
+                dataset[start:start + step] = codes[start:start + step].astype(dtype)
             handle.create_dataset(F.CHECKSUMS, data=checksums, fletcher32=True)
             for key, value in attributes.items():
                 handle.attrs[key] = value

@@ -42,15 +42,18 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
     ``initialise(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
     child_offsets) -> int64``
         For every index in ``[start, stop)``: code 0 if no legal position, the final code of a
-        finished game, else ``GEN_UNKNOWN`` and the three levels. Returns the latest level set.
-    ``mark_predecessors(params, aux, entries, count, codes, flags) -> int64``
-        For each of ``entries[:count]`` (positions just decided, at level ``d - 1``): every
-        unresolved predecessor (an un-move of the side that just moved, inside the table)
-        becomes won in ``d`` (code ``3 + 2d``) if the entry is lost and the move's value is
-        exactly the entry's, else gets ``flags = 1``. Returns how many were won.
+        finished game, else ``GEN_UNKNOWN`` and the three levels (``wake`` is empty, and left
+        alone, when the space says it has none). Returns the latest level set.
+    ``mark_predecessors(params, aux, entries, count, codes, wins) -> int64``
+        For each of ``entries[:count]`` (positions just decided, at level ``d - 1``), its
+        unresolved predecessors (un-moves of the side that just moved, inside the table): with
+        ``wins``, those whose value is exactly the entry's (the entry is lost) become won in
+        ``d`` (code ``3 + 2d``); without, every other one is flagged (``GEN_UNKNOWN`` becomes
+        ``GEN_FLAGGED``). Returns how many were won. The engine runs the two kinds in separate
+        passes, so threads that meet at a predecessor write the same code.
     ``evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
     child_codes, child_offsets, results, offset) -> None``
-        For each of ``entries[:count]`` (unresolved, flagged or at one of its levels): its
+        For each of ``entries[:count]`` (flagged, or unresolved at one of its levels): its
         code at level ``d`` into ``results``, or ``GEN_UNKNOWN``. Children count as known only
         when decided below distance ``d``, so the result never depends on the order in which
         entries are evaluated. ``hints`` is one byte per position the kernel may use to
@@ -69,7 +72,7 @@ import numpy as np
 from numba import types
 
 from games.kernels import POSITION
-from games.value_codes import GEN_UNKNOWN  # noqa: F401  (the generators' unresolved code)
+from games.value_codes import GEN_FLAGGED, GEN_UNKNOWN  # noqa: F401  (the generators' open codes)
 
 TABLE_SHIFT = 40
 NEEDS_CHILDREN = -2
@@ -89,7 +92,8 @@ CHILD_CODES = types.Array(types.uint16, 1, "C")
 INT64S = types.Array(types.int64, 1, "C")
 GEN_INITIALISE_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
                                        BYTES, BYTES, BYTES, CHILD_CODES, INT64S)
-GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES, BYTES)
+GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES,
+                                 types.boolean)
 GEN_EVALUATE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, INT64S, types.int64, types.int64, BYTES,
                                     BYTES, BYTES, BYTES, CHILD_CODES, INT64S, INT64S, types.int64)
 GEN_STORE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
@@ -105,6 +109,7 @@ class GenerationSpace:
     storage_size: int
     params: np.ndarray
     aux: np.ndarray
+    wake: bool = True  # False: no position has a wake level; the kernels get an empty array
 
 
 @dataclass(frozen=True)

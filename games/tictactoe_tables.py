@@ -10,14 +10,14 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from games import kernels as K
 from games.bits import popcount
-from games.table_family import (BYTES, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
-                                GEN_MARK_SIGNATURE, GEN_STORE_SIGNATURE, GEN_UNKNOWN, NO_LEVEL,
-                                RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE, GenerationSpace,
-                                TableFamily, UnmoveKernels)
+from games.table_family import (BYTES, GEN_EVALUATE_SIGNATURE, GEN_FLAGGED,
+                                GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_STORE_SIGNATURE,
+                                GEN_UNKNOWN, NO_LEVEL, RANK_SIGNATURE, TABLE_SHIFT,
+                                UNRANK_SIGNATURE, GenerationSpace, TableFamily, UnmoveKernels)
 from games.tictactoe import TicTacToe, has_line
-from games.value_codes import CODE_DRAW, code_distance, is_loss, loss_code, parent_code, stored_code
+from games.value_codes import (CODE_DRAW, code_distance, is_loss, is_unresolved, loss_code, parent_code,
+                               stored_code)
 
 TABLE = "all"
 SIZE = 3 ** 9
@@ -114,25 +114,26 @@ def _marks(index):
 
 
 @nb.njit(GEN_MARK_SIGNATURE, cache=True)
-def mark_predecessors_of(params, aux, entries, count, codes, flags):
-    """Take back each mark of the side that just moved: the boards before it are won at once
-    if the entry is lost, else flagged."""
+def mark_predecessors_of(params, aux, entries, count, codes, wins):
+    """Take back each mark of the side that just moved: with ``wins``, the boards before a
+    lost entry are won at once; without, those before a won entry are flagged."""
     won = 0
     for k in range(count):
         index = entries[k]
         code = np.int64(codes[index])
+        if is_loss(code) != wins:
+            continue
         last_mover = 1 if _marks(index) % 2 == 1 else 2  # x moved last after an odd count
         for cell in range(9):
             if _digit(index, cell) != last_mover:
                 continue
             parent = index - last_mover * 3 ** cell
-            if codes[parent] != GEN_UNKNOWN:
-                continue  # invalid, finished or already decided
-            if is_loss(code):
-                codes[parent] = parent_code(code)
-                won += 1
-            else:
-                flags[parent] = 1
+            if wins:
+                if is_unresolved(codes[parent]):
+                    codes[parent] = parent_code(code)
+                    won += 1
+            elif codes[parent] == GEN_UNKNOWN:
+                codes[parent] = GEN_FLAGGED
     return won
 
 

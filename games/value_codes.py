@@ -11,8 +11,10 @@ verifier, the prover's and the player's leaves::
     3 + 2 * d    the side to move wins in d plies
 
 Unresolved entries while a table is built: ``GEN_UNKNOWN`` in the generators' one-byte work
-arrays (so their distances stop at ``LONGEST_BYTE_DISTANCE``), ``STORE_UNKNOWN`` in ``uint16``
-arrays (forward passes; a batch probe whose page is not resident). Neither reaches a file.
+arrays (so their distances stop at ``LONGEST_BYTE_DISTANCE``), or ``GEN_FLAGGED`` there when a
+level has marked the entry for a look at its moves (read as a distance no level reaches, so
+never as known); ``STORE_UNKNOWN`` in ``uint16`` arrays (forward passes; a batch probe whose
+page is not resident). None of them reaches a file.
 
 Order, for the side to move (:func:`better`): a win beats a draw beats a loss; a quicker win
 beats a slower one, a slower loss a quicker one.
@@ -39,8 +41,9 @@ from games.kernels import DRAW, LOSS, WIN
 INVALID = 0
 CODE_DRAW = 1
 GEN_UNKNOWN = 255
+GEN_FLAGGED = 254  # unresolved, to be looked at in this level (the one-byte generators)
 STORE_UNKNOWN = 0xFFFF
-LONGEST_BYTE_DISTANCE = 125  # win_code(125) = 253: a win in 126 plies would be 255 = GEN_UNKNOWN
+LONGEST_BYTE_DISTANCE = 125  # win_code(125) = 253: a win in 126 plies would be GEN_FLAGGED
 INVALID_VALUE = 3  # the value decode() reports for an invalid index
 
 
@@ -104,11 +107,17 @@ def better(a, b):
 
 
 @nb.njit(cache=True, inline="always")
+def is_unresolved(code):
+    """Whether a generator's one-byte ``code`` is still open (``GEN_UNKNOWN`` or ``GEN_FLAGGED``)."""
+    return code >= GEN_FLAGGED
+
+
+@nb.njit(cache=True, inline="always")
 def shifted(code, shift):
     """``code`` with its distance ``shift`` plies shorter (floored at 0); draws and the
     unresolved code unchanged. How generators count distances from an offset
     (:mod:`games.table_family`)."""
-    if code < 2 or code == GEN_UNKNOWN:
+    if code < 2 or code >= GEN_FLAGGED:
         return code
     distance = code_distance(code) - shift
     if distance < 0:
@@ -121,7 +130,7 @@ def stored_code(code, offset):
     """The storage code of a generator's one-byte ``code`` whose distance counts from
     ``offset`` plies: unresolved is a draw (for now); -1 for an entry floored to distance 0 by
     a shift (its code was stored before the shift)."""
-    if code == GEN_UNKNOWN:
+    if code >= GEN_FLAGGED:
         return CODE_DRAW
     if code < 2:
         return code
@@ -151,6 +160,6 @@ def decode(code: int) -> tuple[int, int]:
     return (WIN if code & 1 else LOSS), (code - 2) >> 1
 
 
-__all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE",
-           "win_code", "loss_code", "code_distance", "is_win", "is_loss", "parent_code", "better", "shifted",
+__all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "GEN_FLAGGED", "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE",
+           "win_code", "loss_code", "code_distance", "is_win", "is_loss", "parent_code", "better", "is_unresolved", "shifted",
            "stored_code", "encode", "decode"]

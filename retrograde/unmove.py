@@ -4,17 +4,18 @@
 Level ``d`` = 1, 2, ... decides the positions won or lost in ``d`` plies:
 
 1. ``propagate``: every position decided at level ``d - 1`` hands its predecessors to the
-   game's ``mark_predecessors`` kernel: those of a lost position are won in ``d`` at once,
-   those of a won one are flagged. Positions whose moves out of the table win at level ``d``
-   (``exit_win``) are won in ``d``.
+   game's ``mark_predecessors`` kernel, in two passes: first those of a lost position are won
+   in ``d`` at once, and so are positions whose moves out of the table win at level ``d``
+   (``exit_win``); then those of a won one are flagged (``GEN_FLAGGED``, a code of its own:
+   no second array, and the pass that writes it writes nothing else).
 2. ``settle``: the game's ``evaluate`` kernel looks at every flagged position, and at those
    whose moves out of the table or other events (``exit_floor``, ``wake``) become known at
    level ``d``; a position all of whose moves lose for it is lost in ``d``.
 
 The loop stops when a level decides nothing and no summary level lies beyond it; what is
 still unresolved is drawn. A child counts as known only below distance ``d``, so entries
-written during a level are never read as known by it and flags live in their own array: the
-result does not depend on the order of the scan or on the number of threads.
+written during a level are never read as known by it, and a flag reads as unknown: the result
+does not depend on the order of the scan or on the number of threads.
 
 Distances need not fit a byte: codes and levels count from an offset, moved up when the
 levels near the byte's range (:mod:`games.table_family`, "distances beyond one byte"): what
@@ -34,7 +35,7 @@ from numba import prange, types
 from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNATURE,
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_PARAMS,
                                 GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL)
-from games.value_codes import LONGEST_BYTE_DISTANCE, shifted
+from games.value_codes import GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved, shifted
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
 WORD_BLOCK = 1024  # 8-byte words per parallel task in the level scans
@@ -61,6 +62,18 @@ def has_byte(word, value):
     return ((x - ONES) & ~x & HIGHS) != 0
 
 
+@nb.njit(types.int64(types.int64), cache=True)
+def scatter_stride(blocks):
+    """A stride coprime to ``blocks`` near 0.618 of it: block ``k * stride % blocks`` visits
+    every block once, and each thread's share of ``prange(blocks)`` (numba hands out
+    contiguous ranges) lands all over the table. The positions a level touches cluster (all
+    of one side to move, say), so contiguous shares would leave one thread with the work."""
+    stride = max(1, (blocks * 618) // 1000)
+    while np.gcd(stride, blocks) != 1:
+        stride += 1
+    return stride
+
+
 @nb.njit(types.int64(InitialiseKernel, GEN_PARAMS, GEN_AUX, BYTES, BYTES, BYTES, BYTES,
                      CHILD_CODES, INT64S), cache=True, parallel=True)
 def initialise(kernel, params, aux, codes, exit_win, exit_floor, wake, child_codes,
@@ -69,94 +82,106 @@ def initialise(kernel, params, aux, codes, exit_win, exit_floor, wake, child_cod
     size = codes.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     latest = np.zeros(blocks, dtype=np.int64)
-    for block in prange(blocks):
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
         latest[block] = kernel(params, aux, block * BLOCK, min(size, (block + 1) * BLOCK),
                                codes, exit_win, exit_floor, wake, child_codes, child_offsets)
     return latest.max()
 
 
-@nb.njit(types.int64(MarkKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, BYTES, WORDS,
-                     WORDS, types.boolean), cache=True, parallel=True)
-def propagate(mark_predecessors, params, aux, d, codes, flags, exit_win, code_words,
-              exit_win_words, exits_now):
-    """Level ``d``, first half: predecessors of the positions decided at ``d - 1`` are won or
-    flagged; positions whose moves out of the table win at ``d`` (looked for only when
-    ``exits_now``) are won. Returns the number of positions won."""
+@nb.njit(types.int64(MarkKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, WORDS, WORDS,
+                     types.boolean, types.boolean), cache=True, parallel=True)
+def propagate(mark_predecessors, params, aux, d, codes, exit_win, code_words, exit_win_words,
+              wins, exits_now):
+    """Level ``d``, first half, one of two passes over the positions decided at ``d - 1``.
+    With ``wins``: the predecessors of the lost ones are won, and so are the positions whose
+    moves out of the table win at ``d`` (looked for only when ``exits_now``); returns how many.
+    Without: the other predecessors (of the won ones, mostly) are flagged. In each pass every
+    thread writes the same code, so the result does not depend on their timing."""
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     won = np.zeros(blocks, dtype=np.int64)
     lost_code = 2 + 2 * (d - 1)
     won_code = 3 + 2 * (d - 1)
-    for block in prange(blocks):
+    exits_now = exits_now and wins
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
         entries = np.empty(BATCH, dtype=np.int64)
         count = 0
         for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
             word = code_words[w]
-            if not (has_byte(word, lost_code) or has_byte(word, won_code)
+            if not (has_byte(word, lost_code) or (not wins and has_byte(word, won_code))
                     or (exits_now and has_byte(exit_win_words[w], d))):
                 continue
             for g in range(8 * w, 8 * w + 8):
                 code = codes[g]
-                if code == lost_code or code == won_code:
+                if code == lost_code or (code == won_code and not wins):
                     entries[count] = g
                     count += 1
                     if count == BATCH:
-                        won[block] += mark_predecessors(params, aux, entries, count, codes, flags)
+                        won[block] += mark_predecessors(params, aux, entries, count, codes, wins)
                         count = 0
-                elif code == GEN_UNKNOWN and exit_win[g] == d:
+                elif exits_now and is_unresolved(code) and exit_win[g] == d:
                     codes[g] = 3 + 2 * d
                     won[block] += 1
         if count:
-            won[block] += mark_predecessors(params, aux, entries, count, codes, flags)
+            won[block] += mark_predecessors(params, aux, entries, count, codes, wins)
     return won.sum()
 
 
 @nb.njit(types.int64(INT64S, INT64S, types.int64, BYTES), cache=True, inline="always")
-def _write_decided(entries, results, count, codes):
-    """Write the codes a batch decided; returns how many."""
+def _write_results(entries, results, count, codes):
+    """Write the codes a batch decided and unflag the rest; returns how many were decided."""
     decided = 0
     for k in range(count):
+        codes[entries[k]] = results[k]
         if results[k] != GEN_UNKNOWN:
-            codes[entries[k]] = results[k]
             decided += 1
     return decided
 
 
 @nb.njit(types.int64(EvaluateKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, BYTES,
-                     BYTES, BYTES, BYTES, CHILD_CODES, INT64S, WORDS, WORDS, WORDS,
+                     BYTES, BYTES, CHILD_CODES, INT64S, WORDS, WORDS, WORDS,
                      types.boolean, types.int64), cache=True, parallel=True)
-def settle(evaluate, params, aux, d, codes, flags, exit_win, exit_floor, wake, hints,
-           child_codes, child_offsets, flag_words, floor_words, wake_words, events_now, offset):
+def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
+           child_codes, child_offsets, code_words, floor_words, wake_words, events_now, offset):
     """Level ``d``, second half: evaluate every flagged position and, when ``events_now``,
-    every one whose ``exit_floor`` or ``wake`` level is ``d``. Returns the number decided."""
-    words = flag_words.shape[0]
+    every unresolved one whose ``exit_floor`` or ``wake`` level is ``d``; the flags are
+    cleared. Returns the number decided."""
+    words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     decided = np.zeros(blocks, dtype=np.int64)
-    for block in prange(blocks):
+    waking = wake.shape[0] > 0  # an empty wake array: the table has no such events
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
         entries = np.empty(BATCH, dtype=np.int64)
         results = np.empty(BATCH, dtype=np.int64)
         count = 0
         for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
-            if flag_words[w] == 0 and not (events_now and (has_byte(floor_words[w], d)
-                                                           or has_byte(wake_words[w], d))):
+            if not (has_byte(code_words[w], GEN_FLAGGED)
+                    or (events_now and (has_byte(floor_words[w], d)
+                                        or (waking and has_byte(wake_words[w], d))))):
                 continue
             for g in range(8 * w, 8 * w + 8):
-                if not flags[g] and exit_floor[g] != d and wake[g] != d:
-                    continue
-                flags[g] = 0
-                if codes[g] != GEN_UNKNOWN:
+                code = codes[g]
+                if code != GEN_FLAGGED and not (
+                        code == GEN_UNKNOWN and events_now
+                        and (exit_floor[g] == d or (waking and wake[g] == d))):
                     continue
                 entries[count] = g
                 count += 1
                 if count == BATCH:
                     evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
                              child_codes, child_offsets, results, offset)
-                    decided[block] += _write_decided(entries, results, count, codes)
+                    decided[block] += _write_results(entries, results, count, codes)
                     count = 0
         if count:
             evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
                      child_codes, child_offsets, results, offset)
-            decided[block] += _write_decided(entries, results, count, codes)
+            decided[block] += _write_results(entries, results, count, codes)
     return decided.sum()
 
 
@@ -188,15 +213,33 @@ def shift_down(codes, exit_win, exit_floor, wake, shift):
             codes[g] = shifted(np.int64(codes[g]), shift)
             exit_win[g] = _shifted_level(exit_win[g], shift)
             exit_floor[g] = _shifted_level(exit_floor[g], shift)
-            wake[g] = _shifted_level(wake[g], shift)
+            if g < wake.shape[0]:
+                wake[g] = _shifted_level(wake[g], shift)
+
+
+@nb.njit(types.void(BYTES, types.boolean[:, :]), cache=True, parallel=True)
+def _mark_levels(levels, seen):
+    """``seen[block, level]`` for every level found in ``levels`` (one row per block)."""
+    size = levels.shape[0]
+    blocks = seen.shape[0]
+    step = (size + blocks - 1) // blocks
+    for block in prange(blocks):
+        for g in range(block * step, min(size, (block + 1) * step)):
+            seen[block, levels[g]] = True
+
+
+def _levels_present(levels: np.ndarray) -> np.ndarray:
+    """Which of the 256 one-byte levels occur in ``levels`` (without np.bincount's int64
+    copy of the whole array)."""
+    seen = np.zeros((64, 256), dtype=np.bool_)
+    _mark_levels(levels, seen)
+    return seen.any(axis=0)
 
 
 def _levels_in_use(exit_win: np.ndarray, exit_floor: np.ndarray, wake: np.ndarray):
     """Which levels have a position whose moves out of the table win there, and which have
     one whose other events fall there."""
-    exits = np.bincount(exit_win, minlength=256) > 0
-    events = (np.bincount(exit_floor, minlength=256) > 0) | (np.bincount(wake, minlength=256) > 0)
-    return exits, events
+    return _levels_present(exit_win), _levels_present(exit_floor) | _levels_present(wake)
 
 
 def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarray,
@@ -209,10 +252,9 @@ def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarr
     params, aux = space.params, space.aux
     size = space.size + (-space.size) % 8  # whole words for the 8-at-a-time scans
     codes = np.zeros(size, dtype=np.uint8)
-    flags = np.zeros(size, dtype=np.uint8)
     exit_win = np.zeros(size, dtype=np.uint8)
     exit_floor = np.zeros(size, dtype=np.uint8)
-    wake = np.zeros(size, dtype=np.uint8)
+    wake = np.zeros(size if space.wake else 0, dtype=np.uint8)
     hints = np.zeros(size, dtype=np.uint8)
     children = np.ascontiguousarray(children, dtype=np.uint16)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
@@ -236,10 +278,13 @@ def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarr
             offset += shift
             exit_levels, event_levels = _levels_in_use(exit_win, exit_floor, wake)
         level = d - offset
-        won = propagate(kernels.mark_predecessors, params, aux, level, codes, flags, exit_win,
-                        codes.view(np.uint64), exit_win.view(np.uint64), bool(exit_levels[level]))
-        decided = settle(kernels.evaluate, params, aux, level, codes, flags, exit_win, exit_floor,
-                         wake, hints, children, offsets, flags.view(np.uint64),
+        exits_now = bool(exit_levels[level])
+        won = propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
+                        codes.view(np.uint64), exit_win.view(np.uint64), True, exits_now)
+        propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
+                  codes.view(np.uint64), exit_win.view(np.uint64), False, False)
+        decided = settle(kernels.evaluate, params, aux, level, codes, exit_win, exit_floor,
+                         wake, hints, children, offsets, codes.view(np.uint64),
                          exit_floor.view(np.uint64), wake.view(np.uint64),
                          bool(event_levels[level]), offset)
         progress.update(f"level {d}", 0, 0, int(won + decided))

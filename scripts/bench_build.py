@@ -7,10 +7,13 @@ The reference is Syzygy's generator (syzygy1/tb: ``rtbgen`` for pawnless tables,
 for tables with pawns) from ``--rtbgen DIR`` (default $RTBGEN_DIR, or ``rtbgen`` on PATH),
 run as ``rtbgen -t THREADS TABLE`` in a scratch directory where it has generated the
 sub-tables first (not timed; RTBWDIR/RTBZDIR point there): its wall time covers WDL and DTZ
-generation, compression and writing. Without it the script stops with one line, unless
-``--no-reference`` (ours alone, no ratios).
+generation, compression and writing ("full"); ``rtbgen -g`` (generation alone, nothing
+written) is timed too. ``--reference-threads N`` runs rtbgen on N threads whatever ours use
+(issue 11's bar: ours within rtbgen's full time on one thread). Without rtbgen the script
+stops with one line, unless ``--no-reference`` (ours alone, no ratios).
 
     python scripts/bench_build.py --rtbgen DIR         # KQvKR KRvKP KPvKP KBNvK, 1 and 2 threads
+    python scripts/bench_build.py --rtbgen DIR --tables KQRvKR KRPvKR --threads 2 --reference-threads 1
     python scripts/bench_build.py --tables KQvKR --threads 1 --no-reference
 """
 from __future__ import annotations
@@ -80,19 +83,23 @@ def syzygy_tables(tables: list[str]) -> list[str]:
     return [t for t in tables if t != "KvK"]
 
 
-def run_rtbgen(directory: str, table: str, threads: int, scratch: str) -> float:
-    """Wall seconds of one rtbgen/rtbgenp run generating ``table`` into ``scratch``."""
+def run_rtbgen(directory: str, table: str, threads: int, scratch: str,
+               generation_only: bool = False) -> float:
+    """Wall seconds of one rtbgen/rtbgenp run generating ``table`` into ``scratch`` (with
+    ``generation_only``: ``-g``, WDL/DTZ generation without compression or files)."""
     binary = os.path.join(directory, "rtbgenp" if "P" in table else "rtbgen")
     env = {**os.environ, "RTBWDIR": scratch, "RTBZDIR": scratch}
+    command = [binary, "-t", str(threads)] + (["-g"] if generation_only else []) + [table]
     started = time.perf_counter()
-    subprocess.run([binary, "-t", str(threads), table], cwd=scratch, env=env, check=True,
+    subprocess.run(command, cwd=scratch, env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return time.perf_counter() - started
 
 
 def rtbgen_times(directory: str, tables: list[str], threads_list: list[int], repeat: int,
-                 dependencies: dict[str, list[str]]) -> dict[tuple[str, int], float]:
-    """Median wall seconds of rtbgen per (table, threads); sub-tables generated first, untimed."""
+                 dependencies: dict[str, list[str]]) -> dict[tuple[str, int, bool], float]:
+    """Median wall seconds of rtbgen per (table, threads, generation only); sub-tables
+    generated first, untimed."""
     scratch = tempfile.mkdtemp(prefix="bench-rtbgen-")
     try:
         done: set[str] = set()
@@ -103,8 +110,10 @@ def rtbgen_times(directory: str, tables: list[str], threads_list: list[int], rep
                     run_rtbgen(directory, needed, max(threads_list), scratch)
                     done.add(needed)
             for threads in threads_list:
-                times[table, threads] = statistics.median(
-                    run_rtbgen(directory, table, threads, scratch) for _ in range(repeat))
+                for generation_only in (True, False):
+                    times[table, threads, generation_only] = statistics.median(
+                        run_rtbgen(directory, table, threads, scratch, generation_only)
+                        for _ in range(repeat))
             done.add(table)
         return times
     finally:
@@ -118,6 +127,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per build (the median is shown)")
     parser.add_argument("--db", help="directory for the tables (default: a temporary one)")
     parser.add_argument("--rtbgen", help="directory of Syzygy's rtbgen and rtbgenp binaries")
+    parser.add_argument("--reference-threads", type=int,
+                        help="threads for rtbgen (default: the same as ours in each row)")
     parser.add_argument("--no-reference", action="store_true",
                         help="measure ours alone when rtbgen is missing (no ratios)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -142,9 +153,11 @@ def main() -> int:
     with open("/proc/loadavg") as load:
         print(f"machine: {os.cpu_count()} cores, load average {' '.join(load.read().split()[:3])}; "
               f"tables in {root}; rtbgen: {rtbgen or 'not measured (--no-reference)'}")
-    reference = rtbgen_times(rtbgen, args.tables, args.threads, args.repeat, dependencies) if rtbgen else {}
+    reference_threads = [args.reference_threads] if args.reference_threads else args.threads
+    reference = rtbgen_times(rtbgen, args.tables, reference_threads, args.repeat,
+                             dependencies) if rtbgen else {}
     print(f"{'table':8} {'thr':>3} {'wall s':>7} {'positions/s':>12} {'peak MiB':>8} "
-          f"{'size KiB':>8} {'rtbgen s':>8} {'x rtbgen':>8}")
+          f"{'size KiB':>8} {'rtb thr':>7} {'rtb full':>8} {'x full':>6} {'rtb -g':>7} {'x -g':>6}")
     for table in args.tables:
         for threads in args.threads:
             runs = []
@@ -153,10 +166,13 @@ def main() -> int:
                                         check=True, capture_output=True, text=True).stdout
                 runs.append(json.loads(output.strip().splitlines()[-1]))
             r = runs[0] | {"wall": statistics.median(run["wall"] for run in runs)}
-            theirs = reference.get((table, threads), float("nan"))
+            theirs_threads = args.reference_threads or threads
+            full = reference.get((table, theirs_threads, False), float("nan"))
+            generation = reference.get((table, theirs_threads, True), float("nan"))
             print(f"{table:8} {threads:>3} {r['wall']:7.2f} {r['positions'] / r['wall']:12,.0f} "
-                  f"{r['peak_mib']:8.0f} {r['bytes'] / 1024:8.0f} {theirs:8.2f} "
-                  f"{r['wall'] / theirs:8.2f}", flush=True)
+                  f"{r['peak_mib']:8.0f} {r['bytes'] / 1024:8.0f} {theirs_threads:>7} {full:8.2f} "
+                  f"{r['wall'] / full:6.2f} {generation:7.2f} {r['wall'] / generation:6.2f}",
+                  flush=True)
     return 0
 
 

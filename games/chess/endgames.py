@@ -40,12 +40,10 @@ import numpy as np
 from numba import types
 
 from games.chess.bitops import lsb
-from games.chess.position import build_position, opponent_in_check
-from games.kernels import POSITION
-from games.table_family import (NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE,
-                                TableFamily)
+from games.chess.position import (BLACK, CASTLING, KING, PAWN, PAWNS, STATE, WHITE, build_position,
+                                  opponent_in_check)
+from games.table_family import NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE
 
-PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 0, 1, 2, 3, 4, 5
 LETTERS = "PNBRQK"  # by piece type
 STRENGTH = {"Q": 5, "R": 4, "B": 3, "N": 2, "P": 1}
 MAX_PIECES = 5
@@ -393,15 +391,14 @@ def locate_pieces(codes, squares, count, stm, spec_squares):
 
 
 # --- the family over the chess position layout --------------------------------------------------
-WHITE_WORD, BLACK_WORD, PAWNS_WORD, CASTLING_WORD, STATE_WORD = 0, 1, 2, 8, 9
 
 
 @nb.njit(RANK_SIGNATURE, cache=True)
 def rank_ignoring_en_passant(pos):
     """Like :func:`rank`, but the index of the position as if it had no en-passant right."""
-    if pos[CASTLING_WORD] != 0:
+    if pos[CASTLING] != 0:
         return -1
-    occupied = pos[WHITE_WORD] | pos[BLACK_WORD]
+    occupied = pos[WHITE] | pos[BLACK]
     packed_codes = 0
     packed_squares = 0
     count = 0
@@ -411,16 +408,16 @@ def rank_ignoring_en_passant(pos):
         square = lsb(occupied)
         bit = occupied & (~occupied + types.uint64(1))
         occupied ^= bit
-        colour = 0 if pos[WHITE_WORD] & bit else 1
+        colour = 0 if pos[WHITE] & bit else 1
         kind = 0
         for piece_type in range(6):
-            if pos[PAWNS_WORD + piece_type] & bit:
+            if pos[PAWNS + piece_type] & bit:
                 kind = piece_type
         packed_codes |= (colour * 6 + kind) << (4 * count)
         packed_squares |= square << (6 * count)
         count += 1
     return locate_packed(packed_codes, packed_squares, count,
-                         np.int64(pos[STATE_WORD] & types.uint64(1)))
+                         np.int64(pos[STATE] & types.uint64(1)))
 
 
 @nb.njit(RANK_SIGNATURE, cache=True)
@@ -428,67 +425,9 @@ def rank(pos):
     """Table and storage index of a chess position (games.chess.position layout); -1 when it
     has castling rights or more than MAX_PIECES pieces; NEEDS_CHILDREN when it has an en-passant
     right (its entry holds the position without it)."""
-    if (pos[STATE_WORD] >> types.uint64(8)) & types.uint64(63):
+    if (pos[STATE] >> types.uint64(8)) & types.uint64(63):
         return NEEDS_CHILDREN
     return rank_ignoring_en_passant(pos)
-
-
-class ChessEndgames(TableFamily):
-    """Every chess ending of up to five pieces (KvK, 5 three-piece, 30 four-piece and the
-    five-piece tables)."""
-
-    index_scheme = INDEX_SCHEME
-    index_version = INDEX_VERSION
-    sides = 2
-
-    def __init__(self):
-        import games
-
-        self.game = games.get("chess")
-        self.rank = rank
-        self.rank_many = rank_many
-        self.unrank = unrank
-
-    def table_names(self, max_pieces=None):
-        """All tables (dependencies first), or those of at most ``max_pieces`` pieces."""
-        return list(TABLES) if max_pieces is None else tables_up_to(max_pieces)
-
-    def table_id(self, table):
-        """Position of ``table`` in :data:`TABLES`."""
-        return TABLE_IDS[table]
-
-    def table_name(self, table_id):
-        """Inverse of :meth:`table_id`."""
-        return TABLES[table_id]
-
-    def dependencies(self, table):
-        """Captures and promotions out of ``table``."""
-        return dependencies_of(table)
-
-    def size(self, table):
-        """Storage indices of ``table`` (both sides to move)."""
-        return 2 * per_side_size(table)
-
-    def locate(self, position):
-        """(table, index), or KeyError saying why the position is not covered."""
-        if int(position[CASTLING_WORD]):
-            raise KeyError("positions with castling rights are not covered by the tables")
-        packed = int(rank_ignoring_en_passant(position))
-        if packed < 0:
-            pieces = bin(int(position[WHITE_WORD] | position[BLACK_WORD])).count("1")
-            raise KeyError(f"no table for this material ({pieces} pieces; tables go up to "
-                           f"{MAX_PIECES})")
-        return TABLES[packed >> TABLE_SHIFT], packed & ((1 << TABLE_SHIFT) - 1)
-
-    def needs_children(self, position):
-        """A position with an en-passant right is valued by looking at its moves."""
-        return bool((int(position[STATE_WORD]) >> 8) & 63)
-
-    @property
-    def unmoves(self):
-        """Un-move generation (loaded on first use: probing does not need it)."""
-        from games.chess.retrograde_kernels import UNMOVE_KERNELS
-        return UNMOVE_KERNELS
 
 
 @nb.njit(UNRANK_SIGNATURE, cache=True)

@@ -5,14 +5,18 @@ They work in a *generation index* (every placement of the table's pieces with Wh
 its symmetry domain: the a1-d1-d4 triangle without pawns, files a-d with pawns; one byte per
 entry), where a move or un-move of any piece but the white king is a single addition, and
 ``store_range`` maps the result to the compact storage index of :mod:`games.chess.endgames`.
-Codes are value codes (:mod:`games.value_codes`), ``GEN_UNKNOWN`` while unresolved.
+Codes are value codes (:mod:`games.value_codes`), ``GEN_UNKNOWN`` while unresolved. Attack
+sets, piece types and the between-squares table are the move generator's
+(:mod:`games.chess.attacks`, :mod:`games.chess.position`, :mod:`games.chess.tables`).
 
 - ``initialise_range``: invalid placements (code 0), mates and stalemates, and for every
   position a summary of its moves out of the table (captures, promotions), looked up once in
   the child tables: the level at which one of them wins, and the level from which all of them
   are known lost (never, if one draws or wins).
 - ``mark_predecessors_of``: the un-moves of the side that just moved (never captures or
-  promotions) from positions decided at the previous level.
+  promotions) from positions decided at the previous level; a batch's predecessors are
+  gathered first and their codes touched after, in one tight loop (the table is far larger
+  than the caches: many misses in flight at once is what makes this pass fast).
 - ``evaluate_entries``: every move of a flagged position; lost if every child is known won
   (distance below the level) and the moves out of the table allow it. A position remembers
   its first unknown child (``hints``), so the next look starts there.
@@ -31,12 +35,17 @@ import numpy as np
 from numba import types
 
 from games.chess import endgames as E
-from games.chess.bitops import lsb, msb
+from games.chess.attacks import (bishop_attacks, king_attacks, knight_attacks, pawn_attacks,
+                                 queen_attacks, rook_attacks)
+from games.chess.bitops import lsb
+from games.chess.position import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
+from games.chess.tables import BETWEEN, BISHOP_RAYS, ROOK_RAYS
 from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
                                 GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE, INDEX_MASK, NO_LEVEL,
                                 TABLE_SHIFT, GenerationSpace, UnmoveKernels)
-from games.value_codes import (CODE_DRAW, GEN_UNKNOWN, better, code_distance, is_loss, is_win, loss_code,
-                               parent_code, shifted, stored_code, win_code)
+from games.value_codes import (CODE_DRAW, GEN_FLAGGED, GEN_UNKNOWN, better, code_distance, is_loss,
+                               is_unresolved, is_win, loss_code, parent_code, shifted, stored_code,
+                               win_code)
 
 MAX_MOVES = 96
 
@@ -44,84 +53,28 @@ SPEC8 = types.Array(types.int8, 1, "C")
 U8 = types.Array(types.uint8, 1, "C")
 U16 = types.Array(types.uint16, 1, "C")
 I64 = types.Array(types.int64, 1, "C")
-BB = types.Array(types.uint64, 1, "C")
 
 
-def _step_table(steps) -> np.ndarray:
-    table = np.zeros(64, dtype=np.uint64)
-    for square in range(64):
-        f, r = square & 7, square >> 3
-        for df, dr in steps:
-            if 0 <= f + df < 8 and 0 <= r + dr < 8:
-                table[square] |= np.uint64(1) << np.uint64((r + dr) * 8 + f + df)
-    return table
-
-
-# Directions 0-3 orthogonal, 4-7 diagonal; even ones increase the square number.
-DIRECTIONS = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1)]
-
-
-def _geometry() -> np.ndarray:
-    """One uint64 array: king, knight, pawn (white, black) attacks, rays, between-masks and
-    alignment kinds, at the offsets below."""
-    king = _step_table(DIRECTIONS)
-    knight = _step_table([(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)])
-    pawn = np.concatenate([_step_table([(-1, 1), (1, 1)]), _step_table([(-1, -1), (1, -1)])])
-    rays = np.zeros(8 * 64, dtype=np.uint64)
-    between = np.zeros(64 * 64, dtype=np.uint64)
-    aligned = np.zeros(64 * 64, dtype=np.uint64)
-    for square in range(64):
-        for direction, (df, dr) in enumerate(DIRECTIONS):
-            f, r = (square & 7) + df, (square >> 3) + dr
-            path = 0
-            while 0 <= f < 8 and 0 <= r < 8:
-                target = r * 8 + f
-                rays[direction * 64 + square] |= np.uint64(1 << target)
-                between[square * 64 + target] = np.uint64(path)
-                aligned[square * 64 + target] = 1 if direction < 4 else 2
-                path |= 1 << target
-                f, r = f + df, r + dr
-    return np.concatenate([king, knight, pawn, rays, between, aligned])
-
-
-GEOMETRY = _geometry()
-KING_AT, KNIGHT_AT, PAWN_AT, RAYS_AT, BETWEEN_AT, ALIGNED_AT = 0, 64, 128, 256, 768, 4864
-
-
-@nb.njit(types.uint64(types.int64, types.uint64, types.int64, types.int64, BB), cache=True)
-def slider_attacks(square, occupied, first_direction, last_direction, geo):
-    """Squares a slider on ``square`` attacks along directions [first, last)."""
-    result = types.uint64(0)
-    for direction in range(first_direction, last_direction):
-        ray = geo[RAYS_AT + direction * 64 + square]
-        blockers = ray & occupied
-        if blockers:
-            stop = lsb(blockers) if direction % 2 == 0 else msb(blockers)
-            ray &= ~geo[RAYS_AT + direction * 64 + stop]
-        result |= ray
-    return result
-
-
-@nb.njit(types.uint64(types.int64, types.int64, types.int64, types.uint64, BB), cache=True)
-def attacks_from(code, square, colour, occupied, geo):
+@nb.njit(types.uint64(types.int64, types.int64, types.int64, types.uint64), cache=True)
+def attacks_from(code, square, colour, occupied):
     """Squares attacked by piece ``code`` on ``square``."""
     kind = code % 6
-    if kind == E.KING:
-        return geo[KING_AT + square]
-    if kind == E.KNIGHT:
-        return geo[KNIGHT_AT + square]
-    if kind == E.PAWN:
-        return geo[PAWN_AT + colour * 64 + square]
-    if kind == E.ROOK:
-        return slider_attacks(square, occupied, 0, 4, geo)
-    if kind == E.BISHOP:
-        return slider_attacks(square, occupied, 4, 8, geo)
-    return slider_attacks(square, occupied, 0, 8, geo)
+    if kind == KING:
+        return king_attacks(square)
+    if kind == KNIGHT:
+        return knight_attacks(square)
+    if kind == PAWN:
+        return pawn_attacks(colour, square)
+    if kind == ROOK:
+        return rook_attacks(occupied, square)
+    if kind == BISHOP:
+        return bishop_attacks(occupied, square)
+    return queen_attacks(occupied, square)
 
 
 @nb.njit(types.boolean(types.int64, types.int64, SPEC8, I64, types.int64, types.uint64,
-                       types.int64, BB), cache=True)
-def is_attacked(target, by_colour, spec, squares, n, occupied, skip, geo):
+                       types.int64), cache=True)
+def is_attacked(target, by_colour, spec, squares, n, occupied, skip):
     """Whether a piece of ``by_colour`` (other than slot ``skip``) attacks ``target``."""
     bit = types.uint64(1) << types.uint64(target)
     for j in range(n):
@@ -132,26 +85,29 @@ def is_attacked(target, by_colour, spec, squares, n, occupied, skip, geo):
             continue
         kind = code % 6
         square = squares[j]
-        if kind == E.KING:
-            if geo[KING_AT + square] & bit:
+        if kind == KING:
+            if king_attacks(square) & bit:
                 return True
-        elif kind == E.KNIGHT:
-            if geo[KNIGHT_AT + square] & bit:
+        elif kind == KNIGHT:
+            if knight_attacks(square) & bit:
                 return True
-        elif kind == E.PAWN:
-            if geo[PAWN_AT + by_colour * 64 + square] & bit:
+        elif kind == PAWN:
+            if pawn_attacks(by_colour, square) & bit:
                 return True
         else:
-            line = geo[ALIGNED_AT + square * 64 + target]
-            if line == 0 or (line == 1 and kind == E.BISHOP) or (line == 2 and kind == E.ROOK):
-                continue
-            if not geo[BETWEEN_AT + square * 64 + target] & occupied:
+            if kind == ROOK:
+                rays = ROOK_RAYS[square]
+            elif kind == BISHOP:
+                rays = BISHOP_RAYS[square]
+            else:
+                rays = ROOK_RAYS[square] | BISHOP_RAYS[square]
+            if rays & bit and not BETWEEN[square * 64 + target] & occupied:
                 return True
     return False
 
 
-@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, BB), cache=True)
-def placement_valid(spec, squares, n, stm, geo):
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64), cache=True)
+def placement_valid(spec, squares, n, stm):
     """Distinct squares, pawns off the first and last ranks, the side not to move not in check."""
     occupied = types.uint64(0)
     for i in range(n):
@@ -159,14 +115,14 @@ def placement_valid(spec, squares, n, stm, geo):
         if occupied & bit:
             return False
         occupied |= bit
-        if spec[i] % 6 == E.PAWN and (squares[i] < 8 or squares[i] >= 56):
+        if spec[i] % 6 == PAWN and (squares[i] < 8 or squares[i] >= 56):
             return False
-    return not is_attacked(squares[1 - stm], stm, spec, squares, n, occupied, -1, geo)
+    return not is_attacked(squares[1 - stm], stm, spec, squares, n, occupied, -1)
 
 
-@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, I64, BB, types.boolean,
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, I64, types.boolean,
                      types.boolean), cache=True)
-def pseudo_moves(spec, squares, n, stm, occupied, moves, geo, leaving_only, double_pushes):
+def pseudo_moves(spec, squares, n, stm, occupied, moves, leaving_only, double_pushes):
     """Pseudo-legal moves of ``stm`` packed as ``slot | to << 3 | promotion << 9 |
     (captured slot + 1) << 12 | double push << 16`` (promotion: piece type, 0 none). With
     ``leaving_only``, only captures and promotions (and double pushes if ``double_pushes``)."""
@@ -180,9 +136,9 @@ def pseudo_moves(spec, squares, n, stm, occupied, moves, geo, leaving_only, doub
         if code // 6 != stm:
             continue
         sq = squares[i]
-        if code % 6 == E.PAWN:
+        if code % 6 == PAWN:
             forward = 8 if stm == 0 else -8
-            targets = geo[PAWN_AT + stm * 64 + sq] & occupied & ~own
+            targets = pawn_attacks(stm, sq) & occupied & ~own
             one = sq + forward
             if not (occupied >> types.uint64(one)) & types.uint64(1):
                 if not leaving_only or one >= 56 or one < 8:
@@ -194,7 +150,7 @@ def pseudo_moves(spec, squares, n, stm, occupied, moves, geo, leaving_only, doub
                     moves[count] = i | (two << 3) | (1 << 16)
                     count += 1
         else:
-            targets = attacks_from(code, sq, stm, occupied, geo) & ~own
+            targets = attacks_from(code, sq, stm, occupied) & ~own
             if leaving_only:
                 targets &= occupied
         while targets:
@@ -206,8 +162,8 @@ def pseudo_moves(spec, squares, n, stm, occupied, moves, geo, leaving_only, doub
                     if squares[j] == to:
                         captured = j + 1
             base = i | (to << 3) | (captured << 12)
-            if code % 6 == E.PAWN and (to >= 56 or to < 8):
-                for promotion in (E.QUEEN, E.ROOK, E.BISHOP, E.KNIGHT):
+            if code % 6 == PAWN and (to >= 56 or to < 8):
+                for promotion in (QUEEN, ROOK, BISHOP, KNIGHT):
                     moves[count] = base | (promotion << 9)
                     count += 1
             else:
@@ -216,8 +172,8 @@ def pseudo_moves(spec, squares, n, stm, occupied, moves, geo, leaving_only, doub
     return count
 
 
-@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.int64, BB), cache=True)
-def move_is_legal(spec, squares, n, stm, move, geo):
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.int64), cache=True)
+def move_is_legal(spec, squares, n, stm, move):
     """Whether the pseudo-legal ``move`` leaves the mover's king safe (squares restored)."""
     slot = move & 7
     to = (move >> 3) & 63
@@ -228,18 +184,18 @@ def move_is_legal(spec, squares, n, stm, move, geo):
     for j in range(n):
         if j != captured:
             occupied |= types.uint64(1) << types.uint64(squares[j])
-    safe = not is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, captured, geo)
+    safe = not is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, captured)
     squares[slot] = start
     return safe
 
 
-@nb.njit(types.uint64(types.int64, types.int64, types.int64, types.uint64, BB), cache=True,
+@nb.njit(types.uint64(types.int64, types.int64, types.int64, types.uint64), cache=True,
          inline="always")
-def quiet_targets(piece, square, stm, occupied, geo):
+def quiet_targets(piece, square, stm, occupied):
     """Squares piece code ``piece`` of ``stm`` on ``square`` can move to inside the table: no
     capture, no promotion (pawns: the single push and, from the start rank, the double push,
     which may block a check the single cannot)."""
-    if piece % 6 == E.PAWN:
+    if piece % 6 == PAWN:
         forward = 8 if stm == 0 else -8
         one = square + forward
         if one >= 56 or one < 8 or (occupied >> types.uint64(one)) & types.uint64(1):
@@ -250,22 +206,22 @@ def quiet_targets(piece, square, stm, occupied, geo):
                 and not (occupied >> types.uint64(two)) & types.uint64(1):
             targets |= types.uint64(1) << types.uint64(two)
         return targets
-    return attacks_from(piece, square, stm, occupied, geo) & ~occupied
+    return attacks_from(piece, square, stm, occupied) & ~occupied
 
 
-@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.uint64, BB), cache=True)
-def has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.uint64), cache=True)
+def has_legal_quiet_move(spec, squares, n, stm, occupied):
     """Whether ``stm`` has a legal move that neither captures nor promotes (king first)."""
     for k in range(n):
         i = stm if k == 0 else (1 - stm if k == 1 else k)  # the mover's king, then the rest
         code = np.int64(spec[i])
         if code // 6 != stm:
             continue
-        targets = quiet_targets(code, squares[i], stm, occupied, geo)
+        targets = quiet_targets(code, squares[i], stm, occupied)
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
-            if move_is_legal(spec, squares, n, stm, i | (to << 3), geo):
+            if move_is_legal(spec, squares, n, stm, i | (to << 3)):
                 return True
     return False
 
@@ -301,9 +257,9 @@ def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets
     return np.int64(child_codes[child_offsets[table] + (packed & INDEX_MASK)])
 
 
-@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, U16, I64, BB, SPEC8,
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, U16, I64, SPEC8,
                      I64, I64), cache=True)
-def en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets, geo,
+def en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets,
                       child_pieces, child_squares, scratch):
     """After the double push ``move`` by ``stm``: the opponent's best code (as the parent of
     the capture's child) among its legal en-passant captures, or -1 if it has none."""
@@ -315,7 +271,7 @@ def en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets, g
     start = squares[slot]
     squares[slot] = to
     for j in range(n):
-        if spec[j] != them * 6 + E.PAWN:
+        if spec[j] != them * 6 + PAWN:
             continue
         sq = squares[j]
         if (sq >> 3) != (to >> 3) or abs((sq & 7) - (to & 7)) != 1:
@@ -325,7 +281,7 @@ def en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets, g
         for k in range(n):
             if k != slot:
                 occupied |= types.uint64(1) << types.uint64(squares[k])
-        safe = not is_attacked(squares[them], stm, spec, squares, n, occupied, slot, geo)
+        safe = not is_attacked(squares[them], stm, spec, squares, n, occupied, slot)
         squares[j] = sq
         if not safe:
             continue
@@ -345,7 +301,7 @@ def may_allow_en_passant(spec, squares, n, stm, move):
         return False
     to = (move >> 3) & 63
     for j in range(n):
-        if spec[j] == (1 - stm) * 6 + E.PAWN and (squares[j] >> 3) == (to >> 3) \
+        if spec[j] == (1 - stm) * 6 + PAWN and (squares[j] >> 3) == (to >> 3) \
                 and abs((squares[j] & 7) - (to & 7)) == 1:
             return True
     return False
@@ -422,24 +378,24 @@ def has_en_passant_push(spec, squares, n, stm):
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
     for i in range(n):
-        if spec[i] != stm * 6 + E.PAWN or (squares[i] >> 3) != (1 if stm == 0 else 6):
+        if spec[i] != stm * 6 + PAWN or (squares[i] >> 3) != (1 if stm == 0 else 6):
             continue
         one = squares[i] + forward
         two = one + forward
         if (occupied >> types.uint64(one)) & types.uint64(1) or (occupied >> types.uint64(two)) & types.uint64(1):
             continue
         for j in range(n):
-            if spec[j] == (1 - stm) * 6 + E.PAWN and (squares[j] >> 3) == (two >> 3) \
+            if spec[j] == (1 - stm) * 6 + PAWN and (squares[j] >> 3) == (two >> 3) \
                     and abs((squares[j] & 7) - (two & 7)) == 1:
                 return True
     return False
 
 
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
-                     types.boolean, U8, U8, U8, U16, I64, I64, BB, I64, SPEC8, I64, I64,
+                     types.boolean, U8, U8, U8, U16, I64, I64, I64, SPEC8, I64, I64,
                      I64_2D, U8, types.int64), cache=True)
 def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit_win,
-             exit_floor, child_codes, child_offsets, powers, geo, moves, child_pieces,
+             exit_floor, child_codes, child_offsets, powers, moves, child_pieces,
              child_squares, scratch, domain, hints, offset):
     """The new code of an unresolved position at level ``d``, or GEN_UNKNOWN, from its moves within
     the table (children known only below distance ``d``) and the summary of its leaving moves.
@@ -471,7 +427,7 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
         if piece // 6 != stm:
             continue
         start = squares[slot]
-        targets = quiet_targets(piece, start, stm, occupied, geo)
+        targets = quiet_targets(piece, start, stm, occupied)
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
@@ -488,10 +444,10 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
             if child == 0:
                 continue  # the move leaves the mover's king attacked
             known = child != GEN_UNKNOWN and (child == CODE_DRAW or code_distance(child) < d)
-            move = slot | (to << 3) | ((1 << 16) if abs(to - start) == 16 and piece % 6 == E.PAWN else 0)
+            move = slot | (to << 3) | ((1 << 16) if abs(to - start) == 16 and piece % 6 == PAWN else 0)
             if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
                 option = en_passant_option(spec, squares, n, stm, move, child_codes,
-                                           child_offsets, geo, child_pieces, child_squares,
+                                           child_offsets, child_pieces, child_squares,
                                            scratch)
                 if option >= 0:
                     option = shifted(option, offset)
@@ -520,20 +476,20 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
     return GEN_UNKNOWN
 
 
-@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
-                     types.boolean, U8, U8, I64, BB, I64, I64_2D, I64_2D), cache=True)
-def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible, codes, flags,
-                      powers, geo, scratch, domain, king_squares):
-    """For a position just resolved with ``code``: its unresolved predecessors (the side not to
-    move un-moves, no capture) are won at once if it is lost (``code`` = the win's code), else
-    flagged for a look at all their moves. Returns how many were marked won."""
+@nb.njit(types.int64(types.int64, SPEC8, I64, types.int64, types.int64, types.boolean,
+                     types.boolean, types.boolean, types.boolean, I64, I64, I64_2D, I64_2D,
+                     I64, types.int64), cache=True)
+def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_possible, wins,
+                         powers, scratch, domain, king_squares, targets, count):
+    """The predecessors of node ``g`` (``squares``, ``stm`` to move; ``lost``: is it lost?) by
+    the side not to move un-moving, no capture, appended to ``targets`` from ``count``: with
+    ``wins``, those won at once because it is lost; without, the others (they must look at
+    all their moves). Returns the new count. Only computes indices: the caller touches the
+    codes afterwards in one tight loop, so many cache misses are in flight at once."""
     them = 1 - stm
-    lost = is_loss(code)
-    win = win_code(code_distance(code) + 1)
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
-    g = node_index(pawnful, squares, n, stm, powers, domain)
     g_base = g - stm * powers[n]
     parent_stm_part = them * powers[n]
     # Without pawns and with the white king on the a1-h8 diagonal, every node has a mirror twin
@@ -544,7 +500,6 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
         mirror_base = domain[0, squares[0]] + parent_stm_part
         for i in range(1, n):
             mirror_base += E.transform(squares[i], False, False, True) * powers[i]
-    marked = 0
     for i in range(n):
         piece = np.int64(spec[i])
         if piece // 6 != them:
@@ -552,7 +507,7 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
         sq = squares[i]
         mirrored_sq = E.transform(sq, False, False, True)
         double_rank = -1
-        if piece % 6 == E.PAWN:
+        if piece % 6 == PAWN:
             back = -8 if them == 0 else 8
             origins = types.uint64(0)
             one = sq + back
@@ -563,24 +518,26 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
                 if (sq >> 3) == double_rank and not (occupied >> types.uint64(two)) & types.uint64(1):
                     origins |= types.uint64(1) << types.uint64(two)
         else:
-            origins = attacks_from(piece, sq, them, occupied, geo) & ~occupied
+            origins = attacks_from(piece, sq, them, occupied) & ~occupied
         while origins:
             origin = lsb(origins)
             origins &= origins - types.uint64(1)
             squares[i] = origin
             # An impossible predecessor (the side to move now in check) holds code 0, so the
-            # GEN_UNKNOWN tests below skip it without an attack test.
-            if True:
-                if i == 0:
-                    parent = node_index(pawnful, squares, n, them, powers, domain)
-                else:
-                    parent = g_base + parent_stm_part + (origin - sq) * powers[i]
-                direct = lost
-                if lost and en_passant_possible and piece % 6 == E.PAWN and abs(origin - sq) == 16:
-                    squares[i] = sq
-                    direct = not may_allow_en_passant(spec, squares, n, them,
-                                                      i | (sq << 3) | (1 << 16))
-                # The predecessor's mirror twin, if it has one (-1 otherwise).
+            # caller's code tests skip it without an attack test here.
+            if i == 0:
+                parent = node_index(pawnful, squares, n, them, powers, domain)
+            else:
+                parent = g_base + parent_stm_part + (origin - sq) * powers[i]
+            direct = lost
+            if lost and en_passant_possible and piece % 6 == PAWN and abs(origin - sq) == 16:
+                squares[i] = sq
+                direct = not may_allow_en_passant(spec, squares, n, them,
+                                                  i | (sq << 3) | (1 << 16))
+            if direct == wins:
+                targets[count] = parent
+                count += 1
+                # The predecessor's mirror twin, if it has one: the same position.
                 other = -1
                 if i == 0:
                     if not pawnful and ((origin >> 3) == (origin & 7)
@@ -591,45 +548,36 @@ def mark_predecessors(spec, squares, n, stm, code, pawnful, en_passant_possible,
                                            - mirrored_sq) * powers[i]
                     if other == parent:
                         other = -1
-                for k in range(2):
-                    if codes[parent] == GEN_UNKNOWN:
-                        if direct:
-                            codes[parent] = win
-                            marked += 1
-                        elif flags[parent] == 0:
-                            flags[parent] = 1
-                    if other < 0 or k == 1:
-                        break
-                    parent = other
+                if other >= 0:
+                    targets[count] = other
+                    count += 1
             squares[i] = sq
-    return marked
+    return count
 
 
 
 # --- the kernels of games.table_family.UnmoveKernels -------------------------------------------
 # params: [n, pawnful, en-passant possible, table id, the spec's bytes, powers[0..n]];
-# aux: GEOMETRY, then KING_DOMAIN and KING_SQUARES flattened.
+# aux: KING_DOMAIN and KING_SQUARES flattened.
 P_COUNT, P_PAWNFUL, P_EN_PASSANT, P_TABLE, P_SPEC, P_POWERS = 0, 1, 2, 3, 4, 5
-DOMAIN_AT = GEOMETRY.shape[0]
+DOMAIN_AT = 0
 KING_SQUARES_AT = DOMAIN_AT + KING_DOMAIN.size
-AUX = np.concatenate([GEOMETRY, KING_DOMAIN.ravel().view(np.uint64),
-                      KING_SQUARES.ravel().view(np.uint64)])
+AUX = np.concatenate([KING_DOMAIN.ravel().view(np.uint64), KING_SQUARES.ravel().view(np.uint64)])
 
-TABLE_VIEWS = types.Tuple((SPEC8, types.int64, types.boolean, types.boolean, I64, BB, I64_2D,
+TABLE_VIEWS = types.Tuple((SPEC8, types.int64, types.boolean, types.boolean, I64, I64_2D,
                            I64_2D))
 
 
 @nb.njit(TABLE_VIEWS(GEN_PARAMS, GEN_AUX), cache=True, inline="always")
 def table_views(params, aux):
     """The table's description unpacked (views, no copies): spec, n, pawnful, en passant
-    possible, powers, geometry, king domain, king squares."""
+    possible, powers, king domain, king squares."""
     n = params[P_COUNT]
     spec = params[P_SPEC:P_SPEC + 1].view(np.int8)[:n]
     powers = params[P_POWERS:P_POWERS + n + 1]
-    geo = aux[:DOMAIN_AT]
     domain = aux[DOMAIN_AT:KING_SQUARES_AT].view(np.int64).reshape((2, 64))
     king_squares = aux[KING_SQUARES_AT:KING_SQUARES_AT + 64].view(np.int64).reshape((2, 32))
-    return (spec, n, params[P_PAWNFUL] != 0, params[P_EN_PASSANT] != 0, powers, geo, domain,
+    return (spec, n, params[P_PAWNFUL] != 0, params[P_EN_PASSANT] != 0, powers, domain,
             king_squares)
 
 
@@ -642,7 +590,7 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     draws, else the level from which all of them are known lost (longest + 1); ``wake`` = the
     level at which an en-passant answer to a double push becomes known. Returns the latest
     such level."""
-    spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
+    spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     moves = np.empty(MAX_MOVES, dtype=np.int64)
@@ -654,14 +602,15 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
         stm = decode_node(g, pawnful, n, powers, squares, king_squares)
         exit_win[g] = NO_LEVEL
         exit_floor[g] = 0
-        wake[g] = NO_LEVEL
-        if not placement_valid(spec, squares, n, stm, geo):
+        if en_passant_possible:
+            wake[g] = NO_LEVEL
+        if not placement_valid(spec, squares, n, stm):
             codes[g] = 0
             continue
         occupied = types.uint64(0)
         for i in range(n):
             occupied |= types.uint64(1) << types.uint64(squares[i])
-        count = pseudo_moves(spec, squares, n, stm, occupied, moves, geo, True,
+        count = pseudo_moves(spec, squares, n, stm, occupied, moves, True,
                              en_passant_possible)
         legal = 0
         win = NO_LEVEL
@@ -672,13 +621,13 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
             leaves = (move >> 9) & 7 or (move >> 12) & 7
             if legal > 0 and not leaves and not (en_passant_possible and (move >> 16) & 1):
                 continue
-            if not move_is_legal(spec, squares, n, stm, move, geo):
+            if not move_is_legal(spec, squares, n, stm, move):
                 continue
             legal += 1
             if not leaves:
                 if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
                     option = en_passant_option(spec, squares, n, stm, move, child_codes,
-                                               child_offsets, geo, child_pieces,
+                                               child_offsets, child_pieces,
                                                child_squares, scratch)
                     if option >= 2 and code_distance(option) + 1 < soonest:
                         soonest = code_distance(option) + 1
@@ -695,34 +644,61 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
                 floor = NO_LEVEL
                 if after < win:
                     win = after
-        if legal == 0 and not has_legal_quiet_move(spec, squares, n, stm, occupied, geo):
-            checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1, geo)
+        if legal == 0 and not has_legal_quiet_move(spec, squares, n, stm, occupied):
+            checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1)
             codes[g] = loss_code(0) if checked else CODE_DRAW
             continue
         codes[g] = GEN_UNKNOWN
         exit_win[g] = win
         exit_floor[g] = floor
-        wake[g] = soonest
+        if en_passant_possible:
+            wake[g] = soonest
         for level in (win, floor, soonest):
             if level != NO_LEVEL and level > latest:
                 latest = level
     return latest
 
 
+MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one side's pieces, twins included (a generous bound)
+TARGETS = 2048  # predecessors gathered before the codes are touched
+
+
 @nb.njit(GEN_MARK_SIGNATURE, cache=True)
-def mark_predecessors_of(params, aux, entries, count, codes, flags):
-    """:func:`mark_predecessors` of each of ``entries[:count]``; how many were won."""
-    spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
+def mark_predecessors_of(params, aux, entries, count, codes, wins):
+    """The predecessors (:func:`collect_predecessors`) of each of ``entries[:count]``, all
+    decided at the same level: with ``wins`` the unresolved ones are won, else the unknown
+    ones flagged. Returns how many were won."""
+    spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
+    targets = np.empty(TARGETS + MOST_PREDECESSORS, dtype=np.int64)
+    win = GEN_UNKNOWN
+    gathered = 0
     marked = 0
-    for k in range(count):
-        g = entries[k]
-        stm = decode_node(g, pawnful, n, powers, squares, king_squares)
-        marked += mark_predecessors(spec, squares, n, stm, np.int64(codes[g]), pawnful,
-                                    en_passant_possible, codes, flags, powers, geo, scratch,
-                                    domain, king_squares)
+    for k in range(count + 1):
+        if k < count:
+            g = entries[k]
+            code = np.int64(codes[g])
+            if not wins and is_loss(code) and not en_passant_possible:
+                continue  # every predecessor of a lost position is won, in the other pass
+            win = win_code(code_distance(code) + 1)
+            stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+            gathered = collect_predecessors(g, spec, squares, n, stm, is_loss(code), pawnful,
+                                            en_passant_possible, wins, powers, scratch,
+                                            domain, king_squares, targets, gathered)
+            if gathered < TARGETS:
+                continue
+        if wins:
+            for t in range(gathered):
+                if is_unresolved(codes[targets[t]]):
+                    codes[targets[t]] = win
+                    marked += 1
+        else:
+            for t in range(gathered):
+                if codes[targets[t]] == GEN_UNKNOWN:
+                    codes[targets[t]] = GEN_FLAGGED
+        gathered = 0
     return marked
 
 
@@ -730,7 +706,7 @@ def mark_predecessors_of(params, aux, entries, count, codes, flags):
 def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
                      child_codes, child_offsets, results, offset):
     """:func:`evaluate` of each of ``entries[:count]`` into ``results``."""
-    spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
+    spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     moves = np.empty(MAX_MOVES, dtype=np.int64)
@@ -740,7 +716,7 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
     for k in range(count):
         stm = decode_node(entries[k], pawnful, n, powers, squares, king_squares)
         results[k] = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
-                              exit_win, exit_floor, child_codes, child_offsets, powers, geo,
+                              exit_win, exit_floor, child_codes, child_offsets, powers,
                               moves, child_pieces, child_squares, scratch, domain, hints, offset)
 
 
@@ -748,7 +724,7 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
 def store_range(params, aux, start, stop, codes, out, offset):
     """Storage codes ``out[start:stop]`` from generation codes counted from ``offset``
     (:func:`games.value_codes.stored_code`)."""
-    spec, n, pawnful, en_passant_possible, powers, geo, domain, king_squares = \
+    spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     table = params[P_TABLE]
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
@@ -777,7 +753,7 @@ def generation_space(table: str) -> GenerationSpace:
     params = np.array([n, pawnful, "P" in white and "P" in black, table_id,
                        int(packed_spec.view(np.int64)[0])] + powers, dtype=np.int64)
     return GenerationSpace(size=2 * powers[n], storage_size=2 * int(E.PER_SIDE[table_id]),
-                           params=params, aux=AUX)
+                           params=params, aux=AUX, wake=bool(params[P_EN_PASSANT]))
 
 
 UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,

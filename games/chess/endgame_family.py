@@ -1,0 +1,71 @@
+"""The chess table family (:class:`games.table_family.TableFamily`): the tables and their
+index from :mod:`games.chess.endgames`, the un-move generation from
+:mod:`games.chess.retrograde_kernels`, loaded on first use (probing never compiles it).
+
+Imports go one way: the kernels need the index, this module needs both, neither needs it.
+"""
+from __future__ import annotations
+
+from games.chess.endgames import (INDEX_SCHEME, INDEX_VERSION, MAX_PIECES, TABLE_IDS, TABLES,
+                                  dependencies_of, per_side_size, rank, rank_ignoring_en_passant,
+                                  rank_many, tables_up_to, unrank)
+from games.chess.position import BLACK, CASTLING, STATE, WHITE
+from games.table_family import TABLE_SHIFT, TableFamily
+
+
+class ChessEndgames(TableFamily):
+    """Every chess ending of up to five pieces (KvK, 5 three-piece, 30 four-piece and the
+    five-piece tables)."""
+
+    index_scheme = INDEX_SCHEME
+    index_version = INDEX_VERSION
+    sides = 2
+
+    def __init__(self):
+        import games
+
+        self.game = games.get("chess")
+        self.rank = rank
+        self.rank_many = rank_many
+        self.unrank = unrank
+
+    def table_names(self, max_pieces=None):
+        """All tables (dependencies first), or those of at most ``max_pieces`` pieces."""
+        return list(TABLES) if max_pieces is None else tables_up_to(max_pieces)
+
+    def table_id(self, table):
+        """Position of ``table`` in :data:`TABLES`."""
+        return TABLE_IDS[table]
+
+    def table_name(self, table_id):
+        """Inverse of :meth:`table_id`."""
+        return TABLES[table_id]
+
+    def dependencies(self, table):
+        """Captures and promotions out of ``table``."""
+        return dependencies_of(table)
+
+    def size(self, table):
+        """Storage indices of ``table`` (both sides to move)."""
+        return 2 * per_side_size(table)
+
+    def locate(self, position):
+        """(table, index), or KeyError saying why the position is not covered."""
+        if int(position[CASTLING]):
+            raise KeyError("positions with castling rights are not covered by the tables")
+        packed = int(rank_ignoring_en_passant(position))
+        if packed < 0:
+            pieces = bin(int(position[WHITE] | position[BLACK])).count("1")
+            raise KeyError(f"no table for this material ({pieces} pieces; tables go up to "
+                           f"{MAX_PIECES})")
+        return TABLES[packed >> TABLE_SHIFT], packed & ((1 << TABLE_SHIFT) - 1)
+
+    def needs_children(self, position):
+        """A position with an en-passant right is valued by looking at its moves."""
+        return bool((int(position[STATE]) >> 8) & 63)
+
+    @property
+    def unmoves(self):
+        """Un-move generation (loaded on first use: probing does not need it)."""
+        from games.chess.retrograde_kernels import UNMOVE_KERNELS
+        return UNMOVE_KERNELS
