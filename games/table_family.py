@@ -59,7 +59,8 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         entries are evaluated. ``hints`` is one byte per position the kernel may use to
         resume its scan of a position's moves.
     ``to_storage(params, aux, start, stop, codes, out, offset) -> None``
-        Storage codes ``out[start:stop]`` from the generation codes counted from ``offset``
+        Storage codes of indices ``[start, stop)`` into ``out[0:stop - start]`` (a slice the
+        engine chooses) from the generation codes counted from ``offset``
         (``stored_code``: ``GEN_UNKNOWN`` are draws until a later pass decides them; an entry
         floored to distance 0 by an earlier shift keeps what an earlier pass wrote).
 """

@@ -170,7 +170,7 @@ def store_range(params, aux, start, stop, codes, out, offset):
     for index in range(start, stop):
         code = stored_code(np.int64(codes[index]), offset)
         if code >= 0:
-            out[index] = code
+            out[index - start] = code
 
 
 def generation_space(table: str) -> GenerationSpace:

@@ -192,7 +192,24 @@ def to_storage(kernel, params, aux, codes, out, offset):
     size = out.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     for block in prange(blocks):
-        kernel(params, aux, block * BLOCK, min(size, (block + 1) * BLOCK), codes, out, offset)
+        start = block * BLOCK
+        stop = min(size, start + BLOCK)
+        kernel(params, aux, start, stop, codes, out[start:stop], offset)
+
+
+@nb.njit(types.void(StoreKernel, GEN_PARAMS, GEN_AUX, BYTES, BYTES), cache=True, parallel=True)
+def to_byte_storage(kernel, params, aux, codes, out):
+    """Like :func:`to_storage` with no offset, into one-byte codes (they fit: no distance
+    went beyond the byte's window)."""
+    size = out.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    for block in prange(blocks):
+        start = block * BLOCK
+        stop = min(size, start + BLOCK)
+        chunk = np.empty(stop - start, dtype=np.uint16)
+        kernel(params, aux, start, stop, codes, chunk, 0)
+        for k in range(stop - start):
+            out[start + k] = chunk[k]
 
 
 @nb.njit(types.uint8(types.uint8, types.int64), cache=True, inline="always")
@@ -244,7 +261,8 @@ def _levels_in_use(exit_win: np.ndarray, exit_floor: np.ndarray, wake: np.ndarra
 
 def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarray,
                      progress) -> np.ndarray:
-    """Storage codes (``uint16``, :mod:`databases.format`) of ``table``; ``children`` holds
+    """Storage codes (:mod:`databases.format`; ``uint8`` when every distance fits a byte,
+    else ``uint16``) of ``table``; ``children`` holds
     the codes of the tables its moves leave to, concatenated at ``offsets``. RuntimeError if a
     child's distance does not fit the one-byte levels."""
     kernels = family.unmoves
@@ -267,11 +285,13 @@ def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarr
                         exit_floor[whole], wake[whole], children, offsets)
     progress.update("initialise", 1, 1, space.size)
     exit_levels, event_levels = _levels_in_use(exit_win, exit_floor, wake)
-    out = np.empty(space.storage_size, dtype=np.uint16)
+    out = None  # two-byte storage codes, once a distance goes beyond the byte's window
     offset = 0  # codes and levels count from here
     d = 1  # the level, in plies from the end
     while True:
         if d - offset > WINDOW:
+            if out is None:
+                out = np.empty(space.storage_size, dtype=np.uint16)
             to_storage(kernels.to_storage, params, aux, codes, out, offset)
             shift = d - FIRST_LEVEL_AFTER_SHIFT - offset
             shift_down(codes, exit_win, exit_floor, wake, shift)
@@ -291,7 +311,14 @@ def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarr
         if won + decided == 0 and d >= latest:
             break
         d += 1
-    to_storage(kernels.to_storage, params, aux, codes, out, offset)
+    del exit_win, exit_floor, wake  # not needed any more: the peak stays lower
+    if out is not None:
+        to_storage(kernels.to_storage, params, aux, codes, out, offset)
+        return out
+    # Every distance fits a byte: the storage codes go where the hints were.
+    out = hints[:space.storage_size] if space.storage_size <= size \
+        else np.empty(space.storage_size, dtype=np.uint8)
+    to_byte_storage(kernels.to_storage, params, aux, codes, out)
     return out
 
 

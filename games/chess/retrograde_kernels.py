@@ -2,8 +2,9 @@
 (:class:`games.table_family.UnmoveKernels`).
 
 They work in a *generation index* (every placement of the table's pieces with White's king in
-its symmetry domain: the a1-d1-d4 triangle without pawns, files a-d with pawns; one byte per
-entry), where a move or un-move of any piece but the white king is a single addition, and
+the a1-d1-d4 triangle without pawns, the first pawn on files a-d with pawns; pawns only on
+ranks 2-7; one byte per entry), where a move or un-move of any piece (but the white king,
+without pawns) is a single addition, and
 ``store_range`` maps the result to the compact storage index of :mod:`games.chess.endgames`.
 Codes are value codes (:mod:`games.value_codes`), ``GEN_UNKNOWN`` while unresolved. Attack
 sets, piece types and the between-squares table are the move generator's
@@ -308,34 +309,58 @@ def may_allow_en_passant(spec, squares, n, stm, move):
 
 
 # --- the generation index ------------------------------------------------------------------
-# Node g = stm * powers[n] + king(wk) + sum_{i>=1} squares[i] * powers[i], powers[1] = KINGS
-# (10 triangle squares without pawns, 32 squares on files a-d with pawns).
-KING_DOMAIN = np.full((2, 64), -1, dtype=np.int64)  # [pawnful, square] -> king slot or -1
+# Node g = stm * powers[n] + sum_i digit_i * powers[i], slot 0's digit lowest. Without pawns the
+# white king's digit is its triangle square (radix 10) and every other piece's its square (64);
+# the 8 board symmetries bring the white king into the triangle. With pawns the first pawn of the
+# spec is the *anchor*: the left-right mirror puts it on files a-d, its digit is
+# (rank - 1) * 4 + file (radix 24); other pawns' digits are square - 8 (48), other pieces' their
+# square (64). Pawns never change file inside a table, so with pawns every move and un-move is a
+# single addition (:func:`move_delta`), the kings' included.
+# ``powers`` (a view of the params) holds powers[0..n], then the anchor slot, then the n radices.
+KING_DOMAIN = np.full((2, 64), -1, dtype=np.int64)  # [0, square] -> triangle slot or -1
 KING_SQUARES = np.zeros((2, 32), dtype=np.int64)
 for _sq in range(64):
     if E.TRIANGLE[_sq] >= 0:
         KING_DOMAIN[0, _sq] = E.TRIANGLE[_sq]
         KING_SQUARES[0, E.TRIANGLE[_sq]] = _sq
-    if (_sq & 7) <= 3:
-        KING_DOMAIN[1, _sq] = (_sq >> 3) * 4 + (_sq & 7)
-        KING_SQUARES[1, (_sq >> 3) * 4 + (_sq & 7)] = _sq
-KINGS = (10, 32)
 I64_2D = types.Array(types.int64, 2, "C")
+ANCHOR_RADIX, PAWN_RADIX, SQUARE_RADIX, TRIANGLE_RADIX = 24, 48, 64, 10
+
+
+@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, I64), cache=True,
+         inline="always")
+def move_delta(slot, start, to, n, powers):
+    """Index change when the piece in ``slot`` goes from ``start`` to ``to`` without changing
+    the symmetry (any piece but the white king without pawns)."""
+    if powers[n + 2 + slot] == ANCHOR_RADIX:
+        return ((to - start) // 2) * powers[slot]  # a rank is 4 anchor digits, not 8 squares
+    return (to - start) * powers[slot]
 
 
 @nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D), cache=True)
 def node_index(pawnful, squares, n, stm, powers, domain):
-    """Generation index of a placement (any white-king square): the symmetry that brings the
-    white king into its domain is applied first."""
+    """Generation index of a placement (any squares): the symmetry that brings the white king
+    (without pawns) or the anchor pawn (with pawns) into its domain is applied first."""
+    if pawnful:
+        flip_file = (squares[powers[n + 1]] & 7) > 3
+        g = 0
+        for i in range(n):
+            square = E.transform(squares[i], flip_file, False, False)
+            radix = powers[n + 2 + i]
+            if radix == ANCHOR_RADIX:
+                digit = ((square >> 3) - 1) * 4 + (square & 7)
+            elif radix == PAWN_RADIX:
+                digit = square - 8
+            else:
+                digit = square
+            g += digit * powers[i]
+        return g + stm * powers[n]
     wk = squares[0]
     flip_file = (wk & 7) > 3
-    flip_rank = False
-    diagonal = False
-    if not pawnful:
-        flip_rank = (wk >> 3) > 3
-        w = E.transform(wk, flip_file, flip_rank, False)
-        diagonal = (w >> 3) > (w & 7)
-    g = domain[1 if pawnful else 0, E.transform(wk, flip_file, flip_rank, diagonal)]
+    flip_rank = (wk >> 3) > 3
+    w = E.transform(wk, flip_file, flip_rank, False)
+    diagonal = (w >> 3) > (w & 7)
+    g = domain[0, E.transform(wk, flip_file, flip_rank, diagonal)]
     for i in range(1, n):
         g += E.transform(squares[i], flip_file, flip_rank, diagonal) * powers[i]
     return g + stm * powers[n]
@@ -345,11 +370,23 @@ def node_index(pawnful, squares, n, stm, powers, domain):
 def decode_node(g, pawnful, n, powers, squares, king_squares):
     """Squares of node ``g``; returns the side to move."""
     if pawnful:
-        squares[0] = king_squares[1, g & 31]
-        rest = g >> 5
-    else:
-        rest = g // 10
-        squares[0] = king_squares[0, g - rest * 10]
+        rest = g
+        for i in range(n):
+            radix = powers[n + 2 + i]
+            if radix == SQUARE_RADIX:
+                squares[i] = rest & 63
+                rest >>= 6
+                continue
+            quotient = rest // radix
+            digit = rest - quotient * radix
+            rest = quotient
+            if radix == ANCHOR_RADIX:
+                squares[i] = ((digit >> 2) + 1) * 8 + (digit & 3)
+            else:
+                squares[i] = digit + 8
+        return rest
+    rest = g // TRIANGLE_RADIX
+    squares[0] = king_squares[0, g - rest * TRIANGLE_RADIX]
     for i in range(1, n):
         squares[i] = rest & 63
         rest >>= 6
@@ -434,12 +471,12 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
             ordinal += 1
             if ordinal < skip:
                 continue  # known won at an earlier look
-            if slot == 0:
+            if slot == 0 and not pawnful:
                 squares[0] = to
                 child_g = node_index(pawnful, squares, n, 1 - stm, powers, domain)
                 squares[0] = start
             else:
-                child_g = g_base + child_stm_part + (to - start) * powers[slot]
+                child_g = g_base + child_stm_part + move_delta(slot, start, to, n, powers)
             child = np.int64(codes[child_g])
             if child == 0:
                 continue  # the move leaves the mover's king attacked
@@ -525,10 +562,10 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
             squares[i] = origin
             # An impossible predecessor (the side to move now in check) holds code 0, so the
             # caller's code tests skip it without an attack test here.
-            if i == 0:
+            if i == 0 and not pawnful:
                 parent = node_index(pawnful, squares, n, them, powers, domain)
             else:
-                parent = g_base + parent_stm_part + (origin - sq) * powers[i]
+                parent = g_base + parent_stm_part + move_delta(i, sq, origin, n, powers)
             direct = lost
             if lost and en_passant_possible and piece % 6 == PAWN and abs(origin - sq) == 16:
                 squares[i] = sq
@@ -557,7 +594,8 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
 
 
 # --- the kernels of games.table_family.UnmoveKernels -------------------------------------------
-# params: [n, pawnful, en-passant possible, table id, the spec's bytes, powers[0..n]];
+# params: [n, pawnful, en-passant possible, table id, the spec's bytes, powers[0..n], anchor
+# slot, radices[0..n-1]];
 # aux: KING_DOMAIN and KING_SQUARES flattened.
 P_COUNT, P_PAWNFUL, P_EN_PASSANT, P_TABLE, P_SPEC, P_POWERS = 0, 1, 2, 3, 4, 5
 DOMAIN_AT = 0
@@ -574,7 +612,7 @@ def table_views(params, aux):
     possible, powers, king domain, king squares."""
     n = params[P_COUNT]
     spec = params[P_SPEC:P_SPEC + 1].view(np.int8)[:n]
-    powers = params[P_POWERS:P_POWERS + n + 1]
+    powers = params[P_POWERS:P_POWERS + 2 * n + 2]
     domain = aux[DOMAIN_AT:KING_SQUARES_AT].view(np.int64).reshape((2, 64))
     king_squares = aux[KING_SQUARES_AT:KING_SQUARES_AT + 64].view(np.int64).reshape((2, 32))
     return (spec, n, params[P_PAWNFUL] != 0, params[P_EN_PASSANT] != 0, powers, domain,
@@ -722,7 +760,7 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
 
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)
 def store_range(params, aux, start, stop, codes, out, offset):
-    """Storage codes ``out[start:stop]`` from generation codes counted from ``offset``
+    """Storage codes of indices ``[start, stop)`` into ``out[0:stop - start]`` from generation codes counted from ``offset``
     (:func:`games.value_codes.stored_code`)."""
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
@@ -731,12 +769,12 @@ def store_range(params, aux, start, stop, codes, out, offset):
     for index in range(start, stop):
         stm = E.storage_unrank(table, index, squares)
         if stm < 0:
-            out[index] = 0
+            out[index - start] = 0
             continue
         code = stored_code(np.int64(codes[node_index(pawnful, squares, n, stm, powers, domain)]),
                            offset)
         if code >= 0:
-            out[index] = code
+            out[index - start] = code
 
 
 def generation_space(table: str) -> GenerationSpace:
@@ -746,12 +784,21 @@ def generation_space(table: str) -> GenerationSpace:
     n = len(spec)
     pawnful = bool(E.PAWNFUL[table_id])
     white, black = E.sides_of(table)
-    kings = KINGS[1 if pawnful else 0]
-    powers = [1] + [kings * 64 ** (i - 1) for i in range(1, n + 1)]
+    if pawnful:
+        anchor = next(i for i in range(n) if spec[i] % 6 == PAWN)
+        radices = [ANCHOR_RADIX if i == anchor else PAWN_RADIX if spec[i] % 6 == PAWN
+                   else SQUARE_RADIX for i in range(n)]
+    else:
+        anchor = 0
+        radices = [TRIANGLE_RADIX] + [SQUARE_RADIX] * (n - 1)
+    powers = [1]
+    for radix in radices:
+        powers.append(powers[-1] * radix)
     packed_spec = np.zeros(8, dtype=np.int8)
     packed_spec[:n] = spec
     params = np.array([n, pawnful, "P" in white and "P" in black, table_id,
-                       int(packed_spec.view(np.int64)[0])] + powers, dtype=np.int64)
+                       int(packed_spec.view(np.int64)[0])] + powers + [anchor] + radices,
+                      dtype=np.int64)
     return GenerationSpace(size=2 * powers[n], storage_size=2 * int(E.PER_SIDE[table_id]),
                            params=params, aux=AUX, wake=bool(params[P_EN_PASSANT]))
 
