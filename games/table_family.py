@@ -111,6 +111,7 @@ class GenerationSpace:
     params: np.ndarray
     aux: np.ndarray
     wake: bool = True  # False: no position has a wake level; the kernels get an empty array
+    reads_children_later: bool = True  # False: only ``initialise`` reads the child codes
 
 
 @dataclass(frozen=True)

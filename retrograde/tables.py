@@ -47,17 +47,43 @@ def is_built(root, family, table: str) -> bool:
 
 
 def load_children(root, family, tables: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Codes of ``tables`` concatenated, offsets by table id (-1 when absent), and their
-    longest distance."""
+    """Codes of ``tables`` concatenated (``uint16``), offsets by table id (-1 when absent),
+    and their longest distance. Each table is read straight into its place (no second copy of
+    them all while concatenating)."""
     names = family.table_names()
     offsets = np.full(max(1, len(names)), -1, dtype=np.int64)
-    parts, total, longest = [], 0, 0
-    for table in tables:
+    sizes = [family.size(table) for table in tables]
+    merged = np.zeros(max(1, sum(sizes)), dtype=np.uint16)
+    total, longest = 0, 0
+    for table, size in zip(tables, sizes):
         codes = read_codes(root, family.game.name, table)
+        if codes.size != size:
+            raise UnusableTableError(f"{family.game.name}/{table}: {codes.size} entries, "
+                                     f"expected {size}")
         offsets[family.table_id(table)] = total
-        parts.append(codes)
-        total += codes.size
-        if codes.size and codes.max() >= 2:
+        merged[total:total + size] = codes
+        total += size
+        if size and codes.max() >= 2:
             longest = max(longest, (int(codes.max()) - 2) >> 1)
-    merged = np.concatenate(parts) if parts else np.zeros(1, dtype=np.uint16)
+        del codes
     return merged, offsets, longest
+
+
+class ChildCodes:
+    """A table's child tables for a generator (:func:`load_children`'s ``codes`` and
+    ``offsets``), held in one place so the generator can let the codes go (:meth:`release`)
+    once it no longer reads them."""
+
+    def __init__(self, codes: np.ndarray, offsets: np.ndarray):
+        self.codes = np.ascontiguousarray(codes, dtype=np.uint16)
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+
+    @classmethod
+    def load(cls, root, family, tables: list[str]) -> "ChildCodes":
+        """The children ``tables`` read from ``root``."""
+        codes, offsets, _ = load_children(root, family, tables)
+        return cls(codes, offsets)
+
+    def release(self) -> None:
+        """Drop the codes (the offsets stay); what reads them afterwards sees none."""
+        self.codes = np.zeros(1, dtype=np.uint16)

@@ -36,6 +36,7 @@ from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNAT
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_PARAMS,
                                 GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL)
 from games.value_codes import GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved, shifted
+from retrograde.tables import ChildCodes
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
 WORD_BLOCK = 1024  # 8-byte words per parallel task in the level scans
@@ -259,11 +260,10 @@ def _levels_in_use(exit_win: np.ndarray, exit_floor: np.ndarray, wake: np.ndarra
     return _levels_present(exit_win), _levels_present(exit_floor) | _levels_present(wake)
 
 
-def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarray,
-                     progress) -> np.ndarray:
+def solve_by_unmoves(family, table: str, children: ChildCodes, progress) -> np.ndarray:
     """Storage codes (:mod:`databases.format`; ``uint8`` when every distance fits a byte,
-    else ``uint16``) of ``table``; ``children`` holds
-    the codes of the tables its moves leave to, concatenated at ``offsets``. RuntimeError if a
+    else ``uint16``) of ``table``; ``children`` holds the codes of the tables its moves leave
+    to (released once read, unless en-passant answers need them later). RuntimeError if a
     child's distance does not fit the one-byte levels."""
     kernels = family.unmoves
     space = kernels.space(table)
@@ -274,15 +274,16 @@ def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarr
     exit_floor = np.zeros(size, dtype=np.uint8)
     wake = np.zeros(size if space.wake else 0, dtype=np.uint8)
     hints = np.zeros(size, dtype=np.uint8)
-    children = np.ascontiguousarray(children, dtype=np.uint16)
-    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    offsets = children.offsets
     whole = slice(0, space.size)
-    longest_child = _longest_distance(children)
+    longest_child = _longest_distance(children.codes)
     if longest_child + 1 >= NO_LEVEL:
         raise RuntimeError(f"{table}: a child table's mate in {longest_child} plies does not fit "
                            "the one-byte levels")
     latest = initialise(kernels.initialise, params, aux, codes[whole], exit_win[whole],
-                        exit_floor[whole], wake[whole], children, offsets)
+                        exit_floor[whole], wake[whole], children.codes, offsets)
+    if not space.reads_children_later:
+        children.release()
     progress.update("initialise", 1, 1, space.size)
     exit_levels, event_levels = _levels_in_use(exit_win, exit_floor, wake)
     out = None  # two-byte storage codes, once a distance goes beyond the byte's window
@@ -304,7 +305,7 @@ def solve_by_unmoves(family, table: str, children: np.ndarray, offsets: np.ndarr
         propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
                   codes.view(np.uint64), exit_win.view(np.uint64), False, False)
         decided = settle(kernels.evaluate, params, aux, level, codes, exit_win, exit_floor,
-                         wake, hints, children, offsets, codes.view(np.uint64),
+                         wake, hints, children.codes, offsets, codes.view(np.uint64),
                          exit_floor.view(np.uint64), wake.view(np.uint64),
                          bool(event_levels[level]), offset)
         progress.update(f"level {d}", 0, 0, int(won + decided))

@@ -190,16 +190,16 @@ def test_results_do_not_depend_on_threads(normal_db, table):
     from databases.families import get_family
     from retrograde.progress import Silent
     from retrograde.unmove import solve_by_unmoves
-    from retrograde.tables import load_children
+    from retrograde.tables import ChildCodes
 
     family = get_family("chess")
-    children, offsets, _ = load_children(normal_db, family, family.dependencies(table))
     before = numba.get_num_threads()
     try:
         results = []
         for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
             numba.set_num_threads(threads)
-            results.append(solve_by_unmoves(family, table, children, offsets, Silent()))
+            children = ChildCodes.load(normal_db, family, family.dependencies(table))
+            results.append(solve_by_unmoves(family, table, children, Silent()))
     finally:
         numba.set_num_threads(before)
     assert all(np.array_equal(results[0], r) for r in results[1:])
@@ -215,10 +215,10 @@ def test_distances_beyond_the_byte_window_give_the_same_tables(normal_db, table,
     from databases.families import get_family
     from retrograde import unmove
     from retrograde.progress import Silent
-    from retrograde.tables import load_children
+    from retrograde.tables import ChildCodes
 
     family = get_family("chess")
-    children, offsets, _ = load_children(normal_db, family, family.dependencies(table))
+    children = ChildCodes.load(normal_db, family, family.dependencies(table))
     monkeypatch.setattr(unmove, "WINDOW", 6)
-    shifted = unmove.solve_by_unmoves(family, table, children, offsets, Silent())
+    shifted = unmove.solve_by_unmoves(family, table, children, Silent())
     assert np.array_equal(shifted, read_codes(normal_db, "chess", table))

@@ -10,6 +10,7 @@ from databases.families import get_family
 from retrograde.build import solve_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Silent
+from retrograde.tables import ChildCodes
 from retrograde.unmove import has_byte, solve_by_unmoves
 
 
@@ -21,7 +22,7 @@ def tictactoe():
 def test_unmoves_agree_with_forward_passes_code_for_code(tictactoe):
     no_children = np.zeros(0, dtype=np.uint16), np.zeros(0, dtype=np.int64)
     forward = solve_forward(tictactoe, "all", *no_children, 0, Silent())
-    unmoves = solve_by_unmoves(tictactoe, "all", *no_children, Silent())
+    unmoves = solve_by_unmoves(tictactoe, "all", ChildCodes(*no_children), Silent())
     assert np.array_equal(forward, unmoves)
     # not trivially equal: wins, losses and draws at several distances
     assert len(np.unique(unmoves)) >= 8
@@ -34,7 +35,7 @@ def test_unmove_results_do_not_depend_on_threads(tictactoe):
         results = []
         for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
             numba.set_num_threads(threads)
-            results.append(solve_by_unmoves(tictactoe, "all", *no_children, Silent()))
+            results.append(solve_by_unmoves(tictactoe, "all", ChildCodes(*no_children), Silent()))
     finally:
         numba.set_num_threads(before)
     assert all(np.array_equal(results[0], r) for r in results[1:])

@@ -800,7 +800,8 @@ def generation_space(table: str) -> GenerationSpace:
                        int(packed_spec.view(np.int64)[0])] + powers + [anchor] + radices,
                       dtype=np.int64)
     return GenerationSpace(size=2 * powers[n], storage_size=2 * int(E.PER_SIDE[table_id]),
-                           params=params, aux=AUX, wake=bool(params[P_EN_PASSANT]))
+                           params=params, aux=AUX, wake=bool(params[P_EN_PASSANT]),
+                           reads_children_later=bool(params[P_EN_PASSANT]))
 
 
 UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,
