@@ -428,10 +428,10 @@ def has_en_passant_push(spec, squares, n, stm):
     return False
 
 
-@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.boolean,
-                     types.boolean, U8, U8, U8, U16, I64, I64, I64, SPEC8, I64, I64,
-                     I64_2D, U8, types.int64), cache=True)
-def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit_win,
+@nb.njit(types.int64(types.int64, SPEC8, I64, types.int64, types.int64, types.int64,
+                     types.boolean, types.boolean, U8, U8, U8, U16, I64, I64, I64, SPEC8, I64,
+                     I64, I64_2D, U8, types.int64), cache=True)
+def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit_win,
              exit_floor, child_codes, child_offsets, powers, moves, child_pieces,
              child_squares, scratch, domain, hints, offset):
     """The new code of an unresolved position at level ``d``, or GEN_UNKNOWN, from its moves within
@@ -441,8 +441,8 @@ def evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit
     its ordinal in ``hints``: the children before it stay known won, so the next look starts
     there; a loss found at level ``d`` is then a loss in ``d`` (its last child was won in
     ``d - 1``, or its leaving moves become known at ``d``). Codes and levels count from
-    ``offset`` plies; an en-passant answer read from a child table is shifted to match."""
-    g = node_index(pawnful, squares, n, stm, powers, domain)
+    ``offset`` plies; an en-passant answer read from a child table is shifted to match.
+    ``g`` is the position's node (``squares``, ``stm`` to move)."""
     if exit_win[g] <= d:
         return win_code(np.int64(exit_win[g]))
     if en_passant_possible:  # only positions with a double push the opponent may take need care
@@ -752,8 +752,9 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
     child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     for k in range(count):
-        stm = decode_node(entries[k], pawnful, n, powers, squares, king_squares)
-        results[k] = evaluate(spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
+        g = entries[k]
+        stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+        results[k] = evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
                               exit_win, exit_floor, child_codes, child_offsets, powers,
                               moves, child_pieces, child_squares, scratch, domain, hints, offset)
 
