@@ -28,8 +28,10 @@ from games.value_codes import (CODE_DRAW, INVALID, INVALID_VALUE, STORE_UNKNOWN,
                                decode, encode)
 
 # Version 2 adds the page checksums below; version 1 files (Fletcher-32 only) stay readable.
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+# Version 3 stores text attributes as fixed-length UTF-8 strings: variable-length strings live
+# in HDF5's global heap, and one flipped bit there sends HDF5 into an endless loop on opening.
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 DATASET = "entries"
 CHECKSUMS = "page_crc32"  # one CRC-32 per page of decoded codes (see page_checksum)
 
@@ -48,6 +50,25 @@ ATTRIBUTES = (
     "generator_version", "settings", "build_seconds", "built_at", "page_entries", "compression",
     "content_crc32",
 )
+
+
+def stored_attribute(value):
+    """How ``value`` is stored as an attribute: text as a fixed-length UTF-8 string (never in
+    the global heap), anything else as h5py stores it."""
+    if isinstance(value, str):
+        return np.bytes_(value.encode("utf-8"))
+    return value
+
+
+def read_attribute(value):
+    """An attribute as written: fixed-length strings back to ``str`` (version 1-2 files hold
+    variable-length strings, which h5py already returns as ``str``)."""
+    if isinstance(value, bytes):  # np.bytes_ is a bytes subclass
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return value  # damaged: the checks that read it refuse it
+    return value
 
 
 def signed_dtm(code: int) -> int:

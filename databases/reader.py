@@ -148,7 +148,8 @@ class TableFile:
 
     def _load(self, game: str, table: str) -> None:
         """Read and check the attributes, the dataset's layout and the page checksums."""
-        self.attrs = dict(self.handle.attrs)
+        self.attrs = {key: F.read_attribute(value)
+                      for key, value in self.handle.attrs.items()}
         self._validate(game, table)
         if self.attrs.get("compression") == "zstd":
             import hdf5plugin  # noqa: F401  (registers the Zstd filter with HDF5)

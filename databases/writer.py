@@ -99,7 +99,7 @@ def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table:
                 dataset[start:start + step] = codes[start:start + step].astype(dtype)
             handle.create_dataset(F.CHECKSUMS, data=checksums, fletcher32=True)
             for key, value in attributes.items():
-                handle.attrs[key] = value
+                handle.attrs[key] = F.stored_attribute(value)
         with open(temporary, "rb") as handle:
             os.fsync(handle.fileno())
         os.replace(temporary, path)
