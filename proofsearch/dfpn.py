@@ -108,6 +108,28 @@ def table_key(position_hash, salt, goal, max_depth, ply):
     return key
 
 
+@nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.uint64, types.uint64, types.int64, types.int64,
+                                         types.int64), cache=True)
+def least_refuted_depth(table, position_hash, salt, goal, ply, up_to):
+    """(remaining depth, length) of the table's tightest entry holding the position at ``ply``
+    as solved against its mover: the least remaining depth in ``0..up_to`` at which it is, or
+    ``(-1, 0)``. Without a depth bound (``up_to < 0``) the one depth-free entry, as depth 0.
+    Proof extraction walks these: always taking the tightest entry keeps a line from coming
+    back to a position it has passed."""
+    if up_to < 0:
+        row = probe(table, table_key(position_hash, salt, goal, -1, ply))
+        if row >= 0 and (table[row, 1] & types.uint64(0xFFFFFFFF)) == INFINITY \
+                and (table[row, 1] >> types.uint64(32)) == 0:
+            return np.int64(0), entry_length(table, row)
+        return np.int64(-1), np.int64(0)
+    for remaining in range(up_to + 1):
+        row = probe(table, table_key(position_hash, salt, goal, ply + remaining, ply))
+        if row >= 0 and (table[row, 1] & types.uint64(0xFFFFFFFF)) == INFINITY \
+                and (table[row, 1] >> types.uint64(32)) == 0:
+            return np.int64(remaining), entry_length(table, row)
+    return np.int64(-1), np.int64(0)
+
+
 @nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.int64), cache=True, inline="always")
 def read_entry(table, row):
     """(phi, delta) of a table row."""
@@ -578,4 +600,5 @@ def prove(game: Game, position: np.ndarray, goal: str = "win", **limits) -> Sear
     return DfpnSearch(game).prove(position, goal, **limits)
 
 
-__all__ = ["DfpnSearch", "SearchResult", "prove", "dfpn_kernel", "INF", "GOAL_WIN", "GOAL_DRAW"]
+__all__ = ["DfpnSearch", "SearchResult", "prove", "dfpn_kernel", "least_refuted_depth", "table_key", "INF",
+           "GOAL_WIN", "GOAL_DRAW"]

@@ -1,12 +1,17 @@
 """Proof trees: extracting a solved search's strategy and saving it (docs/proof-format.md).
 
-After df-pn has solved the root, the strategy is read back from the transposition table: at a
-node where the prover is to move, a child that the table (or the rules: a finished game, a
-repetition) shows refuted for its mover; at a node where the opponent is to move, every legal
-move. Where the table has lost the needed entry (it is bounded in size, and repetition-dependent
-results are never stored), the node is searched again, with its path as history, and the
-search's best move is taken. A position whose subtree was already written, without repetition
-leaves, is written again as a reference ``=``.
+After df-pn has solved the root, the strategy is a walk over the transposition table: at a node
+where the prover is to move, a child that the rules (a finished game, a repetition) or the table
+show refuted for its mover; at a node where the opponent is to move, every legal move. Of the
+children the table holds refuted, the walk takes the tightest entry: under a depth bound, the
+least remaining depth at which the child is refuted (keys carry the remaining depth), else the
+shortest line the search recorded. A walk that always takes the tightest entry cannot come back
+to a position on its own path (the same position would have offered a tighter entry there), so
+it meets no repetition and the tree costs about one table probe per child. Only where the table
+has lost the needed entry (it is bounded in size, and repetition-dependent results are never
+stored) is the node searched again, with its path as history, and the search's best move taken.
+A position whose subtree was already written, without repetition leaves, is written again as a
+reference ``=``.
 """
 from __future__ import annotations
 
@@ -22,9 +27,8 @@ from games import ONGOING
 from games.game import Game
 from proofsearch.database_leaves import leaf_counts_for
 from proofsearch.checker import DATABASE, FORMAT, REFERENCE, VERSION, position_identity
-from proofsearch.dfpn import DfpnSearch, INF, table_key
+from proofsearch.dfpn import DfpnSearch, least_refuted_depth
 from proofsearch.goals import GOALS, attacker_reaches_py
-from proofsearch.table import probe
 
 DUAL = {"win": "draw", "draw": "win"}
 
@@ -66,58 +70,62 @@ class _Extractor:
             return True, self.prover_succeeds(0)
         return False, False
 
-    def refuted_in_table(self, child: np.ndarray, ply: int) -> bool:
-        """Whether the table holds the child (at ``ply``) as solved against its mover."""
-        kernels = self.game.kernels
-        key = table_key(kernels.hash(child), np.uint64(self.search.table.salt), self.goal_code,
-                        -1 if self.max_depth is None else self.max_depth, ply)
-        row = probe(self.search.table.rows, key)
-        if row < 0:
-            return False
-        word = int(self.search.table.rows[row, 1])
-        return (word & 0xFFFFFFFF) == INF and (word >> 32) == 0
+    def tightest_refutation(self, child: np.ndarray, ply: int, remaining: int | None):
+        """(remaining depth, length) of the tightest table entry holding ``child`` (at ``ply``,
+        with at most ``remaining`` plies left) as solved against its mover, or None."""
+        depth, length = least_refuted_depth(
+            self.search.table.rows, self.game.kernels.hash(child), np.uint64(self.search.table.salt),
+            self.goal_code, ply, -1 if remaining is None else remaining)
+        return None if depth < 0 else (int(depth), int(length))
 
-    def candidate_moves(self, position: np.ndarray, ply: int, path: list[int], hashes: list[int]):
-        """Moves that keep the prover's claim, best evidence first: finished games and
-        repetitions the rules decide, children the table holds as refuted, then the best move of
-        a new search from here with the path as history."""
+    def candidate_moves(self, position: np.ndarray, ply: int, remaining: int | None, path: list[int],
+                        hashes: list[int]):
+        """(move, plies left below it) for moves that keep the prover's claim, best evidence
+        first: finished games and repetitions the rules decide; children the table holds as
+        refuted, tightest entry first (least remaining depth, then shortest line: a walk that
+        always takes the tightest entry never comes back to a position on its path); then the
+        best move of a new search from here with the path as history."""
         moves = self.game.legal_moves(position)
         children = [(move, self.game.play(position, move)) for move in moves]
         inner_path = path + [position_identity(self.game, position)]
+        below = None if remaining is None else remaining - 1
         tried = set()
+        in_table = []
         for move, child in children:
             is_leaf, succeeds = self.leaf_status(child, ply + 1, inner_path)
             if is_leaf and succeeds:
                 tried.add(move)
-                yield move
-        for move, child in children:
-            if move not in tried and not self.leaf_status(child, ply + 1, inner_path)[0] \
-                    and self.refuted_in_table(child, ply + 1):
-                tried.add(move)
-                yield move
+                yield move, below
+            elif not is_leaf:
+                found = self.tightest_refutation(child, ply + 1, below)
+                if found is not None:
+                    in_table.append((found, move))
+        for (depth, _), move in sorted(in_table, key=lambda item: item[0]):
+            tried.add(move)
+            yield move, None if remaining is None else depth
         mover_goal = self.goal if ply % 2 == 0 else DUAL[self.goal]
-        depth = None if self.max_depth is None else self.max_depth - ply
-        found = self.search.prove(position, mover_goal, max_nodes=self.budget, max_depth=depth,
+        found = self.search.prove(position, mover_goal, max_nodes=self.budget, max_depth=remaining,
                                   history=hashes)
         if found.result == "proven" and found.best is not None and found.best not in tried:
             tried.add(found.best)
-            yield found.best
+            yield found.best, below
         # Last resort (small trees with cycles): every other move whose child a search with
         # this path as history refutes.
         child_goal = DUAL[mover_goal]
-        child_depth = None if depth is None else depth - 1
         for move, child in children:
             if move in tried or self.leaf_status(child, ply + 1, inner_path)[0]:
                 continue
-            found = self.search.prove(child, child_goal, max_nodes=self.budget, max_depth=child_depth,
+            found = self.search.prove(child, child_goal, max_nodes=self.budget, max_depth=below,
                                       history=hashes + [int(self.game.kernels.hash(position))])
             if found.result == "disproven":
-                yield move
+                yield move, below
 
-    def visit(self, position: np.ndarray, ply: int, path: list[int], hashes: list[int]):
-        """Write the subtree at ``position``; return (height, uses_repetition), or None when
-        this line cannot be completed (a strategy from the table that runs into a repetition
-        on this path): the caller then tries another move."""
+    def visit(self, position: np.ndarray, ply: int, remaining: int | None, path: list[int],
+              hashes: list[int]):
+        """Write the subtree at ``position`` using at most ``remaining`` plies (None: no
+        bound); return (height, uses_repetition), or None when this line cannot be completed
+        (a strategy from the table that runs into a repetition on this path): the caller then
+        tries another move."""
         self.steps += 1
         if self.steps > self.max_steps:
             raise ProofExtractionError(f"proof extraction gave up after {self.max_steps} steps")
@@ -126,12 +134,12 @@ class _Extractor:
         identity = position_identity(self.game, position)
         if is_leaf:
             return (0, identity in path) if succeeds else None
-        if self.max_depth is not None and ply >= self.max_depth:
+        if remaining is not None and remaining <= 0:
             return None
         prover_to_move = (ply % 2 == 0) == self.prover_is_attacker
         if prover_to_move:
             height = self.written_height.get(identity)
-            if height is not None and (self.max_depth is None or ply + height <= self.max_depth):
+            if height is not None and (remaining is None or height <= remaining):
                 self.tokens.append(REFERENCE)
                 return height, False
             if self.database_value is not None:
@@ -139,8 +147,7 @@ class _Extractor:
                 if found is not None:
                     value, distance = found
                     attacker_to_move = ply % 2 == 0
-                    plies_left = None if self.max_depth is None else self.max_depth - ply
-                    if (leaf_counts_for(value, distance, attacker_to_move, self.goal == "win", plies_left)
+                    if (leaf_counts_for(value, distance, attacker_to_move, self.goal == "win", remaining)
                             and self.prover_succeeds(value if attacker_to_move else -value)):
                         self.tokens.append(DATABASE)
                         return 0, False
@@ -149,18 +156,19 @@ class _Extractor:
         try:
             answer = None
             if prover_to_move:
-                for move in self.candidate_moves(position, ply, path[:-1], hashes[:-1]):
+                for move, left in self.candidate_moves(position, ply, remaining, path[:-1], hashes[:-1]):
                     mark = (len(self.tokens), self.size, len(self.written_order))
                     self.tokens.append(self.game.format_move(position, move))
-                    below = self.visit(self.game.play(position, move), ply + 1, path, hashes)
+                    below = self.visit(self.game.play(position, move), ply + 1, left, path, hashes)
                     if below is not None:
                         answer = below[0] + 1, below[1]
                         break
                     self._roll_back(mark)
             else:
                 height, repeats = 0, False
+                left = None if remaining is None else remaining - 1
                 for move in self.game.legal_moves(position):
-                    below = self.visit(self.game.play(position, move), ply + 1, path, hashes)
+                    below = self.visit(self.game.play(position, move), ply + 1, left, path, hashes)
                     if below is None:
                         break
                     height = max(height, below[0] + 1)
@@ -196,7 +204,7 @@ def extract_proof(search: DfpnSearch, position: np.ndarray, goal: str, claim: st
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))
     try:
-        if extractor.visit(position.copy(), 0, [], []) is None:
+        if extractor.visit(position.copy(), 0, max_depth, [], []) is None:
             raise ProofExtractionError("no strategy could be rebuilt from the search (claim not confirmed)")
     finally:
         sys.setrecursionlimit(limit)

@@ -22,6 +22,20 @@ from tests.test_bad_input import run_solver
 CHESS = games.get("chess")
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_raises_keyboard_interrupt():
+    """Python's own SIGINT handler for each test: a process started in the background by a
+    shell without job control inherits SIGINT ignored, and Ctrl-C would then never arrive."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def sigint_at_default():
+    """For a child process: SIGINT back to its default, so that Python installs its handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_main_thread_after(seconds: float) -> threading.Timer:
     """SIGINT to this process's main thread after ``seconds`` (as Ctrl-C would)."""
     timer = threading.Timer(seconds, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
@@ -83,7 +97,8 @@ def test_commands_exit_130_with_one_line_on_ctrl_c(command, warm_up):
     assert run_solver(*warm_up).returncode == 0  # kernels compiled or loaded: startup is now known
     wait = 2 * (time.monotonic() - started) + 2  # well into the long work
     process = subprocess.Popen([sys.executable, "-m", "solver", *command], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=dict(os.environ))
+                               stderr=subprocess.PIPE, env=dict(os.environ),
+                               preexec_fn=sigint_at_default)
     try:
         time.sleep(wait)
         assert process.poll() is None, "the command ended by itself"
