@@ -116,6 +116,7 @@ class ConnectFour(Game):
     player = PlayerKernels(DEFAULTS + "never_in_check", DEFAULTS + "never_gives_check", DEFAULTS + "no_pass",
                            PLAYER + "move_keys", PLAYER + "noisy_moves", DEFAULTS + "never_repeats")
     proof_candidates = OptionalKernel(PLAYER + "proof_candidates")  # see games.connect4_player
+    move_text_needs_position = False  # a column / cell digit
 
     def __init__(self, width: int = 7, height: int = 6):
         if not (4 <= width <= 9 and 4 <= height and width * (height + 1) <= 64):

@@ -96,6 +96,9 @@ class Game:
     fifty_move_plies: int = 0  # a draw when reversible_plies reaches it (chess: 100); 0 = no such rule
     kernels: Kernels
     player: PlayerKernels | None = None  # None: the game cannot be played by the alpha-beta player
+    # False when format_move's text depends on the move alone (proofs are then written by the
+    # compiled walk of proofsearch.proof_walk)
+    move_text_needs_position: bool = True
 
     # --- notation (per game) -----------------------------------------------------------
     def parse_position(self, text: str) -> np.ndarray:

@@ -23,6 +23,7 @@ from games.kernels import DRAW, LOSS, WIN
 GOAL_WIN = 0
 GOAL_DRAW = 1
 GOALS = {"win": GOAL_WIN, "draw": GOAL_DRAW}
+DUAL_GOALS = {"win": "draw", "draw": "win"}  # the other side's goal: its success is the failure of ours
 
 
 def goal_code(name: str) -> int:
@@ -58,5 +59,5 @@ def attacker_reaches_py(goal: int, attacker_result: int) -> bool:
     return attacker_result != LOSS
 
 
-__all__ = ["GOAL_WIN", "GOAL_DRAW", "GOALS", "goal_code", "attacker_reaches", "mover_succeeds",
+__all__ = ["GOAL_WIN", "GOAL_DRAW", "GOALS", "DUAL_GOALS", "goal_code", "attacker_reaches", "mover_succeeds",
            "attacker_reaches_py", "WIN", "DRAW", "LOSS"]

@@ -28,10 +28,7 @@ from games.game import Game
 from proofsearch.database_leaves import leaf_counts_for
 from proofsearch.checker import DATABASE, FORMAT, REFERENCE, VERSION, position_identity
 from proofsearch.dfpn import DfpnSearch, least_refuted_depth
-from proofsearch.goals import GOALS, attacker_reaches_py
-
-DUAL = {"win": "draw", "draw": "win"}
-
+from proofsearch.goals import DUAL_GOALS, GOALS, attacker_reaches_py
 
 class ProofExtractionError(RuntimeError):
     """The strategy could not be rebuilt within the re-search budget."""
@@ -78,6 +75,22 @@ class _Extractor:
             self.goal_code, ply, -1 if remaining is None else remaining)
         return None if depth < 0 else (int(depth), int(length))
 
+    def refuted_at_expansion(self, child: np.ndarray, ply: int, remaining: int | None) -> bool:
+        """Whether the search refuted ``child`` (at ``ply``) while generating its parent, without
+        a table entry: the game's ``proof_candidates`` leave its mover nothing that does not
+        lose at once, or one move that ends the game to the prover's good (as in dfpn)."""
+        if not self.search.has_candidates or (remaining is not None and remaining < 2):
+            return False
+        count = int(self.search.candidates(child, self.buffer))
+        if count == 0:
+            return True
+        if count > 1:
+            return False
+        after = self.game.play(child, int(self.buffer[0]))
+        result = int(self.game.kernels.outcome(after, self.game.kernels.legal_moves(after, self.buffer)))
+        after_ply = ply + 1  # ``result`` is seen from the side to move there
+        return result != ONGOING and self.prover_succeeds(result if after_ply % 2 == 0 else -result)
+
     def candidate_moves(self, position: np.ndarray, ply: int, remaining: int | None, path: list[int],
                         hashes: list[int]):
         """(move, plies left below it) for moves that keep the prover's claim, best evidence
@@ -90,20 +103,26 @@ class _Extractor:
         inner_path = path + [position_identity(self.game, position)]
         below = None if remaining is None else remaining - 1
         tried = set()
-        in_table = []
+        leaves = []
         for move, child in children:
             is_leaf, succeeds = self.leaf_status(child, ply + 1, inner_path)
             if is_leaf and succeeds:
                 tried.add(move)
                 yield move, below
-            elif not is_leaf:
-                found = self.tightest_refutation(child, ply + 1, below)
-                if found is not None:
-                    in_table.append((found, move))
+            leaves.append(is_leaf)
+        in_table = []
+        for (move, child), is_leaf in zip(children, leaves):
+            if is_leaf:
+                continue
+            found = self.tightest_refutation(child, ply + 1, below)
+            if found is None and self.refuted_at_expansion(child, ply + 1, below):
+                found = (0 if below is None else 2, 2)
+            if found is not None:
+                in_table.append((found, move))
         for (depth, _), move in sorted(in_table, key=lambda item: item[0]):
             tried.add(move)
             yield move, None if remaining is None else depth
-        mover_goal = self.goal if ply % 2 == 0 else DUAL[self.goal]
+        mover_goal = self.goal if ply % 2 == 0 else DUAL_GOALS[self.goal]
         found = self.search.prove(position, mover_goal, max_nodes=self.budget, max_depth=remaining,
                                   history=hashes)
         if found.result == "proven" and found.best is not None and found.best not in tried:
@@ -111,7 +130,7 @@ class _Extractor:
             yield found.best, below
         # Last resort (small trees with cycles): every other move whose child a search with
         # this path as history refutes.
-        child_goal = DUAL[mover_goal]
+        child_goal = DUAL_GOALS[mover_goal]
         for move, child in children:
             if move in tried or self.leaf_status(child, ply + 1, inner_path)[0]:
                 continue
@@ -200,15 +219,28 @@ def extract_proof(search: DfpnSearch, position: np.ndarray, goal: str, claim: st
     for the side to move, plies to mate), or None where no table covers the position."""
     if claim not in ("proven", "disproven"):
         raise ValueError(f"nothing to extract for a result of {claim!r}")
-    extractor = _Extractor(search, goal, claim, max_depth, budget, database_value)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20000))
-    try:
-        if extractor.visit(position.copy(), 0, max_depth, [], []) is None:
-            raise ProofExtractionError("no strategy could be rebuilt from the search (claim not confirmed)")
-    finally:
-        sys.setrecursionlimit(limit)
     game = search.game
+    walked = None
+    if database_value is None and not game.move_text_needs_position:
+        from proofsearch.proof_walk import TOKEN_REFERENCE, walk_proof  # compiled: loaded when used
+
+        walked = walk_proof(search, position, goal, claim == "proven", max_depth, budget)
+    if walked is not None:
+        tokens, size = walked
+        texts = {TOKEN_REFERENCE: REFERENCE}
+        for token in set(tokens) - texts.keys():
+            texts[token] = game.format_move(position, token)
+        strategy = " ".join([texts[token] for token in tokens])
+    else:
+        extractor = _Extractor(search, goal, claim, max_depth, budget, database_value)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20000))
+        try:
+            if extractor.visit(position.copy(), 0, max_depth, [], []) is None:
+                raise ProofExtractionError("no strategy could be rebuilt from the search (claim not confirmed)")
+        finally:
+            sys.setrecursionlimit(limit)
+        size, strategy = extractor.size, " ".join(extractor.tokens)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -217,8 +249,8 @@ def extract_proof(search: DfpnSearch, position: np.ndarray, goal: str, claim: st
         "goal": goal,
         "claim": claim,
         "max_depth": max_depth,
-        "size": extractor.size,
-        "strategy": " ".join(extractor.tokens),
+        "size": size,
+        "strategy": strategy,
     }
 
 

@@ -1,0 +1,313 @@
+"""The compiled proof walk: a solved search's strategy read from the transposition table in one
+numba call, for games whose move text does not depend on the position (Connect Four,
+tic-tac-toe) and searches without database leaves.
+
+It makes the choices of :mod:`proofsearch.proof_tree`'s walk, in the same order, and writes the
+same tokens: at a prover node the first legal move that ends the game to the prover's good,
+else the child with the tightest table entry refuting its mover (least remaining depth, then
+shortest line, first in move order among equals; a child the search refuted while generating
+its parent, through the game's ``proof_candidates``, counts as an entry of depth 2 and
+length 2); at an opponent node every legal move. Where the table has lost what the search knew
+at a prover node (entries are replaced as it fills), the kernel returns ``NEEDS_SEARCH``;
+:func:`walk_proof` searches that node again, with its path as history, and resumes the walk
+with the move found, as the Python walk does. The kernel never backtracks: where the Python
+walk would try another move (a repetition that fails the prover), it stops with ``STUCK`` and
+the caller runs the Python walk. Tokens are moves (>= 0) and ``TOKEN_REFERENCE`` (a position proven earlier in
+the stream, the ``=`` of docs/proof-format.md).
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from games import kernels as K
+from proofsearch.dfpn import least_refuted_depth
+from proofsearch.goals import DUAL_GOALS, GOALS, attacker_reaches
+from proofsearch.table import TABLE
+
+# Outcomes of walk_kernel.
+DONE, STUCK, NEEDS_SEARCH, TOKENS_FULL, WRITTEN_FULL, TOO_DEEP = range(6)
+TOKEN_REFERENCE = -1
+# Parameters (params[...]).
+(W_GOAL, W_PROVER_IS_ATTACKER, W_SALT, W_REMAINING, W_HAS_CANDIDATES, W_RESUME,
+ W_FORCED_MOVE) = range(7)
+WALK_PARAMS = 7
+# Per-ply fields of frames[ply, ...].
+(FR_REMAINING, FR_HASH, FR_PROVER, FR_NEXT, FR_COUNT, FR_HEIGHT, FR_REPEATS) = range(7)
+FRAME_FIELDS = 7
+# Results (stats[...]).
+WS_SIZE, WS_TOKENS, WS_WRITTEN, WS_PLY = range(4)
+WALK_STATS = 4
+
+INT64_1D = types.Array(types.int64, 1, "C")
+INT64_2D = types.Array(types.int64, 2, "C")
+INT32_1D = types.Array(types.int32, 1, "C")
+INT32_2D = types.Array(types.int32, 2, "C")
+UINT64_1D = types.Array(types.uint64, 1, "C")
+UINT64_2D = types.Array(types.uint64, 2, "C")
+
+
+@nb.njit(types.boolean(types.int64, types.boolean, types.int64, types.int64), cache=True,
+         inline="always")
+def _prover_succeeds(goal, prover_is_attacker, ply, result):
+    """Whether a game over with ``result`` for the side to move at ``ply`` is the prover's."""
+    attacker_result = result if ply % 2 == 0 else -result
+    reached = attacker_reaches(goal, attacker_result)
+    return reached if prover_is_attacker else not reached
+
+
+@nb.njit(types.int64(UINT64_1D, INT64_1D, types.uint64), cache=True, inline="always")
+def _written_height(keys, heights, key):
+    """The height stored for ``key`` in the open-addressing map, or -1."""
+    mask = keys.size - 1
+    slot = np.int64(key & types.uint64(mask))
+    while heights[slot] >= 0:
+        if keys[slot] == key:
+            return heights[slot]
+        slot = (slot + 1) & mask
+    return np.int64(-1)
+
+
+@nb.njit(types.void(UINT64_1D, INT64_1D, types.uint64, types.int64), cache=True, inline="always")
+def _remember(keys, heights, key, height):
+    """Store ``height`` for a ``key`` not in the map."""
+    mask = keys.size - 1
+    slot = np.int64(key & types.uint64(mask))
+    while heights[slot] >= 0:
+        slot = (slot + 1) & mask
+    keys[slot] = key
+    heights[slot] = height
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel,
+                     TABLE, INT64_1D, UINT64_2D, INT32_2D, INT64_2D, UINT64_1D, UINT64_1D, INT64_1D,
+                     INT32_1D, INT64_1D),
+         cache=True, nogil=True)
+def walk_kernel(legal_moves, candidates, play, outcome, hash_position, table, params, positions,
+                move_buffer, frames, path_hash, written_keys, written_heights, tokens, stats):
+    """Write the strategy of the solved ``positions[0]`` into ``tokens``; return ``DONE`` or why
+    not (``STUCK``, or a buffer too small: ``TOKENS_FULL``, ``WRITTEN_FULL``, ``TOO_DEEP``).
+    ``stats`` gets the proof size (positions visited, as the checker counts them) and the
+    number of tokens. ``written_heights`` must be all -1 (empty) and a power of two long."""
+    goal = params[W_GOAL]
+    prover_is_attacker = params[W_PROVER_IS_ATTACKER] != 0
+    salt = types.uint64(params[W_SALT])
+    has_candidates = params[W_HAS_CANDIDATES] != 0
+    stack = positions.shape[0] - 2
+    scratch = positions[stack + 1]
+    scratch_moves = move_buffer[stack + 1]
+    size = np.int64(0)
+    written = np.int64(0)
+    n_tokens = np.int64(0)
+    frames[0, FR_REMAINING] = params[W_REMAINING]
+    ply = 0
+    forced_ply = -1
+    if params[W_RESUME] != 0:  # back at the node that needed a search, with its move
+        size, n_tokens, written = stats[WS_SIZE], stats[WS_TOKENS], stats[WS_WRITTEN]
+        ply = stats[WS_PLY]
+        forced_ply = ply
+    entering = True
+    child_height = np.int64(0)
+    child_repeats = np.int64(0)
+    while True:
+        if entering:
+            # --- 1. a new node: a leaf, a reference, or a frame to fill ---
+            entering = False
+            size += 1
+            position = positions[ply]
+            remaining = frames[ply, FR_REMAINING]
+            count = legal_moves(position, move_buffer[ply])
+            result = outcome(position, count)
+            node_hash = hash_position(position)
+            leaf = False
+            prover = False
+            if result != K.ONGOING:
+                if not _prover_succeeds(goal, prover_is_attacker, ply, result):
+                    return STUCK
+                leaf, child_height, child_repeats = True, 0, 0
+            else:
+                for j in range(ply):
+                    if path_hash[j] == node_hash:
+                        if not _prover_succeeds(goal, prover_is_attacker, ply, K.DRAW):
+                            return STUCK
+                        leaf, child_height, child_repeats = True, 0, 1
+                        break
+            if not leaf:
+                if remaining == 0:
+                    return STUCK
+                prover = (ply % 2 == 0) == prover_is_attacker
+                if prover:
+                    height = _written_height(written_keys, written_heights, node_hash)
+                    if height >= 0 and (remaining < 0 or height <= remaining):
+                        if n_tokens >= tokens.size:
+                            return TOKENS_FULL
+                        tokens[n_tokens] = TOKEN_REFERENCE
+                        n_tokens += 1
+                        leaf, child_height, child_repeats = True, height, 0
+            if not leaf:
+                if ply + 1 >= stack:
+                    return TOO_DEEP
+                path_hash[ply] = node_hash
+                frames[ply, FR_HASH] = np.int64(node_hash)
+                frames[ply, FR_PROVER] = prover
+                frames[ply, FR_COUNT] = count
+                frames[ply, FR_NEXT] = 0
+                frames[ply, FR_HEIGHT] = 0
+                frames[ply, FR_REPEATS] = 0
+                below = remaining - 1 if remaining > 0 else np.int64(-1)
+                if prover:
+                    # --- 2. the prover's move: a finish, else the tightest refuted child ---
+                    chosen = np.int64(-1)
+                    chosen_remaining = below
+                    best_depth = np.int64(1) << 40
+                    best_length = np.int64(1) << 40
+                    child = positions[ply + 1]
+                    for i in range(count if forced_ply != ply else 0):
+                        move = move_buffer[ply, i]
+                        play(position, move, child)
+                        n_child = legal_moves(child, scratch_moves)
+                        child_result = outcome(child, n_child)
+                        child_hash = hash_position(child)
+                        repeated = False
+                        for j in range(ply + 1):
+                            if path_hash[j] == child_hash:
+                                repeated = True
+                                break
+                        if child_result != K.ONGOING or repeated:
+                            finished = child_result if child_result != K.ONGOING else K.DRAW
+                            if _prover_succeeds(goal, prover_is_attacker, ply + 1, finished):
+                                chosen, chosen_remaining = i, below
+                                break
+                            continue
+                        depth, length = least_refuted_depth(table, child_hash, salt, goal, ply + 1,
+                                                            below)
+                        if depth < 0 and has_candidates and (below < 0 or below >= 2):
+                            mobility = candidates(child, scratch_moves)
+                            if mobility == 0:
+                                depth, length = (0 if below < 0 else 2), 2
+                            elif mobility == 1:
+                                play(child, scratch_moves[0], scratch)
+                                grand = outcome(scratch, legal_moves(scratch, scratch_moves))
+                                if grand != K.ONGOING and _prover_succeeds(goal, prover_is_attacker,
+                                                                           ply + 2, grand):
+                                    depth, length = (0 if below < 0 else 2), 2
+                        if depth >= 0 and (depth < best_depth
+                                           or (depth == best_depth and length < best_length)):
+                            chosen, best_depth, best_length = i, depth, length
+                            chosen_remaining = depth if below >= 0 else np.int64(-1)
+                    if forced_ply == ply:
+                        forced_ply = -1
+                        for i in range(count):
+                            if move_buffer[ply, i] == params[W_FORCED_MOVE]:
+                                chosen = i
+                    if chosen < 0:
+                        # the table has lost what the search knew here: the caller searches
+                        # this node again (with its path as history) and resumes with its move
+                        stats[WS_SIZE] = size - 1
+                        stats[WS_TOKENS] = n_tokens
+                        stats[WS_WRITTEN] = written
+                        stats[WS_PLY] = ply
+                        return NEEDS_SEARCH
+                    if n_tokens >= tokens.size:
+                        return TOKENS_FULL
+                    tokens[n_tokens] = move_buffer[ply, chosen]
+                    n_tokens += 1
+                    frames[ply, FR_NEXT] = count  # one child only
+                    play(position, move_buffer[ply, chosen], positions[ply + 1])
+                    frames[ply + 1, FR_REMAINING] = chosen_remaining
+                else:
+                    frames[ply, FR_NEXT] = 1
+                    play(position, move_buffer[ply, 0], positions[ply + 1])
+                    frames[ply + 1, FR_REMAINING] = below
+                ply += 1
+                entering = True
+                continue
+        # --- 3. a child's subtree is complete: fold it into its parent ---
+        if ply == 0:
+            stats[WS_SIZE] = size
+            stats[WS_TOKENS] = n_tokens
+            stats[WS_WRITTEN] = written
+            return DONE
+        ply -= 1
+        frames[ply, FR_HEIGHT] = max(frames[ply, FR_HEIGHT], child_height + 1)
+        frames[ply, FR_REPEATS] |= child_repeats
+        nxt = frames[ply, FR_NEXT]
+        if nxt < frames[ply, FR_COUNT]:
+            # the opponent's next move
+            frames[ply, FR_NEXT] = nxt + 1
+            play(positions[ply], move_buffer[ply, nxt], positions[ply + 1])
+            frames[ply + 1, FR_REMAINING] = (frames[ply, FR_REMAINING] - 1
+                                             if frames[ply, FR_REMAINING] > 0 else np.int64(-1))
+            ply += 1
+            entering = True
+            continue
+        child_height = frames[ply, FR_HEIGHT]
+        child_repeats = frames[ply, FR_REPEATS]
+        node_hash = types.uint64(frames[ply, FR_HASH])
+        if child_repeats == 0 and _written_height(written_keys, written_heights, node_hash) < 0:
+            if 2 * (written + 1) > written_keys.size:
+                return WRITTEN_FULL
+            _remember(written_keys, written_heights, node_hash, child_height)
+            written += 1
+
+
+def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool,
+               max_depth: int | None, budget: int = 10_000_000,
+               max_searches: int = 100_000) -> tuple[list[int], int] | None:
+    """(tokens, size) of the strategy at the solved ``position``, or None where the compiled
+    walk cannot write it (the Python walk then does). Where the table has lost an entry the
+    walk needs, that node is searched again (at most ``budget`` nodes, ``max_searches``
+    times in all) and the walk goes on with the move found. Buffers grow until they suffice."""
+    game = search.game
+    stack = min(game.max_game_length, 1000) + 2
+    params = np.zeros(WALK_PARAMS, dtype=np.int64)
+    params[W_GOAL] = GOALS[goal]
+    params[W_PROVER_IS_ATTACKER] = int(prover_is_attacker)
+    params[W_SALT] = np.int64(np.uint64(search.table.salt).view(np.int64))
+    params[W_REMAINING] = -1 if max_depth is None else max_depth
+    params[W_HAS_CANDIDATES] = int(search.has_candidates)
+    positions = np.zeros((stack + 2, game.position_width), dtype=np.uint64)
+    move_buffer = np.zeros((stack + 2, game.max_moves), dtype=np.int32)
+    frames = np.zeros((stack, FRAME_FIELDS), dtype=np.int64)
+    path_hash = np.zeros(stack, dtype=np.uint64)
+    stats = np.zeros(WALK_STATS, dtype=np.int64)
+    token_room, written_room = 1 << 16, 1 << 16
+    kernels = game.kernels
+    searches = 0
+    fresh = True
+    while True:
+        if fresh:
+            positions[0] = position
+            tokens = np.empty(token_room, dtype=np.int32)
+            written_keys = np.zeros(written_room, dtype=np.uint64)
+            written_heights = np.full(written_room, -1, dtype=np.int64)
+            params[W_RESUME] = 0
+        status = walk_kernel(kernels.legal_moves, search.candidates, kernels.play, kernels.outcome,
+                             kernels.hash, search.table.rows, params, positions, move_buffer, frames,
+                             path_hash, written_keys, written_heights, tokens, stats)
+        fresh = True
+        if status == DONE:
+            return tokens[:stats[WS_TOKENS]].tolist(), int(stats[WS_SIZE])
+        if status == NEEDS_SEARCH and searches < max_searches:
+            searches += 1
+            ply = int(stats[WS_PLY])
+            remaining = int(frames[ply, FR_REMAINING])
+            mover_goal = goal if ply % 2 == 0 else DUAL_GOALS[goal]
+            found = search.prove(positions[ply].copy(), mover_goal, max_nodes=budget,
+                                 max_depth=None if remaining < 0 else remaining,
+                                 history=[int(value) for value in path_hash[:ply]])
+            if found.result != "proven" or found.best is None:
+                return None
+            params[W_RESUME] = 1
+            params[W_FORCED_MOVE] = found.best
+            fresh = False
+        elif status == TOKENS_FULL and token_room < 1 << 30:
+            token_room *= 4
+        elif status == WRITTEN_FULL and written_room < 1 << 30:
+            written_room *= 4
+        else:
+            return None
+
+
+__all__ = ["walk_proof", "walk_kernel", "TOKEN_REFERENCE"]
