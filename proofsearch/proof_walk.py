@@ -22,7 +22,14 @@ import numpy as np
 from numba import types
 
 from games import kernels as K
-from proofsearch.dfpn import least_refuted_depth
+from proofsearch.dfpn import (
+    INT32_2D,
+    INT64_1D,
+    INT64_2D,
+    UINT64_1D,
+    UINT64_2D,
+    least_refuted_depth,
+)
 from proofsearch.goals import DUAL_GOALS, GOALS, attacker_reaches
 from proofsearch.table import TABLE
 
@@ -40,12 +47,7 @@ FRAME_FIELDS = 7
 WS_SIZE, WS_TOKENS, WS_WRITTEN, WS_PLY = range(4)
 WALK_STATS = 4
 
-INT64_1D = types.Array(types.int64, 1, "C")
-INT64_2D = types.Array(types.int64, 2, "C")
 INT32_1D = types.Array(types.int32, 1, "C")
-INT32_2D = types.Array(types.int32, 2, "C")
-UINT64_1D = types.Array(types.uint64, 1, "C")
-UINT64_2D = types.Array(types.uint64, 2, "C")
 
 
 @nb.njit(types.boolean(types.int64, types.boolean, types.int64, types.int64), cache=True,
@@ -310,4 +312,4 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
             return None
 
 
-__all__ = ["walk_proof", "walk_kernel", "TOKEN_REFERENCE"]
+__all__ = ["TOKEN_REFERENCE", "walk_kernel", "walk_proof"]
