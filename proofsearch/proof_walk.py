@@ -274,7 +274,7 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     frames = np.zeros((stack, FRAME_FIELDS), dtype=np.int64)
     path_hash = np.zeros(stack, dtype=np.uint64)
     stats = np.zeros(WALK_STATS, dtype=np.int64)
-    token_room, written_room = 1 << 16, 1 << 16
+    token_room, written_room = 1 << 12, 1 << 12
     kernels = game.kernels
     searches = 0
     fresh = True

@@ -40,16 +40,17 @@ CONNECT4_SETS = ("Test_L2_R2", "Test_L1_R1")
 
 
 def timed_proofs(game, position, goal: str, max_depth: int | None, megabytes: float,
-                 proof_path: str) -> dict:
-    """Search alone, then search + extraction + writing, each with a fresh table."""
+                 proof_path: str, max_nodes: int | None = None) -> dict:
+    """Search alone, then search + extraction + writing, each with a fresh table (a search
+    stopped by ``max_nodes`` is reported as unknown and written no proof)."""
     search = DfpnSearch(game, TranspositionTable.from_megabytes(megabytes))
     started = time.perf_counter()
-    alone = search.prove(position, goal, max_depth=max_depth)
+    alone = search.prove(position, goal, max_depth=max_depth, max_nodes=max_nodes)
     search_seconds = time.perf_counter() - started
 
     search = DfpnSearch(game, TranspositionTable.from_megabytes(megabytes))
     started = time.perf_counter()
-    found = search.prove(position, goal, max_depth=max_depth)
+    found = search.prove(position, goal, max_depth=max_depth, max_nodes=max_nodes)
     size = None
     if found.result in ("proven", "disproven"):
         document = extract_proof(search, position, goal, found.result, max_depth)
@@ -77,6 +78,9 @@ def main() -> int:
     parser.add_argument("--connect4", type=int, default=20, help="positions per Pons set")
     parser.add_argument("--table-mb", type=float, default=256)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-nodes", type=int, default=20_000_000,
+                        help="node limit per search (default 20M): unsolved positions are listed "
+                             "but left out of the ratios")
     args = parser.parse_args()
     data = Path(os.environ.get("SOLVER_ORACLE_DATA", "../shared/data"))
     if not (data / "connect4").is_dir():
@@ -107,13 +111,15 @@ def main() -> int:
               f"{'ratio':>6} {'size':>8} checked  position")
         groups: dict[str, list[dict]] = {}
         for group, game, position, goal, max_depth, label in cases:
-            row = timed_proofs(game, position, goal, max_depth, args.table_mb, proof_path)
-            groups.setdefault(group, []).append(row)
+            row = timed_proofs(game, position, goal, max_depth, args.table_mb, proof_path,
+                               args.max_nodes)
+            if row["size"] is not None:
+                groups.setdefault(group, []).append(row)
             ratio = row["with_proof"] / max(row["search"], 1e-9)
             print(f"{group:24} {goal + ' ' + row['result']:10} {row['nodes']:>10,} "
                   f"{row['search']:>9.3f} {row['with_proof']:>9.3f} {ratio:>6.2f} "
                   f"{row['size'] if row['size'] is not None else '-':>8} "
-                  f"{'valid' if row['valid'] else 'INVALID':7}  {label}", flush=True)
+                  f"{('valid' if row['valid'] else 'INVALID') if row['size'] is not None else 'unsolved':8}  {label}", flush=True)
 
     print("\nper group: total time with the proof / total time of the search alone "
           "(the bar: at most 2)")
