@@ -44,12 +44,14 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         For every index in ``[start, stop)``: code 0 if no legal position, the final code of a
         finished game, else ``GEN_UNKNOWN`` and the three levels (``wake`` is empty, and left
         alone, when the space says it has none). Returns the latest level set.
-    ``mark_predecessors(params, aux, entries, count, codes, wins) -> int64``
+    ``mark_predecessors(params, aux, entries, count, codes, wins, touched) -> int64``
         For each of ``entries[:count]`` (positions just decided, at level ``d - 1``), its
         unresolved predecessors (un-moves of the side that just moved, inside the table): with
         ``wins``, those whose value is exactly the entry's (the entry is lost) become won in
         ``d`` (code ``3 + 2d``); without, every other one is flagged (``GEN_UNKNOWN`` becomes
-        ``GEN_FLAGGED``). Returns how many were won. The engine runs the two kinds in separate
+        ``GEN_FLAGGED``). Every position whose code it writes is recorded with
+        :func:`touch` (``touched`` has one byte per ``TOUCH_BLOCK`` positions: the engine's
+        scans visit only the blocks written at the level before). Returns how many were won. The engine runs the two kinds in separate
         passes, so threads that meet at a predecessor write the same code.
     ``evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
     child_codes, child_offsets, results, offset) -> None``
@@ -69,6 +71,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numba as nb
 import numpy as np
 from numba import types
 
@@ -94,11 +97,21 @@ INT64S = types.Array(types.int64, 1, "C")
 GEN_INITIALISE_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
                                        BYTES, BYTES, BYTES, CHILD_CODES, INT64S)
 GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES,
-                                 types.boolean)
+                                 types.boolean, BYTES)
 GEN_EVALUATE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, INT64S, types.int64, types.int64, BYTES,
                                     BYTES, BYTES, BYTES, CHILD_CODES, INT64S, INT64S, types.int64)
 GEN_STORE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
                                  CHILD_CODES, types.int64)
+
+
+TOUCH_SHIFT = 13  # a block of 8 KiB of one-byte codes: the unit the engine's scans skip or visit
+TOUCH_BLOCK = 1 << TOUCH_SHIFT
+
+
+@nb.njit(types.void(BYTES, types.int64), cache=True, inline="always")
+def touch(touched, index):
+    """Record that the code of position ``index`` was written (see ``mark_predecessors``)."""
+    touched[index >> TOUCH_SHIFT] = 1
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from games.bits import popcount
 from games.table_family import (BYTES, GEN_EVALUATE_SIGNATURE, GEN_FLAGGED,
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_STORE_SIGNATURE,
                                 GEN_UNKNOWN, NO_LEVEL, RANK_SIGNATURE, TABLE_SHIFT,
-                                UNRANK_SIGNATURE, GenerationSpace, TableFamily, UnmoveKernels)
+                                UNRANK_SIGNATURE, GenerationSpace, TableFamily, UnmoveKernels,
+                                touch)
 from games.tictactoe import TicTacToe, has_line
 from games.value_codes import (CODE_DRAW, code_distance, is_loss, is_unresolved, loss_code, parent_code,
                                stored_code)
@@ -114,7 +115,7 @@ def _marks(index):
 
 
 @nb.njit(GEN_MARK_SIGNATURE, cache=True)
-def mark_predecessors_of(params, aux, entries, count, codes, wins):
+def mark_predecessors_of(params, aux, entries, count, codes, wins, touched):
     """Take back each mark of the side that just moved: with ``wins``, the boards before a
     lost entry are won at once; without, those before a won entry are flagged."""
     won = 0
@@ -131,9 +132,11 @@ def mark_predecessors_of(params, aux, entries, count, codes, wins):
             if wins:
                 if is_unresolved(codes[parent]):
                     codes[parent] = parent_code(code)
+                    touch(touched, parent)
                     won += 1
             elif codes[parent] == GEN_UNKNOWN:
                 codes[parent] = GEN_FLAGGED
+                touch(touched, parent)
     return won
 
 

@@ -21,8 +21,10 @@ Distances need not fit a byte: codes and levels count from an offset, moved up w
 levels near the byte's range (:mod:`games.table_family`, "distances beyond one byte"): what
 is decided so far goes to storage, every code and level is shifted down, and the levels go on.
 
-The scans read eight one-byte entries at a time (a ``uint64`` view) to skip the bulk of a
-table that a level does not touch; the game's kernels get batches of entries, so the
+The scans visit only the blocks of ``TOUCH_BLOCK`` positions that can hold work: those written
+at the level before (every code write marks its block; two block arrays swap at each level)
+and those whose per-block level masks hold the level's events. Inside a block they read eight
+one-byte entries at a time (a ``uint64`` view); the game's kernels get batches of entries, so the
 indirect call through ``numba.types.FunctionType`` (what keeps this engine in numba's on-disk
 cache) is paid once per batch, not once per position.
 """
@@ -34,12 +36,13 @@ from numba import prange, types
 
 from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNATURE,
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_PARAMS,
-                                GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL)
+                                GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL,
+                                TOUCH_BLOCK)
 from games.value_codes import GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved, shifted
 from retrograde.tables import ChildCodes
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
-WORD_BLOCK = 1024  # 8-byte words per parallel task in the level scans
+WORD_BLOCK = TOUCH_BLOCK // 8  # 8-byte words per parallel task in the level scans (a block)
 BATCH = 256  # entries handed to a kernel per call
 # Relative distances must fit the one-byte codes below GEN_UNKNOWN; a shift moves the next level
 # back to FIRST_LEVEL_AFTER_SHIFT (the level before it is still read, as the frontier).
@@ -51,6 +54,7 @@ MarkKernel = types.FunctionType(GEN_MARK_SIGNATURE)
 EvaluateKernel = types.FunctionType(GEN_EVALUATE_SIGNATURE)
 StoreKernel = types.FunctionType(GEN_STORE_SIGNATURE)
 WORDS = types.Array(types.uint64, 1, "C")
+LEVEL_MASKS = types.Array(types.uint64, 2, "C")  # per block, a bit per level (4 x 64)
 
 ONES = types.uint64(0x0101010101010101)
 HIGHS = types.uint64(0x8080808080808080)
@@ -91,15 +95,24 @@ def initialise(kernel, params, aux, codes, exit_win, exit_floor, wake, child_cod
     return latest.max()
 
 
+@nb.njit(types.boolean(LEVEL_MASKS, types.int64, types.int64), cache=True, inline="always")
+def has_level(masks, block, level):
+    """Whether ``level`` is among the levels recorded for ``block`` in ``masks``."""
+    return (masks[block, level >> 6] >> types.uint64(level & 63)) & types.uint64(1) != 0
+
+
 @nb.njit(types.int64(MarkKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, WORDS, WORDS,
-                     types.boolean, types.boolean), cache=True, parallel=True)
+                     types.boolean, types.boolean, BYTES, BYTES, LEVEL_MASKS),
+         cache=True, parallel=True)
 def propagate(mark_predecessors, params, aux, d, codes, exit_win, code_words, exit_win_words,
-              wins, exits_now):
-    """Level ``d``, first half, one of two passes over the positions decided at ``d - 1``.
+              wins, exits_now, written_before, written_now, exit_masks):
+    """Level ``d``, first half, one of two passes over the positions decided at ``d - 1``
+    (found in the blocks ``written_before``, the ones written at level ``d - 1``).
     With ``wins``: the predecessors of the lost ones are won, and so are the positions whose
-    moves out of the table win at ``d`` (looked for only when ``exits_now``); returns how many.
-    Without: the other predecessors (of the won ones, mostly) are flagged. In each pass every
-    thread writes the same code, so the result does not depend on their timing."""
+    moves out of the table win at ``d`` (looked for only when ``exits_now``, in the blocks
+    whose ``exit_masks`` hold ``d``); returns how many. Without: the other predecessors (of
+    the won ones, mostly) are flagged. Blocks written are recorded in ``written_now``. In each
+    pass every thread writes the same code, so the result does not depend on their timing."""
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     won = np.zeros(blocks, dtype=np.int64)
@@ -109,12 +122,15 @@ def propagate(mark_predecessors, params, aux, d, codes, exit_win, code_words, ex
     stride = scatter_stride(blocks)
     for k in prange(blocks):
         block = k * stride % blocks
+        exits_here = exits_now and has_level(exit_masks, block, d)
+        if not (written_before[block] or exits_here):
+            continue
         entries = np.empty(BATCH, dtype=np.int64)
         count = 0
         for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
             word = code_words[w]
             if not (has_byte(word, lost_code) or (not wins and has_byte(word, won_code))
-                    or (exits_now and has_byte(exit_win_words[w], d))):
+                    or (exits_here and has_byte(exit_win_words[w], d))):
                 continue
             for g in range(8 * w, 8 * w + 8):
                 code = codes[g]
@@ -122,13 +138,15 @@ def propagate(mark_predecessors, params, aux, d, codes, exit_win, code_words, ex
                     entries[count] = g
                     count += 1
                     if count == BATCH:
-                        won[block] += mark_predecessors(params, aux, entries, count, codes, wins)
+                        won[block] += mark_predecessors(params, aux, entries, count, codes, wins,
+                                                        written_now)
                         count = 0
-                elif exits_now and is_unresolved(code) and exit_win[g] == d:
+                elif exits_here and is_unresolved(code) and exit_win[g] == d:
                     codes[g] = 3 + 2 * d
+                    written_now[block] = 1
                     won[block] += 1
         if count:
-            won[block] += mark_predecessors(params, aux, entries, count, codes, wins)
+            won[block] += mark_predecessors(params, aux, entries, count, codes, wins, written_now)
     return won.sum()
 
 
@@ -145,12 +163,14 @@ def _write_results(entries, results, count, codes):
 
 @nb.njit(types.int64(EvaluateKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, BYTES,
                      BYTES, BYTES, CHILD_CODES, INT64S, WORDS, WORDS, WORDS,
-                     types.boolean, types.int64), cache=True, parallel=True)
+                     types.boolean, types.int64, BYTES, LEVEL_MASKS), cache=True, parallel=True)
 def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
-           child_codes, child_offsets, code_words, floor_words, wake_words, events_now, offset):
-    """Level ``d``, second half: evaluate every flagged position and, when ``events_now``,
-    every unresolved one whose ``exit_floor`` or ``wake`` level is ``d``; the flags are
-    cleared. Returns the number decided."""
+           child_codes, child_offsets, code_words, floor_words, wake_words, events_now, offset,
+           written_now, event_masks):
+    """Level ``d``, second half: evaluate every flagged position (in the blocks
+    ``written_now``) and, when ``events_now``, every unresolved one whose ``exit_floor`` or
+    ``wake`` level is ``d`` (in the blocks whose ``event_masks`` hold ``d``); the flags are
+    cleared. Returns the number decided. A thread writes only inside the block it scans."""
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     decided = np.zeros(blocks, dtype=np.int64)
@@ -158,18 +178,21 @@ def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
     stride = scatter_stride(blocks)
     for k in prange(blocks):
         block = k * stride % blocks
+        events_here = events_now and has_level(event_masks, block, d)
+        if not (written_now[block] or events_here):
+            continue
         entries = np.empty(BATCH, dtype=np.int64)
         results = np.empty(BATCH, dtype=np.int64)
         count = 0
         for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
             if not (has_byte(code_words[w], GEN_FLAGGED)
-                    or (events_now and (has_byte(floor_words[w], d)
-                                        or (waking and has_byte(wake_words[w], d))))):
+                    or (events_here and (has_byte(floor_words[w], d)
+                                         or (waking and has_byte(wake_words[w], d))))):
                 continue
             for g in range(8 * w, 8 * w + 8):
                 code = codes[g]
                 if code != GEN_FLAGGED and not (
-                        code == GEN_UNKNOWN and events_now
+                        code == GEN_UNKNOWN and events_here
                         and (exit_floor[g] == d or (waking and wake[g] == d))):
                     continue
                 entries[count] = g
@@ -183,6 +206,8 @@ def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
             evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
                      child_codes, child_offsets, results, offset)
             decided[block] += _write_results(entries, results, count, codes)
+        if decided[block]:
+            written_now[block] = 1
     return decided.sum()
 
 
@@ -235,29 +260,30 @@ def shift_down(codes, exit_win, exit_floor, wake, shift):
                 wake[g] = _shifted_level(wake[g], shift)
 
 
-@nb.njit(types.void(BYTES, types.boolean[:, :]), cache=True, parallel=True)
-def _mark_levels(levels, seen):
-    """``seen[block, level]`` for every level found in ``levels`` (one row per block)."""
-    size = levels.shape[0]
-    blocks = seen.shape[0]
-    step = (size + blocks - 1) // blocks
+@nb.njit(types.void(BYTES, BYTES, LEVEL_MASKS), cache=True, parallel=True)
+def _mark_levels(levels, more_levels, masks):
+    """Adds to ``masks[block]`` every level (but ``NO_LEVEL``) found in the block of
+    ``levels`` and of ``more_levels`` (which may be empty)."""
+    blocks = masks.shape[0]
     for block in prange(blocks):
-        for g in range(block * step, min(size, (block + 1) * step)):
-            seen[block, levels[g]] = True
+        for array in (levels, more_levels):
+            for g in range(block * TOUCH_BLOCK, min(array.shape[0], (block + 1) * TOUCH_BLOCK)):
+                level = array[g]
+                if level != NO_LEVEL:
+                    masks[block, level >> 6] |= types.uint64(1) << types.uint64(level & 63)
 
 
-def _levels_present(levels: np.ndarray) -> np.ndarray:
-    """Which of the 256 one-byte levels occur in ``levels`` (without np.bincount's int64
-    copy of the whole array)."""
-    seen = np.zeros((64, 256), dtype=np.bool_)
-    _mark_levels(levels, seen)
-    return seen.any(axis=0)
+def _level_masks(levels: np.ndarray, more_levels: np.ndarray) -> np.ndarray:
+    """Per block of ``TOUCH_BLOCK`` positions, the set of levels found there (4 x 64 bits)."""
+    masks = np.zeros(((levels.shape[0] + TOUCH_BLOCK - 1) // TOUCH_BLOCK, 4), dtype=np.uint64)
+    _mark_levels(levels, more_levels, masks)
+    return masks
 
 
-def _levels_in_use(exit_win: np.ndarray, exit_floor: np.ndarray, wake: np.ndarray):
-    """Which levels have a position whose moves out of the table win there, and which have
-    one whose other events fall there."""
-    return _levels_present(exit_win), _levels_present(exit_floor) | _levels_present(wake)
+def _levels_present(masks: np.ndarray) -> np.ndarray:
+    """Which of the 256 levels occur in any block of ``masks``."""
+    union = np.bitwise_or.reduce(masks, axis=0)
+    return np.unpackbits(union.astype("<u8").view(np.uint8), bitorder="little").astype(bool)
 
 
 def solve_by_unmoves(family, table: str, children: ChildCodes, progress) -> np.ndarray:
@@ -285,7 +311,11 @@ def solve_by_unmoves(family, table: str, children: ChildCodes, progress) -> np.n
     if not space.reads_children_later:
         children.release()
     progress.update("initialise", 1, 1, space.size)
-    exit_levels, event_levels = _levels_in_use(exit_win, exit_floor, wake)
+    blocks = (size + TOUCH_BLOCK - 1) // TOUCH_BLOCK
+    exit_masks, event_masks = _level_masks(exit_win, wake[:0]), _level_masks(exit_floor, wake)
+    exit_levels, event_levels = _levels_present(exit_masks), _levels_present(event_masks)
+    written_before = np.ones(blocks, dtype=np.uint8)  # the first level scans everything
+    written_now = np.zeros(blocks, dtype=np.uint8)
     out = None  # two-byte storage codes, once a distance goes beyond the byte's window
     offset = 0  # codes and levels count from here
     d = 1  # the level, in plies from the end
@@ -297,20 +327,26 @@ def solve_by_unmoves(family, table: str, children: ChildCodes, progress) -> np.n
             shift = d - FIRST_LEVEL_AFTER_SHIFT - offset
             shift_down(codes, exit_win, exit_floor, wake, shift)
             offset += shift
-            exit_levels, event_levels = _levels_in_use(exit_win, exit_floor, wake)
+            exit_masks, event_masks = _level_masks(exit_win, wake[:0]), _level_masks(exit_floor, wake)
+            exit_levels, event_levels = _levels_present(exit_masks), _levels_present(event_masks)
+            written_before[:] = 1  # every code moved: the next level scans everything
         level = d - offset
-        exits_now = bool(exit_levels[level])
+        code_words = codes.view(np.uint64)
         won = propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
-                        codes.view(np.uint64), exit_win.view(np.uint64), True, exits_now)
-        propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
-                  codes.view(np.uint64), exit_win.view(np.uint64), False, False)
+                        code_words, exit_win.view(np.uint64), True, bool(exit_levels[level]),
+                        written_before, written_now, exit_masks)
+        propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win, code_words,
+                  exit_win.view(np.uint64), False, False, written_before, written_now,
+                  exit_masks)
         decided = settle(kernels.evaluate, params, aux, level, codes, exit_win, exit_floor,
-                         wake, hints, children.codes, offsets, codes.view(np.uint64),
+                         wake, hints, children.codes, offsets, code_words,
                          exit_floor.view(np.uint64), wake.view(np.uint64),
-                         bool(event_levels[level]), offset)
+                         bool(event_levels[level]), offset, written_now, event_masks)
         progress.update(f"level {d}", 0, 0, int(won + decided))
         if won + decided == 0 and d >= latest:
             break
+        written_before, written_now = written_now, written_before
+        written_now[:] = 0
         d += 1
     del exit_win, exit_floor, wake  # not needed any more: the peak stays lower
     if out is not None:

@@ -337,7 +337,10 @@ def storage_unrank(table, index, squares):
         for j in range(i):
             if squares[i] == squares[j]:
                 return -1
-    if storage_index(table, squares, stm) != index:  # a symmetric duplicate: never used
+    # The one symmetric duplicate storage_index never produces: without pawns, the white king
+    # on the a1-h8 diagonal and the black king above it (the diagonal mirror is used instead).
+    wk, bk = squares[0], squares[1]
+    if not PAWNFUL[table] and (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7):
         return -1
     return stm
 

@@ -43,7 +43,7 @@ from games.chess.position import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
 from games.chess.tables import BETWEEN, BISHOP_RAYS, ROOK_RAYS
 from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
                                 GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE, INDEX_MASK, NO_LEVEL,
-                                TABLE_SHIFT, GenerationSpace, UnmoveKernels)
+                                TABLE_SHIFT, GenerationSpace, UnmoveKernels, touch)
 from games.value_codes import (CODE_DRAW, GEN_FLAGGED, GEN_UNKNOWN, better, code_distance, is_loss,
                                is_unresolved, is_win, loss_code, parent_code, shifted, stored_code,
                                win_code)
@@ -702,7 +702,7 @@ TARGETS = 2048  # predecessors gathered before the codes are touched
 
 
 @nb.njit(GEN_MARK_SIGNATURE, cache=True)
-def mark_predecessors_of(params, aux, entries, count, codes, wins):
+def mark_predecessors_of(params, aux, entries, count, codes, wins, touched):
     """The predecessors (:func:`collect_predecessors`) of each of ``entries[:count]``, all
     decided at the same level: with ``wins`` the unresolved ones are won, else the unknown
     ones flagged. Returns how many were won."""
@@ -731,11 +731,13 @@ def mark_predecessors_of(params, aux, entries, count, codes, wins):
             for t in range(gathered):
                 if is_unresolved(codes[targets[t]]):
                     codes[targets[t]] = win
+                    touch(touched, targets[t])
                     marked += 1
         else:
             for t in range(gathered):
                 if codes[targets[t]] == GEN_UNKNOWN:
                     codes[targets[t]] = GEN_FLAGGED
+                    touch(touched, targets[t])
         gathered = 0
     return marked
 
