@@ -309,7 +309,8 @@ def may_allow_en_passant(spec, squares, n, stm, move):
 
 
 # --- the generation index ------------------------------------------------------------------
-# Node g = stm * powers[n] + sum_i digit_i * powers[i], slot 0's digit lowest. Without pawns the
+# Node g = stm * powers[n] + sum_i digit_i * powers[i], the last slot's digit lowest and slot 0's
+# highest (the storage index's order, so the pass to storage reads nearly in order). Without pawns the
 # white king's digit is its triangle square (radix 10) and every other piece's its square (64);
 # the 8 board symmetries bring the white king into the triangle. With pawns the first pawn of the
 # spec is the *anchor*: the left-right mirror puts it on files a-d, its digit is
@@ -360,7 +361,7 @@ def node_index(pawnful, squares, n, stm, powers, domain):
     flip_rank = (wk >> 3) > 3
     w = E.transform(wk, flip_file, flip_rank, False)
     diagonal = (w >> 3) > (w & 7)
-    g = domain[0, E.transform(wk, flip_file, flip_rank, diagonal)]
+    g = domain[0, E.transform(wk, flip_file, flip_rank, diagonal)] * powers[0]
     for i in range(1, n):
         g += E.transform(squares[i], flip_file, flip_rank, diagonal) * powers[i]
     return g + stm * powers[n]
@@ -371,7 +372,7 @@ def decode_node(g, pawnful, n, powers, squares, king_squares):
     """Squares of node ``g``; returns the side to move."""
     if pawnful:
         rest = g
-        for i in range(n):
+        for i in range(n - 1, -1, -1):
             radix = powers[n + 2 + i]
             if radix == SQUARE_RADIX:
                 squares[i] = rest & 63
@@ -385,12 +386,13 @@ def decode_node(g, pawnful, n, powers, squares, king_squares):
             else:
                 squares[i] = digit + 8
         return rest
-    rest = g // TRIANGLE_RADIX
-    squares[0] = king_squares[0, g - rest * TRIANGLE_RADIX]
-    for i in range(1, n):
+    rest = g
+    for i in range(n - 1, 0, -1):
         squares[i] = rest & 63
         rest >>= 6
-    return rest
+    stm = rest // TRIANGLE_RADIX
+    squares[0] = king_squares[0, rest - stm * TRIANGLE_RADIX]
+    return stm
 
 
 @nb.njit(types.int64(types.int64, types.int64, I64, I64, I64_2D, I64_2D), cache=True)
@@ -534,7 +536,7 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
     king_on_diagonal = not pawnful and (squares[0] >> 3) == (squares[0] & 7)
     mirror_base = 0
     if king_on_diagonal:
-        mirror_base = domain[0, squares[0]] + parent_stm_part
+        mirror_base = domain[0, squares[0]] * powers[0] + parent_stm_part
         for i in range(1, n):
             mirror_base += E.transform(squares[i], False, False, True) * powers[i]
     for i in range(n):
@@ -794,9 +796,12 @@ def generation_space(table: str) -> GenerationSpace:
     else:
         anchor = 0
         radices = [TRIANGLE_RADIX] + [SQUARE_RADIX] * (n - 1)
-    powers = [1]
-    for radix in radices:
-        powers.append(powers[-1] * radix)
+    # The last slot is the lowest digit, the white king the highest (the storage index's
+    # order: the last piece's moves stay in one cache line, and storage reads run in order).
+    powers = [1] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        powers[i] = powers[i + 1] * radices[i]
+    powers = [powers[i + 1] for i in range(n)] + [powers[0]]
     packed_spec = np.zeros(8, dtype=np.int8)
     packed_spec[:n] = spec
     params = np.array([n, pawnful, "P" in white and "P" in black, table_id,
