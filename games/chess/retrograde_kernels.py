@@ -770,6 +770,19 @@ def store_range(params, aux, start, stop, codes, out, offset):
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     table = params[P_TABLE]
+    if not pawnful and E.PER_SIDE[table] == powers[n]:
+        # No pawns and no like pieces: the two indices coincide on the canonical placements.
+        for index in range(start, stop):
+            rest = index - (index // powers[n]) * powers[n]
+            wk = king_squares[0, rest // powers[0]]
+            bk = (rest // powers[1]) & 63
+            if (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7):
+                out[index - start] = 0  # the diagonal mirror's twin: storage never uses it
+                continue
+            code = stored_code(np.int64(codes[index]), offset)
+            if code >= 0:
+                out[index - start] = code
+        return
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     for index in range(start, stop):
         stm = E.storage_unrank(table, index, squares)
