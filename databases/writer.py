@@ -14,12 +14,17 @@ import time
 from pathlib import Path
 
 import h5py
+import numba as nb
 import numpy as np
+from numba import prange
 
 from databases import format as F
+from databases.chunks import can_write_directly, write_pages
 
 COMPRESSIONS = ("zstd", "gzip", "lzf", "none")
 DEFAULT_COMPRESSION = "zstd"
+# Level 6: on chess tables 1% larger than level 9 and 2.4x faster to compress (2026-11-25).
+ZSTD_LEVEL = 6
 
 
 def _filter_options(compression: str) -> dict:
@@ -27,7 +32,7 @@ def _filter_options(compression: str) -> dict:
     if compression == "zstd":
         import hdf5plugin
 
-        return dict(hdf5plugin.Zstd(clevel=9))
+        return dict(hdf5plugin.Zstd(clevel=ZSTD_LEVEL))
     if compression == "gzip":
         return {"compression": "gzip", "compression_opts": 6, "shuffle": False}
     if compression == "lzf":
@@ -40,16 +45,24 @@ def _filter_options(compression: str) -> dict:
 SLICE_ENTRIES = 1 << 24  # entries counted or written at a time: temporaries stay small
 
 
+@nb.njit(cache=True, parallel=True)
+def _slice_counts(row, counts, slice_entries):
+    """``counts[k, code]`` = how often ``code`` occurs in slice ``k`` of ``row``."""
+    for k in prange(counts.shape[0]):
+        for i in range(k * slice_entries, min(row.shape[0], (k + 1) * slice_entries)):
+            counts[k, row[i]] += 1
+
+
 def code_counts(codes: np.ndarray, sides: int) -> np.ndarray:
     """How many entries of each side hold each code: ``counts[side, code]`` (int64), counted a
-    slice at a time (``np.bincount`` makes an int64 copy of what it counts)."""
+    slice at a time on every thread (``np.bincount`` makes an int64 copy of what it counts)."""
     per_side = codes.reshape(sides, -1)
     counts = np.zeros((sides, int(codes.max(initial=0)) + 1), dtype=np.int64)
     for side in range(sides):
-        row = per_side[side]
-        for start in range(0, row.size, SLICE_ENTRIES):
-            found = np.bincount(row[start:start + SLICE_ENTRIES], minlength=counts.shape[1])
-            counts[side] += found
+        row = np.ascontiguousarray(per_side[side])
+        slices = np.zeros((-(-row.size // SLICE_ENTRIES), counts.shape[1]), dtype=np.int64)
+        _slice_counts(row, slices, SLICE_ENTRIES)
+        counts[side] = slices.sum(axis=0)
     return counts
 
 
@@ -94,9 +107,12 @@ def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table:
             dataset = handle.create_dataset(F.DATASET, shape=codes.shape, dtype=dtype,
                                             chunks=(min(page_entries, max(1, codes.size)),),
                                             fletcher32=True, **_filter_options(compression))
-            step = max(page_entries, SLICE_ENTRIES - SLICE_ENTRIES % page_entries)
-            for start in range(0, codes.size, step):  # whole pages, converted a slice at a time
-                dataset[start:start + step] = codes[start:start + step].astype(dtype)
+            if codes.size and can_write_directly(dataset):
+                write_pages(dataset, codes)
+            else:
+                step = max(page_entries, SLICE_ENTRIES - SLICE_ENTRIES % page_entries)
+                for start in range(0, codes.size, step):  # whole pages, a slice at a time
+                    dataset[start:start + step] = codes[start:start + step].astype(dtype)
             handle.create_dataset(F.CHECKSUMS, data=checksums, fletcher32=True)
             for key, value in attributes.items():
                 handle.attrs[key] = F.stored_attribute(value)

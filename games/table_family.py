@@ -60,6 +60,10 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         when decided below distance ``d``, so the result never depends on the order in which
         entries are evaluated. ``hints`` is one byte per position the kernel may use to
         resume its scan of a position's moves.
+    ``with_children(space, child_codes, child_offsets) -> aux`` (optional, Python)
+        Called once the child tables are loaded: the ``aux`` the kernels get from then on
+        (the space's, extended with whatever is cheaper to look up than to compute per
+        position; chess: the child codes of every capture, indexed by the squares left).
     ``to_storage(params, aux, start, stop, codes, out, offset) -> None``
         Storage codes of indices ``[start, stop)`` into ``out[0:stop - start]`` (a slice the
         engine chooses) from the generation codes counted from ``offset``
@@ -137,6 +141,7 @@ class UnmoveKernels:
     mark_predecessors: object
     evaluate: object
     to_storage: object
+    with_children: Callable | None = None
 
 
 class TableFamily:

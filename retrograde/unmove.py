@@ -306,6 +306,8 @@ def solve_by_unmoves(family, table: str, children: ChildCodes, progress) -> np.n
     if longest_child + 1 >= NO_LEVEL:
         raise RuntimeError(f"{table}: a child table's mate in {longest_child} plies does not fit "
                            "the one-byte levels")
+    if kernels.with_children is not None:
+        aux = kernels.with_children(space, children.codes, offsets)
     latest = initialise(kernels.initialise, params, aux, codes[whole], exit_win[whole],
                         exit_floor[whole], wake[whole], children.codes, offsets)
     if not space.reads_children_later:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
-from numba import types
+from numba import prange, types
 
 from games.chess import endgames as E
 from games.chess.attacks import (bishop_attacks, king_attacks, knight_attacks, pawn_attacks,
@@ -49,6 +49,7 @@ from games.value_codes import (CODE_DRAW, GEN_FLAGGED, GEN_UNKNOWN, better, code
                                win_code)
 
 MAX_MOVES = 96
+BLOCK_ENTRIES = 4096  # capture-table entries per parallel task
 
 SPEC8 = types.Array(types.int8, 1, "C")
 U8 = types.Array(types.uint8, 1, "C")
@@ -473,10 +474,12 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
             ordinal += 1
             if ordinal < skip:
                 continue  # known won at an earlier look
-            if slot == 0 and not pawnful:
-                squares[0] = to
+            if slot == 0 and not pawnful and domain[0, to] < 0:
+                squares[0] = to  # the king leaves the triangle: the symmetry changes
                 child_g = node_index(pawnful, squares, n, 1 - stm, powers, domain)
                 squares[0] = start
+            elif slot == 0 and not pawnful:
+                child_g = g_base + child_stm_part + (domain[0, to] - domain[0, start]) * powers[0]
             else:
                 child_g = g_base + child_stm_part + move_delta(slot, start, to, n, powers)
             child = np.int64(codes[child_g])
@@ -564,8 +567,10 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
             squares[i] = origin
             # An impossible predecessor (the side to move now in check) holds code 0, so the
             # caller's code tests skip it without an attack test here.
-            if i == 0 and not pawnful:
-                parent = node_index(pawnful, squares, n, them, powers, domain)
+            if i == 0 and not pawnful and domain[0, origin] < 0:
+                parent = node_index(pawnful, squares, n, them, powers, domain)  # out of the triangle
+            elif i == 0 and not pawnful:
+                parent = g_base + parent_stm_part + (domain[0, origin] - domain[0, sq]) * powers[0]
             else:
                 parent = g_base + parent_stm_part + move_delta(i, sq, origin, n, powers)
             direct = lost
@@ -600,9 +605,14 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
 # slot, radices[0..n-1]];
 # aux: KING_DOMAIN and KING_SQUARES flattened.
 P_COUNT, P_PAWNFUL, P_EN_PASSANT, P_TABLE, P_SPEC, P_POWERS = 0, 1, 2, 3, 4, 5
+# After them, with_children's capture tables: per slot the offset (in uint16 entries) of the
+# child codes of capturing that slot, -1 for none, then the codes.
 DOMAIN_AT = 0
 KING_SQUARES_AT = DOMAIN_AT + KING_DOMAIN.size
-AUX = np.concatenate([KING_DOMAIN.ravel().view(np.uint64), KING_SQUARES.ravel().view(np.uint64)])
+CAPTURES_AT = KING_SQUARES_AT + KING_SQUARES.size
+CAPTURE_CODES_AT = CAPTURES_AT + E.MAX_PIECES
+AUX = np.concatenate([KING_DOMAIN.ravel().view(np.uint64), KING_SQUARES.ravel().view(np.uint64),
+                      np.full(E.MAX_PIECES, -1, dtype=np.int64).view(np.uint64)])
 
 TABLE_VIEWS = types.Tuple((SPEC8, types.int64, types.boolean, types.boolean, I64, I64_2D,
                            I64_2D))
@@ -621,6 +631,105 @@ def table_views(params, aux):
             king_squares)
 
 
+CAPTURE_VIEWS = types.Tuple((I64, U16))
+
+
+@nb.njit(CAPTURE_VIEWS(GEN_AUX), cache=True, inline="always")
+def capture_views(aux):
+    """The capture tables of :func:`with_children` (views): per slot the offset of its codes
+    (-1: none), and the codes."""
+    return (aux[CAPTURES_AT:CAPTURE_CODES_AT].view(np.int64),
+            aux[CAPTURE_CODES_AT:].view(np.uint16))
+
+
+@nb.njit(types.int64(types.int64, types.boolean), cache=True, inline="always")
+def capture_table_size(n, pawnful):
+    """Entries per side to move of one capture table: the squares of the ``n - 1`` pieces
+    left, the white king's in the triangle without pawns."""
+    size = TRIANGLE_RADIX if not pawnful else SQUARE_RADIX
+    for _ in range(n - 2):
+        size *= SQUARE_RADIX
+    return size
+
+
+@nb.njit(types.int64(I64, types.int64, types.int64, types.int64, types.int64, types.int64,
+                     types.boolean, I64_2D), cache=True, inline="always")
+def capture_index(squares, n, captured, mover, to, child_stm, pawnful, domain):
+    """Index in the capture table of slot ``captured`` of the position after ``mover`` takes
+    it on ``to`` (without pawns the white king is not the mover: it stays in the triangle)."""
+    index = child_stm
+    for slot in range(n):
+        if slot == captured:
+            continue
+        square = to if slot == mover else squares[slot]
+        if slot == 0 and not pawnful:
+            index = index * TRIANGLE_RADIX + domain[0, square]
+        else:
+            index = index * SQUARE_RADIX + square
+    return index
+
+
+@nb.njit(types.void(SPEC8, types.int64, types.boolean, types.int64, I64_2D, U16, I64, U16),
+         cache=True, parallel=True)
+def fill_capture_table(spec, n, pawnful, captured, king_squares, child_codes, child_offsets,
+                       out):
+    """The child code of every placement of the pieces left when slot ``captured`` is taken,
+    for both sides to move (:func:`capture_index`); 0 where squares collide or a pawn stands
+    on the first or last rank."""
+    per_side = capture_table_size(n, pawnful)
+    blocks = (out.shape[0] + BLOCK_ENTRIES - 1) // BLOCK_ENTRIES
+    for block in prange(blocks):
+        pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
+        squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+        scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
+        count = 0
+        for slot in range(n):
+            if slot != captured:
+                pieces[count] = spec[slot]
+                count += 1
+        for index in range(block * BLOCK_ENTRIES, min(out.shape[0], (block + 1) * BLOCK_ENTRIES)):
+            child_stm = index // per_side
+            rest = index - child_stm * per_side
+            for k in range(count - 1, 0, -1):
+                squares[k] = rest & 63
+                rest >>= 6
+            squares[0] = rest if pawnful else king_squares[0, rest]
+            occupied = types.uint64(0)
+            usable = True
+            for k in range(count):
+                bit = types.uint64(1) << types.uint64(squares[k])
+                if occupied & bit or (pieces[k] % 6 == PAWN
+                                      and (squares[k] < 8 or squares[k] >= 56)):
+                    usable = False
+                occupied |= bit
+            out[index] = 0
+            if usable:
+                packed = E.locate_pieces(pieces, squares, count, child_stm, scratch)
+                if packed >= 0:
+                    table = packed >> TABLE_SHIFT
+                    out[index] = child_codes[child_offsets[table] + (packed & INDEX_MASK)]
+
+
+def with_children(space: GenerationSpace, child_codes: np.ndarray,
+                  child_offsets: np.ndarray) -> np.ndarray:
+    """The space's ``aux`` with a capture table per capturable slot (every piece but the
+    kings): looking a capture up there is index arithmetic instead of ranking the child."""
+    params = space.params
+    n = int(params[P_COUNT])
+    pawnful = bool(params[P_PAWNFUL])
+    spec = params[P_SPEC:P_SPEC + 1].view(np.int8)[:n].copy()
+    per_table = 2 * int(capture_table_size(n, pawnful))
+    slots = range(2, n)
+    codes = np.empty(per_table * len(slots) + 3, dtype=np.uint16)  # whole uint64 words
+    offsets = np.full(E.MAX_PIECES, -1, dtype=np.int64)
+    for k, slot in enumerate(slots):
+        offsets[slot] = k * per_table
+        fill_capture_table(spec, n, pawnful, slot, KING_SQUARES, child_codes, child_offsets,
+                           codes[k * per_table:(k + 1) * per_table])
+    words = codes[:codes.size - codes.size % 4].view(np.uint64)
+    return np.concatenate([space.aux[:CAPTURES_AT], offsets.view(np.uint64), words])
+
+
 @nb.njit(GEN_INITIALISE_SIGNATURE, cache=True)
 def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
                      child_offsets):
@@ -632,6 +741,7 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     such level."""
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
+    capture_offsets, capture_codes = capture_views(aux)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
@@ -672,8 +782,15 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
                     if option >= 2 and code_distance(option) + 1 < soonest:
                         soonest = code_distance(option) + 1
                 continue
-            child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
-                              child_pieces, child_squares, scratch)
+            captured = ((move >> 12) & 7) - 1
+            mover = move & 7
+            if captured >= 0 and not (move >> 9) & 7 and capture_offsets[captured] >= 0 \
+                    and (pawnful or mover != 0):
+                child = np.int64(capture_codes[capture_offsets[captured] + capture_index(
+                    squares, n, captured, mover, (move >> 3) & 63, 1 - stm, pawnful, domain)])
+            else:
+                child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
+                                  child_pieces, child_squares, scratch)
             after = code_distance(child) + 1  # plies to the end through this move
             if child == CODE_DRAW:
                 floor = NO_LEVEL
@@ -827,4 +944,5 @@ def generation_space(table: str) -> GenerationSpace:
 
 UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,
                                mark_predecessors=mark_predecessors_of,
-                               evaluate=evaluate_entries, to_storage=store_range)
+                               evaluate=evaluate_entries, to_storage=store_range,
+                               with_children=with_children)
