@@ -228,6 +228,59 @@ def has_legal_quiet_move(spec, squares, n, stm, occupied):
     return False
 
 
+PREFIX = types.Tuple((types.boolean, types.uint64, types.int64))
+
+
+@nb.njit(PREFIX(SPEC8, I64, types.int64, types.int64, types.Array(types.uint64, 1, "C")),
+         cache=True)
+def placement_prefix(spec, squares, n, stm, rays):
+    """What :func:`placement_valid` can tell from every piece but the last: whether they
+    stand on distinct squares with pawns off the first and last ranks, the squares they
+    occupy, and how many of ``stm``'s pieces attack the other king past them; their
+    ``rays[k]`` hold the squares between each such attacker and the king (a piece there
+    blocks it; 0 for a king, knight or pawn)."""
+    occupied = types.uint64(0)
+    valid = True
+    for i in range(n - 1):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        if occupied & bit or (spec[i] % 6 == PAWN and (squares[i] < 8 or squares[i] >= 56)):
+            valid = False
+        occupied |= bit
+    target = squares[1 - stm]
+    target_bit = types.uint64(1) << types.uint64(target)
+    attackers = 0
+    for j in range(n - 1):
+        code = np.int64(spec[j])
+        if code // 6 != stm:
+            continue
+        if attacks_from(code, squares[j], stm, occupied) & target_bit:
+            kind = code % 6
+            sliding = kind == ROOK or kind == BISHOP or kind == QUEEN
+            rays[attackers] = BETWEEN[squares[j] * 64 + target] if sliding else types.uint64(0)
+            attackers += 1
+    return valid, occupied, attackers
+
+
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.uint64,
+                       types.Array(types.uint64, 1, "C"), types.int64), cache=True,
+         inline="always")
+def placement_completes(spec, squares, n, stm, occupied, rays, attackers):
+    """:func:`placement_valid` of a placement whose other pieces passed
+    :func:`placement_prefix` (``occupied``, ``rays``, ``attackers`` from it), given the last
+    piece's square."""
+    last = n - 1
+    bit = types.uint64(1) << types.uint64(squares[last])
+    if occupied & bit:
+        return False
+    for k in range(attackers):
+        if not rays[k] & bit:
+            return False  # an attack the last piece does not block
+    code = np.int64(spec[last])
+    target = squares[1 - stm]
+    return not (code // 6 == stm and attacks_from(code, squares[last], stm, occupied | bit)
+                & (types.uint64(1) << types.uint64(target)))
+
+
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, types.int64, U16, I64,
                      SPEC8, I64, I64), cache=True)
 def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets,
@@ -327,6 +380,16 @@ for _sq in range(64):
         KING_SQUARES[0, E.TRIANGLE[_sq]] = _sq
 I64_2D = types.Array(types.int64, 2, "C")
 ANCHOR_RADIX, PAWN_RADIX, SQUARE_RADIX, TRIANGLE_RADIX = 24, 48, 64, 10
+
+
+@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+def digit_square(digit, radix):
+    """The square of a generation digit in a slot of ``radix`` (see ``decode_node``)."""
+    if radix == ANCHOR_RADIX:
+        return ((digit >> 2) + 1) * 8 + (digit & 3)
+    if radix == PAWN_RADIX:
+        return digit + 8
+    return digit
 
 
 @nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, I64), cache=True,
@@ -747,19 +810,28 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
     child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
+    rays = np.empty(E.MAX_PIECES, dtype=np.uint64)
+    last = n - 1
+    last_radix = powers[n + 2 + last]
+    run = -1  # the nodes of a run differ only in the last slot's digit (its lowest)
     latest = 0
     for g in range(start, stop):
-        stm = decode_node(g, pawnful, n, powers, squares, king_squares)
         exit_win[g] = NO_LEVEL
         exit_floor[g] = 0
         if en_passant_possible:
             wake[g] = NO_LEVEL
-        if not placement_valid(spec, squares, n, stm):
+        if g // last_radix != run:
+            run = g // last_radix
+            stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+            run_valid, run_occupied, attackers = placement_prefix(spec, squares, n, stm, rays)
+        squares[last] = digit_square(g - run * last_radix, last_radix)
+        if last < 2:  # the last piece is a king: no prefix to share (KvK)
+            run_valid = placement_valid(spec, squares, n, stm)
+        if not (run_valid and (last < 2 or placement_completes(
+                spec, squares, n, stm, run_occupied, rays, attackers))):
             codes[g] = 0
             continue
-        occupied = types.uint64(0)
-        for i in range(n):
-            occupied |= types.uint64(1) << types.uint64(squares[i])
+        occupied = run_occupied | (types.uint64(1) << types.uint64(squares[last]))
         count = pseudo_moves(spec, squares, n, stm, occupied, moves, True,
                              en_passant_possible)
         legal = 0
@@ -880,6 +952,15 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
                               moves, child_pieces, child_squares, scratch, domain, hints, offset)
 
 
+@nb.njit(types.boolean(types.int64), cache=True)
+def has_like_pieces(table):
+    """Whether the table has two or more like pieces (a group indexed combinatorially)."""
+    for group in range(E.MAX_GROUPS):
+        if E.GROUPS[table, group, 1] > 1:
+            return True
+    return False
+
+
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)
 def store_range(params, aux, start, stop, codes, out, offset):
     """Storage codes of indices ``[start, stop)`` into ``out[0:stop - start]`` from generation codes counted from ``offset``
@@ -901,6 +982,29 @@ def store_range(params, aux, start, stop, codes, out, offset):
                 out[index - start] = code
         return
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    if pawnful and not has_like_pieces(table):
+        # Every storage index is canonical: read its squares off its digits. Colliding squares
+        # need no test: their node holds 0 (invalid), as storage wants.
+        per_side = E.PER_SIDE[table]
+        for index in range(start, stop):
+            stm = index // per_side
+            rest = index - stm * per_side
+            for slot in range(n - 1, 1, -1):
+                if spec[slot] % 6 == PAWN:
+                    part = rest // PAWN_RADIX
+                    squares[slot] = rest - part * PAWN_RADIX + 8
+                    rest = part
+                else:
+                    squares[slot] = rest & 63
+                    rest >>= 6
+            squares[1] = rest & 63
+            kings = rest >> 6
+            squares[0] = (kings >> 2) * 8 + (kings & 3)
+            code = stored_code(np.int64(codes[node_index(pawnful, squares, n, stm, powers,
+                                                         domain)]), offset)
+            if code >= 0:
+                out[index - start] = code
+        return
     for index in range(start, stop):
         stm = E.storage_unrank(table, index, squares)
         if stm < 0:
