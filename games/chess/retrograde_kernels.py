@@ -913,6 +913,10 @@ def mark_predecessors_of(params, aux, entries, count, codes, wins, touched):
                 continue  # every predecessor of a lost position is won, in the other pass
             win = win_code(code_distance(code) + 1)
             stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+            if not pawnful and (squares[0] >> 3) == (squares[0] & 7):
+                other = twin(g, n, powers, scratch, domain, king_squares)
+                if 0 <= other < g:
+                    continue  # the same position: its twin marks the predecessors of both
             gathered = collect_predecessors(g, spec, squares, n, stm, is_loss(code), pawnful,
                                             en_passant_possible, wins, powers, scratch,
                                             domain, king_squares, targets, gathered)

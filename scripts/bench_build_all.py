@@ -1,0 +1,127 @@
+"""Benchmark: every chess table of N pieces (default 5) built one after the other, resumable.
+
+Issue 11's bar is the whole 5-piece set built on this 2-core machine within 3 hours, each
+table within 4 GiB. That takes hours, so each table is built in a fresh process (its peak
+memory is its own; the compiled kernels come from numba's cache, loaded before the clock
+starts) and its figures are appended as one JSON line to ``--out``; a later run skips the
+tables already recorded there, so the benchmark resumes where it stopped. Tables of fewer
+pieces that the set depends on are built first, untimed (``solver build chess --pieces
+N-1``). ``--report`` prints the summary of what is recorded: tables done, the sum of their
+build times (what ``solver build chess --pieces N`` would take, less one start-up), the
+largest peak, the size on disk, and the slowest tables.
+
+    python scripts/bench_build_all.py --db DIR --out docs/results/build5.jsonl
+    python scripts/bench_build_all.py --db DIR --out docs/results/build5.jsonl --report
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_build import peak_resident_mib  # noqa: E402
+
+
+def child(table: str, threads: int, root: str) -> None:
+    """Build one table in this process and print its figures as a JSON line."""
+    import h5py
+    import numba
+
+    from retrograde.build import build_tables
+
+    numba.set_num_threads(threads)
+    import tempfile
+    with tempfile.TemporaryDirectory() as scratch:  # load the kernels before the clock starts
+        build_tables("chess", ["KQvK"], scratch, show_progress=False)
+        build_tables("chess", ["KPvK"], scratch, show_progress=False)
+    started = time.perf_counter()
+    build_tables("chess", [table], root, show_progress=False, force=True, workers=threads)
+    wall = time.perf_counter() - started
+    path = os.path.join(root, "chess", f"{table}.h5")
+    with h5py.File(path, "r") as handle:
+        longest = int(handle.attrs["longest_mate"])
+    print(json.dumps({"table": table, "threads": threads, "seconds": round(wall, 2),
+                      "peak_mib": round(peak_resident_mib()), "bytes": os.path.getsize(path),
+                      "longest_mate": longest}))
+
+
+def recorded(out: Path) -> list[dict]:
+    """The rows already in ``out`` (a missing file: none)."""
+    if not out.exists():
+        return []
+    return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+
+
+def report(rows: list[dict], total: int) -> None:
+    """Print the summary of the recorded rows."""
+    if not rows:
+        print("nothing recorded yet")
+        return
+    seconds = sum(row["seconds"] for row in rows)
+    biggest = max(rows, key=lambda row: row["peak_mib"])
+    print(f"tables: {len(rows)} of {total}; build time summed: {seconds:,.0f} s "
+          f"({seconds / 3600:.2f} h); largest peak: {biggest['peak_mib']:,} MiB "
+          f"({biggest['table']}); size: {sum(row['bytes'] for row in rows) / 1e6:,.0f} MB")
+    over = [row["table"] for row in rows if row["peak_mib"] > 4096]
+    print(f"over 4 GiB: {', '.join(over) if over else 'none'}")
+    print("slowest:", ", ".join(f"{row['table']} {row['seconds']:.0f} s"
+                                for row in sorted(rows, key=lambda r: -r["seconds"])[:8]))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pieces", type=int, default=5)
+    parser.add_argument("--db", required=True, help="directory for the tables (kept)")
+    parser.add_argument("--out", default="docs/results/build5.jsonl",
+                        help="JSON lines, one per table (appended; the run resumes from it)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--report", action="store_true", help="summarise --out and stop")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child[0], int(args.child[1]), args.child[2])
+        return 0
+    from databases.families import get_family
+
+    family = get_family("chess")
+    tables = [t for t in family.table_names(args.pieces) if len(t) - 1 == args.pieces]
+    out = Path(args.out)
+    rows = recorded(out)
+    if args.report:
+        report(rows, len(tables))
+        return 0
+    from retrograde.build import build_tables
+
+    build_tables("chess", None, args.db, max_pieces=args.pieces - 1, show_progress=False)
+    done = {row["table"] for row in rows}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for table in tables:  # dependencies first: a table's children are built before it
+        if table in done:
+            continue
+        with open("/proc/loadavg") as load:
+            load_average = float(load.read().split()[0])
+        result = subprocess.run([sys.executable, __file__, "--child", table, str(args.threads),
+                                 args.db], capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"{table}: build failed: {result.stderr.strip().splitlines()[-1:]}",
+                  file=sys.stderr)
+            return 1
+        row = json.loads(result.stdout.strip().splitlines()[-1])
+        row |= {"load_before": load_average,
+                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        with open(out, "a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        rows.append(row)
+        print(f"{table}: {row['seconds']:.1f} s, peak {row['peak_mib']} MiB, "
+              f"{row['bytes'] / 1e6:.1f} MB ({len(rows)}/{len(tables)})", flush=True)
+    report(rows, len(tables))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
