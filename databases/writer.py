@@ -19,7 +19,6 @@ import numpy as np
 from numba import prange
 
 from databases import format as F
-from databases.chunks import can_write_directly, write_pages
 
 COMPRESSIONS = ("zstd", "gzip", "lzf", "none")
 DEFAULT_COMPRESSION = "zstd"
@@ -107,6 +106,8 @@ def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table:
             dataset = handle.create_dataset(F.DATASET, shape=codes.shape, dtype=dtype,
                                             chunks=(min(page_entries, max(1, codes.size)),),
                                             fletcher32=True, **_filter_options(compression))
+            from databases.chunks import can_write_directly, write_pages  # its kernel: here
+
             if codes.size and can_write_directly(dataset):
                 write_pages(dataset, codes)
             else:

@@ -13,7 +13,11 @@ sets, piece types and the between-squares table are the move generator's
 - ``initialise_range``: invalid placements (code 0), mates and stalemates, and for every
   position a summary of its moves out of the table (captures, promotions), looked up once in
   the child tables: the level at which one of them wins, and the level from which all of them
-  are known lost (never, if one draws or wins).
+  are known lost (never, if one draws or wins). The last slot is the index's lowest digit, so
+  a run of consecutive nodes differs only in the last piece: what the other pieces decide
+  about the placement's validity is computed once per run. Captures are read from the
+  capture tables ``with_children`` fills once per captured slot (the child's code for every
+  placement of the pieces left, indexed by their squares), promotions by ranking the child.
 - ``mark_predecessors_of``: the un-moves of the side that just moved (never captures or
   promotions) from positions decided at the previous level; a batch's predecessors are
   gathered first and their codes touched after, in one tight loop (the table is far larger
@@ -23,7 +27,8 @@ sets, piece types and the between-squares table are the move generator's
   its first unknown child (``hints``), so the next look starts there.
 
 Positions whose white king stands on the long diagonal have a mirror twin in the generation
-index (the same position); un-moves mark both.
+index (the same position, always holding the same code); un-moves mark both, so only the
+first of two twins generates the predecessors of both.
 
 A double pawn push after which the opponent can capture en passant leads to a position that
 is not the table's entry: its value is the opponent's best of the entry and the en-passant
