@@ -40,10 +40,13 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
     from a child table is made relative with ``shifted(code, offset)``.
 
     ``initialise(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
-    child_offsets) -> int64``
+    child_offsets, first) -> int64``
         For every index in ``[start, stop)``: code 0 if no legal position, the final code of a
         finished game, else ``GEN_UNKNOWN`` and the three levels (``wake`` is empty, and left
-        alone, when the space says it has none). Returns the latest level set.
+        alone, when the space says it has none). Returns the latest level set. The child
+        tables may come in groups (those absent have offset -1; their moves are left out):
+        the first call (``first``) does all of the above, later ones only fold the moves into
+        the tables now present into the levels of the positions still ``GEN_UNKNOWN``.
     ``mark_predecessors(params, aux, entries, count, codes, wins, touched) -> int64``
         For each of ``entries[:count]`` (positions just decided, at level ``d - 1``), its
         unresolved predecessors (un-moves of the side that just moved, inside the table): with
@@ -99,7 +102,7 @@ BYTES = types.Array(types.uint8, 1, "C")
 CHILD_CODES = types.Array(types.uint16, 1, "C")
 INT64S = types.Array(types.int64, 1, "C")
 GEN_INITIALISE_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
-                                       BYTES, BYTES, BYTES, CHILD_CODES, INT64S)
+                                       BYTES, BYTES, BYTES, CHILD_CODES, INT64S, types.boolean)
 GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES,
                                  types.boolean, BYTES)
 GEN_EVALUATE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, INT64S, types.int64, types.int64, BYTES,

@@ -86,9 +86,12 @@ def _digit(index, cell):
 
 @nb.njit(GEN_INITIALISE_SIGNATURE, cache=True)
 def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
-                     child_offsets):
+                     child_offsets, first):
     """Invalid boards (0), boards with a line (lost for the side to move, code 2), full boards
-    (drawn, 1), the rest unresolved. No move leaves the table, so no levels are set."""
+    (drawn, 1), the rest unresolved. No move leaves the table, so no levels are set (and a
+    later group of child tables, which this family never has, changes nothing)."""
+    if not first:
+        return 0
     pos = np.zeros(2, dtype=np.uint64)
     for index in range(start, stop):
         exit_win[index] = NO_LEVEL

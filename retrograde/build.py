@@ -13,7 +13,7 @@ from databases.location import table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent
-from retrograde.tables import MISSING, ChildCodes, load_children, table_problem
+from retrograde.tables import MISSING, ChildLoader, load_children, table_problem
 from retrograde.unmove import solve_by_unmoves
 
 GENERATOR = "solver-retrograde"
@@ -110,7 +110,7 @@ def plan_build(family, tables: list[str] | None, root, max_pieces: int | None,
 def solve_table(family, table: str, root, progress) -> tuple:
     """The codes of one table (its dependencies already on disk)."""
     if family.unmoves is not None:
-        children = ChildCodes.load(root, family, family.dependencies(table))
+        children = ChildLoader(root, family, family.dependencies(table))
         return solve_by_unmoves(family, table, children, progress), "unmove"
     children, offsets, longest = load_children(root, family, family.dependencies(table))
     return solve_forward(family, table, children, offsets, longest, progress), "forward"

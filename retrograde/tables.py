@@ -87,3 +87,42 @@ class ChildCodes:
     def release(self) -> None:
         """Drop the codes (the offsets stay); what reads them afterwards sees none."""
         self.codes = np.zeros(1, dtype=np.uint16)
+
+    def groups(self, budget_bytes: int):
+        """The codes in groups to read one after another: here, all at once (loaded)."""
+        yield self
+
+
+class ChildLoader:
+    """The child tables of a table being built, read from ``root`` only when asked for, in
+    groups (:meth:`groups`): a generator that can fold the moves into each group in turn
+    holds one group at a time, not every child (a five-piece pawn table's promotions lead to
+    four five-piece tables, 2.3 GB of codes)."""
+
+    def __init__(self, root, family, tables: list[str]):
+        self.root, self.family, self.tables = root, family, list(tables)
+
+    def load_all(self) -> ChildCodes:
+        """Every child at once."""
+        return ChildCodes.load(self.root, self.family, self.tables)
+
+    def groups(self, budget_bytes: int):
+        """The children as :class:`ChildCodes`, smallest tables first, each group within
+        ``budget_bytes`` of codes (a larger table alone); a group is released before the next
+        one is read. Offsets of the tables outside a group are -1."""
+        by_size = sorted(self.tables, key=self.family.size)
+        group: list[str] = []
+        held = 0
+        for table in by_size:
+            size = 2 * self.family.size(table)
+            if group and held + size > budget_bytes:
+                yield self._read(group)
+                group, held = [], 0
+            group.append(table)
+            held += size
+        if group or not self.tables:
+            yield self._read(group)
+
+    def _read(self, tables: list[str]) -> ChildCodes:
+        children = ChildCodes.load(self.root, self.family, tables)
+        return children

@@ -80,10 +80,11 @@ def scatter_stride(blocks):
 
 
 @nb.njit(types.int64(InitialiseKernel, GEN_PARAMS, GEN_AUX, BYTES, BYTES, BYTES, BYTES,
-                     CHILD_CODES, INT64S), cache=True, parallel=True)
+                     CHILD_CODES, INT64S, types.boolean), cache=True, parallel=True)
 def initialise(kernel, params, aux, codes, exit_win, exit_floor, wake, child_codes,
-               child_offsets):
-    """Run the game's initialisation over the whole generation index; the latest level set."""
+               child_offsets, first):
+    """Run the game's initialisation (``first``) or a fold of the moves into another group of
+    child tables over the whole generation index; the latest level set."""
     size = codes.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     latest = np.zeros(blocks, dtype=np.int64)
@@ -91,7 +92,8 @@ def initialise(kernel, params, aux, codes, exit_win, exit_floor, wake, child_cod
     for k in prange(blocks):
         block = k * stride % blocks
         latest[block] = kernel(params, aux, block * BLOCK, min(size, (block + 1) * BLOCK),
-                               codes, exit_win, exit_floor, wake, child_codes, child_offsets)
+                               codes, exit_win, exit_floor, wake, child_codes, child_offsets,
+                               first)
     return latest.max()
 
 
@@ -286,11 +288,15 @@ def _levels_present(masks: np.ndarray) -> np.ndarray:
     return np.unpackbits(union.astype("<u8").view(np.uint8), bitorder="little").astype(bool)
 
 
-def solve_by_unmoves(family, table: str, children: ChildCodes, progress) -> np.ndarray:
+CHILD_GROUP_BYTES = 768 << 20  # child codes held at once while initialising (when foldable)
+
+
+def solve_by_unmoves(family, table: str, children, progress) -> np.ndarray:
     """Storage codes (:mod:`databases.format`; ``uint8`` when every distance fits a byte,
-    else ``uint16``) of ``table``; ``children`` holds the codes of the tables its moves leave
-    to (released once read, unless en-passant answers need them later). RuntimeError if a
-    child's distance does not fit the one-byte levels."""
+    else ``uint16``) of ``table``; ``children`` (a ``ChildCodes``, or a ``ChildLoader`` that
+    reads them in groups) holds the codes of the tables its moves leave to (released once
+    read, unless en-passant answers need them later). RuntimeError if a child's distance does
+    not fit the one-byte levels."""
     kernels = family.unmoves
     space = kernels.space(table)
     params, aux = space.params, space.aux
@@ -300,18 +306,26 @@ def solve_by_unmoves(family, table: str, children: ChildCodes, progress) -> np.n
     exit_floor = np.zeros(size, dtype=np.uint8)
     wake = np.zeros(size if space.wake else 0, dtype=np.uint8)
     hints = np.zeros(size, dtype=np.uint8)
-    offsets = children.offsets
     whole = slice(0, space.size)
-    longest_child = _longest_distance(children.codes)
-    if longest_child + 1 >= NO_LEVEL:
-        raise RuntimeError(f"{table}: a child table's mate in {longest_child} plies does not fit "
-                           "the one-byte levels")
-    if kernels.with_children is not None:
-        aux = kernels.with_children(space, children.codes, offsets)
-    latest = initialise(kernels.initialise, params, aux, codes[whole], exit_win[whole],
-                        exit_floor[whole], wake[whole], children.codes, offsets)
-    if not space.reads_children_later:
-        children.release()
+    if space.reads_children_later and hasattr(children, "load_all"):
+        children = children.load_all()  # the levels read them: every child stays
+    latest = 0
+    for number, group in enumerate(children.groups(CHILD_GROUP_BYTES)):
+        longest_child = _longest_distance(group.codes)
+        if longest_child + 1 >= NO_LEVEL:
+            raise RuntimeError(f"{table}: a child table's mate in {longest_child} plies does not "
+                               "fit the one-byte levels")
+        if number == 0 and kernels.with_children is not None:
+            aux = kernels.with_children(space, group.codes, group.offsets)
+        # The first group settles every position; later ones fold the moves into their tables.
+        latest = max(latest, initialise(kernels.initialise, params, aux, codes[whole],
+                                        exit_win[whole], exit_floor[whole], wake[whole],
+                                        group.codes, group.offsets, number == 0))
+        if not space.reads_children_later:
+            group.release()
+    if not space.reads_children_later:  # nothing reads them any more
+        children = ChildCodes(np.zeros(1, dtype=np.uint16), np.full(1, -1, dtype=np.int64))
+    offsets = children.offsets
     progress.update("initialise", 1, 1, space.size)
     blocks = (size + TOUCH_BLOCK - 1) // TOUCH_BLOCK
     exit_masks, event_masks = _level_masks(exit_win, wake[:0]), _level_masks(exit_floor, wake)

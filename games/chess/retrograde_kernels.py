@@ -290,9 +290,9 @@ def placement_completes(spec, squares, n, stm, occupied, rays, attackers):
                      SPEC8, I64, I64), cache=True)
 def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets,
               child_pieces, child_squares, scratch):
-    """Code (for the side to move after it) of the child a capture/promotion leads to.
-    ``ep_victim`` >= 0 removes that slot instead (en passant). The last three arguments are
-    scratch arrays of MAX_PIECES."""
+    """Code (for the side to move after it) of the child a capture/promotion leads to, -1 if
+    its table is not among those loaded. ``ep_victim`` >= 0 removes that slot instead (en
+    passant). The last three arguments are scratch arrays of MAX_PIECES."""
     slot = move & 7
     to = (move >> 3) & 63
     promotion = (move >> 9) & 7
@@ -314,6 +314,8 @@ def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets
         count += 1
     packed = E.locate_pieces(child_pieces, child_squares, count, 1 - stm, scratch)
     table = packed >> TABLE_SHIFT
+    if child_offsets[table] < 0:
+        return -1  # a table of another group (see GEN_INITIALISE_SIGNATURE's ``first``)
     return np.int64(child_codes[child_offsets[table] + (packed & INDEX_MASK)])
 
 
@@ -700,6 +702,7 @@ def table_views(params, aux):
 
 
 CAPTURE_VIEWS = types.Tuple((I64, U16))
+CAPTURE_ABSENT = 0xFFFF  # a capture table's entry whose child table was not loaded
 
 
 @nb.njit(CAPTURE_VIEWS(GEN_AUX), cache=True, inline="always")
@@ -775,7 +778,8 @@ def fill_capture_table(spec, n, pawnful, captured, king_squares, child_codes, ch
                 packed = E.locate_pieces(pieces, squares, count, child_stm, scratch)
                 if packed >= 0:
                     table = packed >> TABLE_SHIFT
-                    out[index] = child_codes[child_offsets[table] + (packed & INDEX_MASK)]
+                    out[index] = CAPTURE_ABSENT if child_offsets[table] < 0 else \
+                        child_codes[child_offsets[table] + (packed & INDEX_MASK)]
 
 
 def with_children(space: GenerationSpace, child_codes: np.ndarray,
@@ -798,15 +802,91 @@ def with_children(space: GenerationSpace, child_codes: np.ndarray,
     return np.concatenate([space.aux[:CAPTURES_AT], offsets.view(np.uint64), words])
 
 
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, types.int64), cache=True,
+         inline="always")
+def folded_exit(child, win, floor):
+    """(win, floor) levels with one more move out of the table, to a child of code ``child``
+    (for its side to move): the soonest win, and the level from which every such move is
+    known lost (NO_LEVEL once one draws or wins)."""
+    after = code_distance(child) + 1  # plies to the end through this move
+    if child == CODE_DRAW:
+        return win, NO_LEVEL
+    if is_win(child):  # they win: we lose at best in distance + 1
+        return win, (floor if floor == NO_LEVEL or after <= floor else after)
+    return min(win, after), NO_LEVEL  # we win by it, so we never lose
+
+
+@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64), cache=True, inline="always")
+def may_promote(spec, squares, n, stm):
+    """Whether ``stm`` has a pawn on the rank before promotion."""
+    rank = 6 if stm == 0 else 1
+    for i in range(n):
+        if spec[i] == stm * 6 + PAWN and (squares[i] >> 3) == rank:
+            return True
+    return False
+
+
+@nb.njit(types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, U8, U8, U8, U16, I64),
+         cache=True)
+def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_codes,
+               child_offsets):
+    """:func:`initialise_range` for a later group of child tables: the moves of every
+    unresolved position into the tables loaded now folded into its levels. When they all
+    have the table's piece count, only promotions reach them."""
+    spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
+        table_views(params, aux)
+    promotions_only = True
+    for table in range(child_offsets.shape[0]):
+        if child_offsets[table] >= 0 and E.COUNT[table] < n:
+            promotions_only = False
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
+    child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
+    latest = 0
+    for g in range(start, stop):
+        if codes[g] != GEN_UNKNOWN:
+            continue
+        stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+        if promotions_only and not may_promote(spec, squares, n, stm):
+            continue
+        occupied = types.uint64(0)
+        for i in range(n):
+            occupied |= types.uint64(1) << types.uint64(squares[i])
+        win = np.int64(exit_win[g])
+        floor = np.int64(exit_floor[g])
+        for m in range(pseudo_moves(spec, squares, n, stm, occupied, moves, True, False)):
+            move = moves[m]
+            if not ((move >> 9) & 7 or (move >> 12) & 7) \
+                    or not move_is_legal(spec, squares, n, stm, move):
+                continue
+            child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
+                              child_pieces, child_squares, scratch)
+            if child >= 0:
+                win, floor = folded_exit(child, win, floor)
+        exit_win[g] = win
+        exit_floor[g] = floor
+        for level in (win, floor):
+            if level != NO_LEVEL and level > latest:
+                latest = level
+    return latest
+
+
 @nb.njit(GEN_INITIALISE_SIGNATURE, cache=True)
 def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
-                     child_offsets):
+                     child_offsets, first):
     """Invalid placements, mates and stalemates; and the summary of each position's moves
     out of the table: ``exit_win`` = the level at which one of them wins (child lost in k:
     k + 1; NO_LEVEL if none), ``exit_floor`` = 0 with no such moves, NO_LEVEL if one of them
     draws, else the level from which all of them are known lost (longest + 1); ``wake`` = the
     level at which an en-passant answer to a double push becomes known. Returns the latest
-    such level."""
+    such level. Moves into child tables not loaded are left out; without ``first`` only those
+    into the tables loaded now are folded into the levels of the unresolved positions (a
+    table with en passant always gets every child at once)."""
+    if not first:
+        return fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_codes,
+                          child_offsets)
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     capture_offsets, capture_codes = capture_views(aux)
@@ -866,18 +946,12 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
                 child = np.int64(capture_codes[capture_offsets[captured] + capture_index(
                     squares, n, captured, mover, (move >> 3) & 63, 1 - stm, pawnful, domain)])
             else:
+                child = CAPTURE_ABSENT
+            if child == CAPTURE_ABSENT:
                 child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
                                   child_pieces, child_squares, scratch)
-            after = code_distance(child) + 1  # plies to the end through this move
-            if child == CODE_DRAW:
-                floor = NO_LEVEL
-            elif is_win(child):  # they win: we lose at best in distance + 1
-                if floor != NO_LEVEL and after > floor:
-                    floor = after
-            else:  # we win by it, so we never lose
-                floor = NO_LEVEL
-                if after < win:
-                    win = after
+            if child >= 0:
+                win, floor = folded_exit(child, win, floor)
         if legal == 0 and not has_legal_quiet_move(spec, squares, n, stm, occupied):
             checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1)
             codes[g] = loss_code(0) if checked else CODE_DRAW
