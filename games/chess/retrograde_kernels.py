@@ -845,17 +845,28 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
     child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     latest = 0
-    for g in range(start, stop):
-        if codes[g] != GEN_UNKNOWN:
+    last_radix = powers[n + 2 + n - 1]
+    # The last piece is no pawn: whether a pawn may promote is a whole run's to tell.
+    by_run = promotions_only and spec[n - 1] % 6 != PAWN
+    g = start
+    while g < stop:
+        if by_run and (g == start or g % last_radix == 0):
+            stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+            if not may_promote(spec, squares, n, stm):
+                g = min(stop, (g // last_radix + 1) * last_radix)
+                continue
+        g += 1
+        if codes[g - 1] != GEN_UNKNOWN:
             continue
-        stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+        stm = decode_node(g - 1, pawnful, n, powers, squares, king_squares)
         if promotions_only and not may_promote(spec, squares, n, stm):
             continue
         occupied = types.uint64(0)
         for i in range(n):
             occupied |= types.uint64(1) << types.uint64(squares[i])
-        win = np.int64(exit_win[g])
-        floor = np.int64(exit_floor[g])
+        node = g - 1
+        win = np.int64(exit_win[node])
+        floor = np.int64(exit_floor[node])
         for m in range(pseudo_moves(spec, squares, n, stm, occupied, moves, True, False)):
             move = moves[m]
             if not ((move >> 9) & 7 or (move >> 12) & 7) \
@@ -865,8 +876,8 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
                               child_pieces, child_squares, scratch)
             if child >= 0:
                 win, floor = folded_exit(child, win, floor)
-        exit_win[g] = win
-        exit_floor[g] = floor
+        exit_win[node] = win
+        exit_floor[node] = floor
         for level in (win, floor):
             if level != NO_LEVEL and level > latest:
                 latest = level
