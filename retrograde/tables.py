@@ -89,7 +89,8 @@ class ChildCodes:
         self.codes = np.zeros(1, dtype=np.uint16)
 
     def groups(self, budget_bytes: int):
-        """The codes in groups to read one after another: here, all at once (loaded)."""
+        """The codes as groups to use one after another (see :class:`ChildLoader`): these are
+        loaded already, so one group, whatever the budget."""
         yield self
 
 
@@ -116,13 +117,9 @@ class ChildLoader:
         for table in by_size:
             size = 2 * self.family.size(table)
             if group and held + size > budget_bytes:
-                yield self._read(group)
+                yield ChildCodes.load(self.root, self.family, group)
                 group, held = [], 0
             group.append(table)
             held += size
         if group or not self.tables:
-            yield self._read(group)
-
-    def _read(self, tables: list[str]) -> ChildCodes:
-        children = ChildCodes.load(self.root, self.family, tables)
-        return children
+            yield ChildCodes.load(self.root, self.family, group)

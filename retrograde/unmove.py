@@ -39,7 +39,7 @@ from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNAT
                                 GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL,
                                 TOUCH_BLOCK)
 from games.value_codes import GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved, shifted
-from retrograde.tables import ChildCodes
+from retrograde.tables import ChildCodes, ChildLoader
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
 WORD_BLOCK = TOUCH_BLOCK // 8  # 8-byte words per parallel task in the level scans (a block)
@@ -307,7 +307,7 @@ def solve_by_unmoves(family, table: str, children, progress) -> np.ndarray:
     wake = np.zeros(size if space.wake else 0, dtype=np.uint8)
     hints = np.zeros(size, dtype=np.uint8)
     whole = slice(0, space.size)
-    if space.reads_children_later and hasattr(children, "load_all"):
+    if space.reads_children_later and isinstance(children, ChildLoader):
         children = children.load_all()  # the levels read them: every child stays
     latest = 0
     for number, group in enumerate(children.groups(CHILD_GROUP_BYTES)):

@@ -105,8 +105,8 @@ def main() -> int:
             continue
         with open("/proc/loadavg") as load:
             load_average = float(load.read().split()[0])
-        result = subprocess.run([sys.executable, __file__, "--child", table, str(args.threads),
-                                 args.db], capture_output=True, text=True)
+        result = subprocess.run([sys.executable, __file__, "--db", args.db, "--child", table,
+                                 str(args.threads), args.db], capture_output=True, text=True)
         if result.returncode != 0:
             print(f"{table}: build failed: {result.stderr.strip().splitlines()[-1:]}",
                   file=sys.stderr)
