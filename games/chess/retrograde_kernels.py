@@ -452,10 +452,7 @@ def decode_node(g, pawnful, n, powers, squares, king_squares):
             quotient = rest // radix
             digit = rest - quotient * radix
             rest = quotient
-            if radix == ANCHOR_RADIX:
-                squares[i] = ((digit >> 2) + 1) * 8 + (digit & 3)
-            else:
-                squares[i] = digit + 8
+            squares[i] = digit_square(digit, radix)
         return rest
     rest = g
     for i in range(n - 1, 0, -1):
