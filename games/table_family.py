@@ -62,7 +62,8 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         code at level ``d`` into ``results``, or ``GEN_UNKNOWN``. Children count as known only
         when decided below distance ``d``, so the result never depends on the order in which
         entries are evaluated. ``hints`` is one byte per position the kernel may use to
-        resume its scan of a position's moves.
+        resume its scan of a position's moves, or empty (the engine lends their memory to
+        storage codes when distances pass the byte): every look then starts afresh.
     ``with_children(space, child_codes, child_offsets) -> aux`` (optional, Python)
         Called once the child tables are loaded: the ``aux`` the kernels get from then on
         (the space's, extended with whatever is cheaper to look up than to compute per
@@ -131,7 +132,9 @@ class GenerationSpace:
     params: np.ndarray
     aux: np.ndarray
     wake: bool = True  # False: no position has a wake level; the kernels get an empty array
-    reads_children_later: bool = True  # False: only ``initialise`` reads the child codes
+    # The child tables ``evaluate`` reads during the levels (chess: those en passant leads
+    # to), kept while they run; None: every child. The others are read by ``initialise`` only.
+    children_read_later: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -88,9 +88,9 @@ class ChildCodes:
         """Drop the codes (the offsets stay); what reads them afterwards sees none."""
         self.codes = np.zeros(1, dtype=np.uint16)
 
-    def groups(self, budget_bytes: int):
+    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()):
         """The codes as groups to use one after another (see :class:`ChildLoader`): these are
-        loaded already, so one group, whatever the budget."""
+        loaded already, so one group, whatever the budget and ``first``."""
         yield self
 
 
@@ -107,11 +107,15 @@ class ChildLoader:
         """Every child at once."""
         return ChildCodes.load(self.root, self.family, self.tables)
 
-    def groups(self, budget_bytes: int):
-        """The children as :class:`ChildCodes`, smallest tables first, each group within
-        ``budget_bytes`` of codes (a larger table alone); a group is released before the next
-        one is read. Offsets of the tables outside a group are -1."""
-        by_size = sorted(self.tables, key=self.family.size)
+    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()):
+        """The children as :class:`ChildCodes`: the tables ``first`` (if any) as a group of
+        their own, then the others smallest first, each group within ``budget_bytes`` of codes
+        (a larger table alone); a group is released before the next one is read. Offsets of
+        the tables outside a group are -1."""
+        if first:
+            yield ChildCodes.load(self.root, self.family, list(first))
+        by_size = sorted((table for table in self.tables if table not in first),
+                         key=self.family.size)
         group: list[str] = []
         held = 0
         for table in by_size:
@@ -121,5 +125,5 @@ class ChildLoader:
                 group, held = [], 0
             group.append(table)
             held += size
-        if group or not self.tables:
+        if group or not (self.tables or first):
             yield ChildCodes.load(self.root, self.family, group)

@@ -294,52 +294,32 @@ CHILD_GROUP_BYTES = 768 << 20  # child codes held at once while initialising (wh
 def solve_by_unmoves(family, table: str, children, progress) -> np.ndarray:
     """Storage codes (:mod:`databases.format`; ``uint8`` when every distance fits a byte,
     else ``uint16``) of ``table``; ``children`` (a ``ChildCodes``, or a ``ChildLoader`` that
-    reads them in groups) holds the codes of the tables its moves leave to (released once
-    read, unless en-passant answers need them later). RuntimeError if a child's distance does
-    not fit the one-byte levels."""
+    reads them in groups) holds the codes of the tables its moves leave to (each released once
+    read, but those the levels read: ``GenerationSpace.children_read_later``). RuntimeError if
+    a child's distance does not fit the one-byte levels."""
     kernels = family.unmoves
     space = kernels.space(table)
-    params, aux = space.params, space.aux
+    params = space.params
     size = space.size + (-space.size) % 8  # whole words for the 8-at-a-time scans
     codes = np.zeros(size, dtype=np.uint8)
     exit_win = np.zeros(size, dtype=np.uint8)
     exit_floor = np.zeros(size, dtype=np.uint8)
     wake = np.zeros(size if space.wake else 0, dtype=np.uint8)
     hints = np.zeros(size, dtype=np.uint8)
-    whole = slice(0, space.size)
-    if space.reads_children_later and isinstance(children, ChildLoader):
-        children = children.load_all()  # the levels read them: every child stays
-    latest = 0
-    for number, group in enumerate(children.groups(CHILD_GROUP_BYTES)):
-        longest_child = _longest_distance(group.codes)
-        if longest_child + 1 >= NO_LEVEL:
-            raise RuntimeError(f"{table}: a child table's mate in {longest_child} plies does not "
-                               "fit the one-byte levels")
-        if number == 0 and kernels.with_children is not None:
-            aux = kernels.with_children(space, group.codes, group.offsets)
-        # The first group settles every position; later ones fold the moves into their tables.
-        latest = max(latest, initialise(kernels.initialise, params, aux, codes[whole],
-                                        exit_win[whole], exit_floor[whole], wake[whole],
-                                        group.codes, group.offsets, number == 0))
-        if not space.reads_children_later:
-            group.release()
-    if not space.reads_children_later:  # nothing reads them any more
-        children = ChildCodes(np.zeros(1, dtype=np.uint16), np.full(1, -1, dtype=np.int64))
-    offsets = children.offsets
+    aux, latest, kept = _initialise_all(kernels, table, space, children, codes, exit_win,
+                                        exit_floor, wake)
     progress.update("initialise", 1, 1, space.size)
     blocks = (size + TOUCH_BLOCK - 1) // TOUCH_BLOCK
     exit_masks, event_masks = _level_masks(exit_win, wake[:0]), _level_masks(exit_floor, wake)
     exit_levels, event_levels = _levels_present(exit_masks), _levels_present(event_masks)
     written_before = np.ones(blocks, dtype=np.uint8)  # the first level scans everything
     written_now = np.zeros(blocks, dtype=np.uint8)
-    out = None  # two-byte storage codes, once a distance goes beyond the byte's window
+    stored = None  # storage codes of what was decided before a shift (see _set_aside)
     offset = 0  # codes and levels count from here
     d = 1  # the level, in plies from the end
     while True:
         if d - offset > WINDOW:
-            if out is None:
-                out = np.empty(space.storage_size, dtype=np.uint16)
-            to_storage(kernels.to_storage, params, aux, codes, out, offset)
+            stored, hints = _set_aside(kernels, space, aux, codes, hints, stored, offset)
             shift = d - FIRST_LEVEL_AFTER_SHIFT - offset
             shift_down(codes, exit_win, exit_floor, wake, shift)
             offset += shift
@@ -355,7 +335,7 @@ def solve_by_unmoves(family, table: str, children, progress) -> np.ndarray:
                   exit_win.view(np.uint64), False, False, written_before, written_now,
                   exit_masks)
         decided = settle(kernels.evaluate, params, aux, level, codes, exit_win, exit_floor,
-                         wake, hints, children.codes, offsets, code_words,
+                         wake, hints, kept.codes, kept.offsets, code_words,
                          exit_floor.view(np.uint64), wake.view(np.uint64),
                          bool(event_levels[level]), offset, written_now, event_masks)
         progress.update(f"level {d}", 0, 0, int(won + decided))
@@ -364,14 +344,69 @@ def solve_by_unmoves(family, table: str, children, progress) -> np.ndarray:
         written_before, written_now = written_now, written_before
         written_now[:] = 0
         d += 1
-    del exit_win, exit_floor, wake  # not needed any more: the peak stays lower
-    if out is not None:
+    del exit_win, exit_floor, wake, kept  # not needed any more: the peak stays lower
+    if stored is not None:
+        out = stored if stored.dtype == np.uint16 else stored.astype(np.uint16)
+        del stored  # (the hints' memory, when it held them)
         to_storage(kernels.to_storage, params, aux, codes, out, offset)
         return out
     # Every distance fits a byte: the storage codes go where the hints were.
-    out = hints[:space.storage_size] if space.storage_size <= size \
+    return _byte_storage(kernels, space, aux, codes, hints)
+
+
+def _initialise_all(kernels, table, space, children, codes, exit_win, exit_floor, wake):
+    """Initialise every position from the child tables, group by group (the first one
+    settles each position, later ones fold their moves in). Returns the kernels' ``aux``
+    (extended by ``with_children``), the latest level set, and the children the levels read
+    (the others are released once read)."""
+    later = space.children_read_later
+    if later is None and isinstance(children, ChildLoader):
+        children = children.load_all()  # the levels read every child: one group
+    whole = slice(0, space.size)
+    aux = space.aux
+    latest = 0
+    kept = ChildCodes(np.zeros(1, dtype=np.uint16), np.full(1, -1, dtype=np.int64))
+    for number, group in enumerate(children.groups(CHILD_GROUP_BYTES, later or ())):
+        longest_child = _longest_distance(group.codes)
+        if longest_child + 1 >= NO_LEVEL:
+            raise RuntimeError(f"{table}: a child table's mate in {longest_child} "
+                               "plies does not fit the one-byte levels")
+        if number == 0 and kernels.with_children is not None:
+            aux = kernels.with_children(space, group.codes, group.offsets)
+        latest = max(latest, initialise(kernels.initialise, space.params, aux, codes[whole],
+                                        exit_win[whole], exit_floor[whole], wake[whole],
+                                        group.codes, group.offsets, number == 0))
+        if number == 0 and (later is None or later):
+            kept = group  # the first group holds the tables the levels read
+        else:
+            group.release()
+    return aux, latest, kept
+
+
+def _set_aside(kernels, space, aux, codes, hints, stored, offset):
+    """Before a shift: the storage codes of what is decided so far, into ``stored``. At the
+    first shift every distance fits a byte, and the one-byte storage codes take the hints'
+    memory (the hints only save work: ``evaluate`` then starts each look afresh), so a long
+    table never holds two-byte codes beside its four generation arrays; a later shift widens
+    them. Returns ``(stored, hints)``."""
+    params = space.params
+    if stored is None and offset == 0:
+        stored = hints[:space.storage_size] if space.storage_size <= hints.shape[0] \
+            else np.empty(space.storage_size, dtype=np.uint8)
+        to_byte_storage(kernels.to_storage, params, aux, codes, stored)
+        return stored, np.zeros(0, dtype=np.uint8)
+    if stored.dtype != np.uint16:
+        stored = stored.astype(np.uint16)
+    to_storage(kernels.to_storage, params, aux, codes, stored, offset)
+    return stored, hints
+
+
+def _byte_storage(kernels, space, aux, codes, hints):
+    """One-byte storage codes of a table whose distances all fit a byte, in the hints'
+    memory when it is large enough."""
+    out = hints[:space.storage_size] if space.storage_size <= hints.shape[0] \
         else np.empty(space.storage_size, dtype=np.uint8)
-    to_byte_storage(kernels.to_storage, params, aux, codes, out)
+    to_byte_storage(kernels.to_storage, space.params, aux, codes, out)
     return out
 
 

@@ -508,8 +508,8 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
     the table (children known only below distance ``d``) and the summary of its leaving moves.
 
     Without en-passant possibilities it stops at the first child not known yet and remembers
-    its ordinal in ``hints``: the children before it stay known won, so the next look starts
-    there; a loss found at level ``d`` is then a loss in ``d`` (its last child was won in
+    its ordinal in ``hints`` (when given): the children before it stay known won, so the next
+    look starts there; a loss found at level ``d`` is then a loss in ``d`` (its last child was won in
     ``d - 1``, or its leaving moves become known at ``d``). Codes and levels count from
     ``offset`` plies; an en-passant answer read from a child table is shifted to match.
     ``g`` is the position's node (``squares``, ``stm`` to move)."""
@@ -527,7 +527,8 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
         occupied |= types.uint64(1) << types.uint64(squares[i])
     g_base = g - stm * powers[n]
     child_stm_part = (1 - stm) * powers[n]
-    skip = 0 if en_passant_possible else np.int64(hints[g])
+    remembers = not en_passant_possible and hints.shape[0] > 0
+    skip = np.int64(hints[g]) if remembers else 0
     ordinal = -1
     for slot in range(n):
         piece = np.int64(spec[slot])
@@ -568,7 +569,8 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
                         known = code_distance(child) < d
             if not known or child == CODE_DRAW:
                 if not en_passant_possible:
-                    hints[g] = ordinal
+                    if remembers:
+                        hints[g] = ordinal
                     return GEN_UNKNOWN
                 can_lose = False
                 continue
@@ -1132,9 +1134,13 @@ def generation_space(table: str) -> GenerationSpace:
     params = np.array([n, pawnful, "P" in white and "P" in black, table_id,
                        int(packed_spec.view(np.int64)[0])] + powers + [anchor] + radices,
                       dtype=np.int64)
+    # Only en passant is answered from a child table during the levels: by a capture, into a
+    # table of one piece fewer.
+    read_later = tuple(child for child in E.dependencies_of(table)
+                       if params[P_EN_PASSANT] and E.COUNT[E.TABLE_IDS[child]] < n)
     return GenerationSpace(size=2 * powers[n], storage_size=2 * int(E.PER_SIDE[table_id]),
                            params=params, aux=AUX, wake=bool(params[P_EN_PASSANT]),
-                           reads_children_later=bool(params[P_EN_PASSANT]))
+                           children_read_later=read_later)
 
 
 UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,
