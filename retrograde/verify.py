@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
-from numba import types
+from numba import prange, types
 
 from databases import format as F
 from databases.families import get_family
@@ -104,25 +104,46 @@ def count_disagreements(legal_moves, play, outcome, unrank, rank, table_id, code
     return errors
 
 
-def verify_table(game: str, table: str, root, progress=None, chunk: int = 1 << 18) -> dict:
-    """``{"table", "entries", "errors"}`` for one table on disk (its child tables must exist)."""
+SPAN = 1 << 16  # entries per parallel task
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, UnrankKernel, RankKernel,
+                     types.int64, CODES, CODES, OFFSETS, K.POSITION, types.int64, types.int64,
+                     types.int64), cache=True, parallel=True, nogil=True)
+def count_disagreements_parallel(legal_moves, play, outcome, unrank, rank, table_id, codes,
+                                 other_codes, offsets, template, max_moves, start, stop):
+    """:func:`count_disagreements` over ``[start, stop)`` on every thread, each task with its
+    own positions and move buffers (the count does not depend on the number of threads)."""
+    tasks = (stop - start + SPAN - 1) // SPAN
+    errors = np.zeros(tasks, dtype=np.int64)
+    for task in prange(tasks):
+        pos, child, grandchild = (np.empty_like(template), np.empty_like(template),
+                                  np.empty_like(template))
+        moves = np.empty(max_moves, dtype=np.int32)
+        more_moves = np.empty(max_moves, dtype=np.int32)
+        low = start + task * SPAN
+        errors[task] = count_disagreements(legal_moves, play, outcome, unrank, rank, table_id,
+                                           codes, other_codes, offsets, pos, child, moves,
+                                           grandchild, more_moves, low, min(stop, low + SPAN))
+    return errors.sum()
+
+
+def verify_table(game: str, table: str, root, progress=None, chunk: int = 1 << 22) -> dict:
+    """``{"table", "entries", "errors"}`` for one table on disk (its child tables must exist),
+    on every thread numba has."""
     family = get_family(game)
     progress = progress or Silent()
     codes = read_codes(root, game, table)
     children, offsets, _ = load_children(root, family, family.dependencies(table))
     kernels = family.game.kernels
-    legal_moves, play, outcome = kernels.legal_moves, kernels.play, kernels.outcome
     game = family.game
-    pos, child, grandchild = game.new_position(), game.new_position(), game.new_position()
-    moves = np.empty(game.max_moves, dtype=np.int32)
-    more_moves = np.empty(game.max_moves, dtype=np.int32)
     table_id = family.table_id(table)
     errors = 0
     for start in range(0, codes.size, chunk):
         stop = min(codes.size, start + chunk)
-        errors += int(count_disagreements(legal_moves, play, outcome, family.unrank, family.rank,
-                                          table_id, codes, children, offsets, pos, child, moves,
-                                          grandchild, more_moves, start, stop))
+        errors += int(count_disagreements_parallel(
+            kernels.legal_moves, kernels.play, kernels.outcome, family.unrank, family.rank,
+            table_id, codes, children, offsets, game.new_position(), game.max_moves, start, stop))
         progress.update("verify", stop, codes.size, stop - start)
     progress.done()
     return {"table": table, "entries": int(codes.size), "errors": errors}
