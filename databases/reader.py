@@ -374,6 +374,11 @@ class Database:
             self._files.popitem(last=False)[1].close()
         return handle
 
+    @property
+    def open_files(self) -> int:
+        """How many table files are open now (at most ``max_open``)."""
+        return len(self._files)
+
     def unusable_tables(self) -> dict[str, str]:
         """Tables found damaged or of another format so far, with the reason."""
         return {table: str(error) for table, error in self._unusable.items()}
