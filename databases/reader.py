@@ -288,9 +288,12 @@ class TableFile:
         """The decoded codes of ``page`` (checked)."""
         return self.read_pages(page)
 
-    def read_all(self, pages_per_read: int = 64, keep: bool = True) -> np.ndarray | None:
-        """Every code as uint16 (every page checked); with ``keep`` False only the check."""
-        codes = np.empty(self.entries, dtype=np.uint16) if keep else None
+    def read_all(self, pages_per_read: int = 64, keep: bool = True,
+                 out: np.ndarray | None = None) -> np.ndarray | None:
+        """Every code as uint16 (every page checked), into ``out`` if given (``entries`` long:
+        no second copy of a large table); with ``keep`` False only the check."""
+        codes = (out if out is not None else np.empty(self.entries, dtype=np.uint16)) \
+            if keep else None
         for first in range(0, self.pages, pages_per_read):
             chunk = self.read_pages(first, min(pages_per_read, self.pages - first))
             if keep:

@@ -11,12 +11,16 @@ from databases.reader import TableFile
 MISSING = "missing"
 
 
-def read_codes(root, game: str, table: str) -> np.ndarray:
-    """Every code of a table, as uint16 (header and every page checked); MissingTableError or
-    UnusableTableError (damaged, another format or index) naming the file."""
+def read_codes(root, game: str, table: str, out: np.ndarray | None = None) -> np.ndarray:
+    """Every code of a table, as uint16 (header and every page checked), into ``out`` if given
+    (UnusableTableError if its size differs); MissingTableError or UnusableTableError
+    (damaged, another format or index) naming the file."""
     handle = TableFile(table_path(root, game, table), game, table)
     try:
-        return handle.read_all()
+        if out is not None and out.size != handle.entries:
+            raise UnusableTableError(f"{game}/{table}: {handle.entries} entries, expected "
+                                     f"{out.size}")
+        return handle.read_all(out=out)
     finally:
         handle.close()
 
@@ -49,23 +53,19 @@ def is_built(root, family, table: str) -> bool:
 def load_children(root, family, tables: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
     """Codes of ``tables`` concatenated (``uint16``), offsets by table id (-1 when absent),
     and their longest distance. Each table is read straight into its place (no second copy of
-    them all while concatenating)."""
+    any of them)."""
     names = family.table_names()
     offsets = np.full(max(1, len(names)), -1, dtype=np.int64)
     sizes = [family.size(table) for table in tables]
     merged = np.zeros(max(1, sum(sizes)), dtype=np.uint16)
     total, longest = 0, 0
     for table, size in zip(tables, sizes):
-        codes = read_codes(root, family.game.name, table)
-        if codes.size != size:
-            raise UnusableTableError(f"{family.game.name}/{table}: {codes.size} entries, "
-                                     f"expected {size}")
+        codes = read_codes(root, family.game.name, table, out=merged[total:total + size])
         offsets[family.table_id(table)] = total
-        merged[total:total + size] = codes
         total += size
-        if size and codes.max() >= 2:
-            longest = max(longest, (int(codes.max()) - 2) >> 1)
-        del codes
+        top = int(codes.max()) if size else 0
+        if top >= 2:
+            longest = max(longest, (top - 2) >> 1)
     return merged, offsets, longest
 
 
