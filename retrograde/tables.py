@@ -2,6 +2,8 @@
 deciding whether a table on disk can be trusted as built."""
 from __future__ import annotations
 
+from typing import Iterator, Protocol
+
 import numpy as np
 
 from databases.errors import MissingTableError, UnusableTableError
@@ -69,10 +71,22 @@ def load_children(root, family, tables: list[str]) -> tuple[np.ndarray, np.ndarr
     return merged, offsets, longest
 
 
+class ChildSource(Protocol):
+    """Where a generator gets a table's child tables: :class:`ChildCodes` (loaded already) or
+    :class:`ChildLoader` (read from disk when asked for, in groups)."""
+
+    def load_all(self) -> "ChildCodes":
+        """Every child at once."""
+
+    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()) -> Iterator["ChildCodes"]:
+        """The children in groups of at most ``budget_bytes`` of codes where the source can
+        split them, the tables ``first`` forming the first group."""
+
+
 class ChildCodes:
     """A table's child tables for a generator (:func:`load_children`'s ``codes`` and
     ``offsets``), held in one place so the generator can let the codes go (:meth:`release`)
-    once it no longer reads them."""
+    once it no longer reads them. A :class:`ChildSource` of one group."""
 
     def __init__(self, codes: np.ndarray, offsets: np.ndarray):
         self.codes = np.ascontiguousarray(codes, dtype=np.uint16)
@@ -88,14 +102,19 @@ class ChildCodes:
         """Drop the codes (the offsets stay); what reads them afterwards sees none."""
         self.codes = np.zeros(1, dtype=np.uint16)
 
-    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()):
+    def load_all(self) -> "ChildCodes":
+        """These codes (loaded already)."""
+        return self
+
+    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()) -> Iterator["ChildCodes"]:
         """The codes as groups to use one after another (see :class:`ChildLoader`): these are
         loaded already, so one group, whatever the budget and ``first``."""
         yield self
 
 
 class ChildLoader:
-    """The child tables of a table being built, read from ``root`` only when asked for, in
+    """A :class:`ChildSource`: the child tables of a table being built, read from ``root``
+    only when asked for, in
     groups (:meth:`groups`): a generator that can fold the moves into each group in turn
     holds one group at a time, not every child (a five-piece pawn table's promotions lead to
     four five-piece tables, 2.3 GB of codes)."""
@@ -107,7 +126,7 @@ class ChildLoader:
         """Every child at once."""
         return ChildCodes.load(self.root, self.family, self.tables)
 
-    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()):
+    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()) -> Iterator[ChildCodes]:
         """The children as :class:`ChildCodes`: the tables ``first`` (if any) as a group of
         their own, then the others smallest first, each group within ``budget_bytes`` of codes
         (a larger table alone); a group is released before the next one is read. Offsets of

@@ -39,7 +39,7 @@ from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNAT
                                 GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL,
                                 TOUCH_BLOCK)
 from games.value_codes import GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved, shifted
-from retrograde.tables import ChildCodes, ChildLoader
+from retrograde.tables import ChildCodes, ChildSource
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
 WORD_BLOCK = TOUCH_BLOCK // 8  # 8-byte words per parallel task in the level scans (a block)
@@ -291,12 +291,12 @@ def _levels_present(masks: np.ndarray) -> np.ndarray:
 CHILD_GROUP_BYTES = 768 << 20  # child codes held at once while initialising (when foldable)
 
 
-def solve_by_unmoves(family, table: str, children, progress) -> np.ndarray:
+def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.ndarray:
     """Storage codes (:mod:`databases.format`; ``uint8`` when every distance fits a byte,
-    else ``uint16``) of ``table``; ``children`` (a ``ChildCodes``, or a ``ChildLoader`` that
-    reads them in groups) holds the codes of the tables its moves leave to (each released once
-    read, but those the levels read: ``GenerationSpace.children_read_later``). RuntimeError if
-    a child's distance does not fit the one-byte levels."""
+    else ``uint16``) of ``table``; ``children`` holds the codes of the tables its moves
+    leave to (each released once read, but those the levels read:
+    ``GenerationSpace.children_read_later``). RuntimeError if a child's distance does not fit
+    the one-byte levels."""
     kernels = family.unmoves
     space = kernels.space(table)
     params = space.params
@@ -354,13 +354,14 @@ def solve_by_unmoves(family, table: str, children, progress) -> np.ndarray:
     return _byte_storage(kernels, space, aux, codes, hints)
 
 
-def _initialise_all(kernels, table, space, children, codes, exit_win, exit_floor, wake):
+def _initialise_all(kernels, table, space, children: ChildSource, codes, exit_win, exit_floor,
+                    wake):
     """Initialise every position from the child tables, group by group (the first one
     settles each position, later ones fold their moves in). Returns the kernels' ``aux``
     (extended by ``with_children``), the latest level set, and the children the levels read
     (the others are released once read)."""
     later = space.children_read_later
-    if later is None and isinstance(children, ChildLoader):
+    if later is None:
         children = children.load_all()  # the levels read every child: one group
     whole = slice(0, space.size)
     aux = space.aux
