@@ -378,7 +378,11 @@ def may_allow_en_passant(spec, squares, n, stm, move):
 # (rank - 1) * 4 + file (radix 24); other pawns' digits are square - 8 (48), other pieces' their
 # square (64). Pawns never change file inside a table, so with pawns every move and un-move is a
 # single addition (:func:`move_delta`), the kings' included.
-# ``powers`` (a view of the params) holds powers[0..n], then the anchor slot, then the n radices.
+# ``powers`` (a view of the params) holds powers[0..n], then the anchor slot, then the n radices,
+# then the *like pairs*: bit i set when slots i and i + 1 hold like pieces (neither the anchor),
+# kept in ascending square order. Their other orders are the same positions; they hold 0
+# (invalid), so each position is solved once (KBBvKQ: half the nodes), and a move or un-move
+# that takes a like piece past its partner goes through ``node_index``, which sorts them.
 KING_DOMAIN = np.full((2, 64), -1, dtype=np.int64)  # [0, square] -> triangle slot or -1
 KING_SQUARES = np.zeros((2, 32), dtype=np.int64)
 for _sq in range(64):
@@ -399,6 +403,67 @@ def digit_square(digit, radix):
     return digit
 
 
+@nb.njit(types.int64(I64, types.int64), cache=True, inline="always")
+def like_pairs(powers, n):
+    """The like-pairs bits (see above)."""
+    return powers[2 * n + 2]
+
+
+@nb.njit(types.boolean(types.int64, I64, types.int64), cache=True, inline="always")
+def like_in_order(like, squares, n):
+    """Whether every like pair of ``squares`` stands in ascending order (a canonical node)."""
+    for i in range(n - 1):
+        if (like >> i) & 1 and squares[i] > squares[i + 1]:
+            return False
+    return True
+
+
+@nb.njit(types.boolean(types.int64, I64, types.int64, types.int64), cache=True,
+         inline="always")
+def passes_partner(like, squares, slot, to):
+    """Whether moving the piece in ``slot`` to ``to`` puts it out of order with a like
+    partner (the node is then found by ``node_index``, not by ``move_delta``)."""
+    if (like >> slot) & 1 and to > squares[slot + 1]:
+        return True
+    return slot > 0 and (like >> (slot - 1)) & 1 and to < squares[slot - 1]
+
+
+@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, types.int64, I64),
+         cache=True, inline="always")
+def group_part(first, size, d0, d1, d2, powers):
+    """The index part of a like group of ``size`` (1-3) slots from ``first`` whose digits are
+    ``d0, d1, d2`` (those past ``size`` unused): the digits ascending, slot by slot."""
+    if size == 1:
+        return d0 * powers[first]
+    lo, hi = min(d0, d1), max(d0, d1)
+    if size == 2:
+        return lo * powers[first] + hi * powers[first + 1]
+    low, high = min(lo, d2), max(hi, d2)
+    middle = d0 + d1 + d2 - low - high
+    return low * powers[first] + middle * powers[first + 1] + high * powers[first + 2]
+
+
+@nb.njit(types.int64(types.int64, types.int64, types.boolean, types.boolean, types.boolean),
+         cache=True, inline="always")
+def frame_digit(square, radix, flip_file, flip_rank, diagonal):
+    """The generation digit of ``square`` under the chosen symmetry, in a slot of ``radix``."""
+    square = E.transform(square, flip_file, flip_rank, diagonal)
+    if radix == ANCHOR_RADIX:
+        return ((square >> 3) - 1) * 4 + (square & 7)
+    if radix == PAWN_RADIX:
+        return square - 8
+    return square
+
+
+@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
+def group_size(like, first, n):
+    """Slots in the like group starting at ``first`` (1 if the piece has no like partner)."""
+    size = 1
+    while first + size < n and (like >> (first + size - 1)) & 1:
+        size += 1
+    return size
+
+
 @nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, I64), cache=True,
          inline="always")
 def move_delta(slot, start, to, n, powers):
@@ -411,30 +476,34 @@ def move_delta(slot, start, to, n, powers):
 
 @nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D), cache=True)
 def node_index(pawnful, squares, n, stm, powers, domain):
-    """Generation index of a placement (any squares): the symmetry that brings the white king
-    (without pawns) or the anchor pawn (with pawns) into its domain is applied first."""
+    """Generation index of a placement (any squares, like pieces in any order): the symmetry
+    that brings the white king (without pawns) or the anchor pawn (with pawns) into its
+    domain is applied first, and like pairs are sorted."""
+    like = like_pairs(powers, n)
     if pawnful:
         flip_file = (squares[powers[n + 1]] & 7) > 3
+        flip_rank = False
+        diagonal = False
         g = 0
-        for i in range(n):
-            square = E.transform(squares[i], flip_file, False, False)
-            radix = powers[n + 2 + i]
-            if radix == ANCHOR_RADIX:
-                digit = ((square >> 3) - 1) * 4 + (square & 7)
-            elif radix == PAWN_RADIX:
-                digit = square - 8
-            else:
-                digit = square
-            g += digit * powers[i]
-        return g + stm * powers[n]
-    wk = squares[0]
-    flip_file = (wk & 7) > 3
-    flip_rank = (wk >> 3) > 3
-    w = E.transform(wk, flip_file, flip_rank, False)
-    diagonal = (w >> 3) > (w & 7)
-    g = domain[0, E.transform(wk, flip_file, flip_rank, diagonal)] * powers[0]
-    for i in range(1, n):
-        g += E.transform(squares[i], flip_file, flip_rank, diagonal) * powers[i]
+        first = 0
+    else:
+        wk = squares[0]
+        flip_file = (wk & 7) > 3
+        flip_rank = (wk >> 3) > 3
+        w = E.transform(wk, flip_file, flip_rank, False)
+        diagonal = (w >> 3) > (w & 7)
+        g = domain[0, E.transform(wk, flip_file, flip_rank, diagonal)] * powers[0]
+        first = 1
+    while first < n:
+        size = group_size(like, first, n)
+        radix = powers[n + 2 + first]
+        d0 = frame_digit(squares[first], radix, flip_file, flip_rank, diagonal)
+        d1 = frame_digit(squares[first + 1], radix, flip_file, flip_rank, diagonal) \
+            if size > 1 else 0
+        d2 = frame_digit(squares[first + 2], radix, flip_file, flip_rank, diagonal) \
+            if size > 2 else 0
+        g += group_part(first, size, d0, d1, d2, powers)
+        first += size
     return g + stm * powers[n]
 
 
@@ -527,6 +596,7 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
         occupied |= types.uint64(1) << types.uint64(squares[i])
     g_base = g - stm * powers[n]
     child_stm_part = (1 - stm) * powers[n]
+    like = like_pairs(powers, n)
     remembers = not en_passant_possible and hints.shape[0] > 0
     skip = np.int64(hints[g]) if remembers else 0
     ordinal = -1
@@ -542,10 +612,11 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
             ordinal += 1
             if ordinal < skip:
                 continue  # known won at an earlier look
-            if slot == 0 and not pawnful and domain[0, to] < 0:
-                squares[0] = to  # the king leaves the triangle: the symmetry changes
+            if (slot == 0 and not pawnful and domain[0, to] < 0) \
+                    or (like and passes_partner(like, squares, slot, to)):
+                squares[slot] = to  # the symmetry or the like pieces' order changes
                 child_g = node_index(pawnful, squares, n, 1 - stm, powers, domain)
-                squares[0] = start
+                squares[slot] = start
             elif slot == 0 and not pawnful:
                 child_g = g_base + child_stm_part + (domain[0, to] - domain[0, start]) * powers[0]
             else:
@@ -603,6 +674,7 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
         occupied |= types.uint64(1) << types.uint64(squares[i])
     g_base = g - stm * powers[n]
     parent_stm_part = them * powers[n]
+    like = like_pairs(powers, n)
     # Without pawns and with the white king on the a1-h8 diagonal, every node has a mirror twin
     # (the same position); un-moves of other pieces move both by simple arithmetic.
     king_on_diagonal = not pawnful and (squares[0] >> 3) == (squares[0] & 7)
@@ -636,8 +708,10 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
             squares[i] = origin
             # An impossible predecessor (the side to move now in check) holds code 0, so the
             # caller's code tests skip it without an attack test here.
-            if i == 0 and not pawnful and domain[0, origin] < 0:
-                parent = node_index(pawnful, squares, n, them, powers, domain)  # out of the triangle
+            if (i == 0 and not pawnful and domain[0, origin] < 0) \
+                    or (like and passes_partner(like, squares, i, origin)):
+                # out of the triangle, or a like piece past its partner
+                parent = node_index(pawnful, squares, n, them, powers, domain)
             elif i == 0 and not pawnful:
                 parent = g_base + parent_stm_part + (domain[0, origin] - domain[0, sq]) * powers[0]
             else:
@@ -656,6 +730,8 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
                     if not pawnful and ((origin >> 3) == (origin & 7)
                                         or (origin >> 3) == 7 - (origin & 7)):
                         other = twin(parent, n, powers, scratch, domain, king_squares)
+                elif king_on_diagonal and like:  # the mirror may reorder like pieces
+                    other = twin(parent, n, powers, scratch, domain, king_squares)
                 elif king_on_diagonal:
                     other = mirror_base + (E.transform(origin, False, False, True)
                                            - mirrored_sq) * powers[i]
@@ -671,7 +747,7 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
 
 # --- the kernels of games.table_family.UnmoveKernels -------------------------------------------
 # params: [n, pawnful, en-passant possible, table id, the spec's bytes, powers[0..n], anchor
-# slot, radices[0..n-1]];
+# slot, radices[0..n-1], like pairs];
 # aux: KING_DOMAIN and KING_SQUARES flattened.
 P_COUNT, P_PAWNFUL, P_EN_PASSANT, P_TABLE, P_SPEC, P_POWERS = 0, 1, 2, 3, 4, 5
 # After them, with_children's capture tables: per slot the offset (in uint16 entries) of the
@@ -693,7 +769,7 @@ def table_views(params, aux):
     possible, powers, king domain, king squares."""
     n = params[P_COUNT]
     spec = params[P_SPEC:P_SPEC + 1].view(np.int8)[:n]
-    powers = params[P_POWERS:P_POWERS + 2 * n + 2]
+    powers = params[P_POWERS:P_POWERS + 2 * n + 3]  # and the anchor, radices, like pairs
     domain = aux[DOMAIN_AT:KING_SQUARES_AT].view(np.int64).reshape((2, 64))
     king_squares = aux[KING_SQUARES_AT:KING_SQUARES_AT + 64].view(np.int64).reshape((2, 32))
     return (spec, n, params[P_PAWNFUL] != 0, params[P_EN_PASSANT] != 0, powers, domain,
@@ -908,6 +984,7 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     rays = np.empty(E.MAX_PIECES, dtype=np.uint64)
     last = n - 1
     last_radix = powers[n + 2 + last]
+    like = like_pairs(powers, n)
     run = -1  # the nodes of a run differ only in the last slot's digit (its lowest)
     latest = 0
     for g in range(start, stop):
@@ -923,8 +1000,9 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
         if last < 2:  # the last piece is a king: no prefix to share (KvK)
             run_valid = placement_valid(spec, squares, n, stm)
         if not (run_valid and (last < 2 or placement_completes(
-                spec, squares, n, stm, run_occupied, rays, attackers))):
-            codes[g] = 0
+                spec, squares, n, stm, run_occupied, rays, attackers))) \
+                or (like and not like_in_order(like, squares, n)):
+            codes[g] = 0  # no position, or like pieces out of order (another node holds it)
             continue
         occupied = run_occupied | (types.uint64(1) << types.uint64(squares[last]))
         count = pseudo_moves(spec, squares, n, stm, occupied, moves, True,
@@ -1131,9 +1209,14 @@ def generation_space(table: str) -> GenerationSpace:
     powers = [powers[i + 1] for i in range(n)] + [powers[0]]
     packed_spec = np.zeros(8, dtype=np.int8)
     packed_spec[:n] = spec
+    like = 0  # like pairs kept in order (see the generation index); never the anchor pawn
+    for i in range(n - 1):
+        if spec[i] == spec[i + 1] and spec[i] % 6 != KING and not (
+                pawnful and anchor in (i, i + 1)):
+            like |= 1 << i
     params = np.array([n, pawnful, "P" in white and "P" in black, table_id,
-                       int(packed_spec.view(np.int64)[0])] + powers + [anchor] + radices,
-                      dtype=np.int64)
+                       int(packed_spec.view(np.int64)[0])] + powers + [anchor] + radices
+                      + [like], dtype=np.int64)
     # Only en passant is answered from a child table during the levels: by a capture, into a
     # table of one piece fewer.
     read_later = tuple(child for child in E.dependencies_of(table)
