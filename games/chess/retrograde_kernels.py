@@ -28,7 +28,9 @@ sets, piece types and the between-squares table are the move generator's
 
 Positions whose white king stands on the long diagonal have a mirror twin in the generation
 index (the same position, always holding the same code); un-moves mark both, so only the
-first of two twins generates the predecessors of both.
+first of two twins generates the predecessors of both. Like pieces are another matter: only
+one order of them is a node (ascending squares; see the generation index below), so each such
+position is solved once.
 
 A double pawn push after which the opponent can capture en passant leads to a position that
 is not the table's entry: its value is the opponent's best of the entry and the en-passant
