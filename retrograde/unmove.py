@@ -19,7 +19,9 @@ does not depend on the order of the scan or on the number of threads.
 
 Distances need not fit a byte: codes and levels count from an offset, moved up when the
 levels near the byte's range (:mod:`games.table_family`, "distances beyond one byte"): what
-is decided so far goes to storage, every code and level is shifted down, and the levels go on.
+is decided so far goes to storage (at the first shift one byte each, in the memory of the
+``hints``, which the kernels then do without), every code and level is shifted down, and the
+levels go on.
 
 The scans visit only the blocks of ``TOUCH_BLOCK`` positions that can hold work: those written
 at the level before (every code write marks its block; two block arrays swap at each level)
@@ -391,9 +393,8 @@ def _set_aside(kernels, space, aux, codes, hints, stored, offset):
     table never holds two-byte codes beside its four generation arrays; a later shift widens
     them. Returns ``(stored, hints)``."""
     params = space.params
-    if stored is None and offset == 0:
-        stored = hints[:space.storage_size] if space.storage_size <= hints.shape[0] \
-            else np.empty(space.storage_size, dtype=np.uint8)
+    if stored is None:
+        stored = _bytes_in_hints(space, hints)
         to_byte_storage(kernels.to_storage, params, aux, codes, stored)
         return stored, np.zeros(0, dtype=np.uint8)
     if stored.dtype != np.uint16:
@@ -405,10 +406,17 @@ def _set_aside(kernels, space, aux, codes, hints, stored, offset):
 def _byte_storage(kernels, space, aux, codes, hints):
     """One-byte storage codes of a table whose distances all fit a byte, in the hints'
     memory when it is large enough."""
-    out = hints[:space.storage_size] if space.storage_size <= hints.shape[0] \
-        else np.empty(space.storage_size, dtype=np.uint8)
+    out = _bytes_in_hints(space, hints)
     to_byte_storage(kernels.to_storage, space.params, aux, codes, out)
     return out
+
+
+def _bytes_in_hints(space, hints):
+    """A one-byte array of the table's storage size, in the memory of ``hints`` (no longer
+    read) when it is large enough."""
+    if space.storage_size <= hints.shape[0]:
+        return hints[:space.storage_size]
+    return np.empty(space.storage_size, dtype=np.uint8)
 
 
 def _longest_distance(codes: np.ndarray) -> int:
