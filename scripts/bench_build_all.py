@@ -32,15 +32,20 @@ def child(table: str, threads: int, root: str) -> None:
     import h5py
     import numba
 
-    from retrograde.build import build_tables
+    from databases.families import get_family
+    from databases.writer import DEFAULT_COMPRESSION
+    from retrograde.build import build_one, build_tables
 
     numba.set_num_threads(threads)
     import tempfile
     with tempfile.TemporaryDirectory() as scratch:  # load the kernels before the clock starts
         build_tables("chess", ["KQvK"], scratch, show_progress=False)
         build_tables("chess", ["KPvK"], scratch, show_progress=False)
+    # What `solver build --pieces N` does for each table once it has checked the directory
+    # (here the parent process built and checked the smaller tables, and earlier children
+    # wrote the five-piece ones this table depends on).
     started = time.perf_counter()
-    build_tables("chess", [table], root, show_progress=False, force=True, workers=threads)
+    build_one(get_family("chess"), table, Path(root), False, DEFAULT_COMPRESSION)
     wall = time.perf_counter() - started
     path = os.path.join(root, "chess", f"{table}.h5")
     with h5py.File(path, "r") as handle:
