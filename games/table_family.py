@@ -46,7 +46,10 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         alone, when the space says it has none). Returns the latest level set. The child
         tables may come in groups (those absent have offset -1; their moves are left out):
         the first call (``first``) does all of the above, later ones only fold the moves into
-        the tables now present into the levels of the positions still ``GEN_UNKNOWN``.
+        the tables now present into the levels of the positions still ``GEN_UNKNOWN``. A later
+        group may hold a large table in parts: its entries outside the part read 0
+        (``INVALID``, which the child of a legal move never is), and such moves are left to
+        the part that holds them.
     ``mark_predecessors(params, aux, entries, count, codes, wins, touched) -> int64``
         For each of ``entries[:count]`` (positions just decided, at level ``d - 1``), its
         unresolved predecessors (un-moves of the side that just moved, inside the table): with

@@ -6,11 +6,14 @@ from typing import Iterator, Protocol
 
 import numpy as np
 
+from databases import format as F
 from databases.errors import MissingTableError, UnusableTableError
 from databases.location import table_path
 from databases.reader import TableFile
 
 MISSING = "missing"
+MIN_PART_PAGES = 64  # a part of a child table too large for a group: at least 1 M entries
+READ_PAGES = 64  # pages read at a time
 
 
 def read_codes(root, game: str, table: str, out: np.ndarray | None = None) -> np.ndarray:
@@ -128,9 +131,11 @@ class ChildLoader:
 
     def groups(self, budget_bytes: int, first: tuple[str, ...] = ()) -> Iterator[ChildCodes]:
         """The children as :class:`ChildCodes`: the tables ``first`` (if any) as a group of
-        their own, then the others smallest first, each group within ``budget_bytes`` of codes
-        (a larger table alone); a group is released before the next one is read. Offsets of
-        the tables outside a group are -1."""
+        their own, then the others smallest first, each group within ``budget_bytes`` of codes;
+        a table larger than that comes alone, in parts (:meth:`parts`), unless it is the first
+        group. A group is released before the next one is read. Offsets of the tables outside
+        a group are -1."""
+        started = bool(first)  # whether the first group (never in parts) was yielded
         if first:
             yield ChildCodes.load(self.root, self.family, list(first))
         by_size = sorted((table for table in self.tables if table not in first),
@@ -141,8 +146,34 @@ class ChildLoader:
             size = 2 * self.family.size(table)
             if group and held + size > budget_bytes:
                 yield ChildCodes.load(self.root, self.family, group)
-                group, held = [], 0
+                group, held, started = [], 0, True
+            if size > budget_bytes and started:
+                yield from self.parts(table, budget_bytes)
+                continue
             group.append(table)
             held += size
         if group or not (self.tables or first):
             yield ChildCodes.load(self.root, self.family, group)
+
+    def parts(self, table: str, budget_bytes: int) -> Iterator[ChildCodes]:
+        """``table`` alone, in parts of at most ``budget_bytes`` of codes (whole pages, at
+        least ``MIN_PART_PAGES``): each part is the whole table's array with only the part's
+        entries read, the others 0 (INVALID, which no move's child holds: the kernels leave
+        such a move to the part that holds it). The untouched entries cost no memory."""
+        handle = TableFile(table_path(self.root, self.family.game.name, table),
+                           self.family.game.name, table)
+        try:
+            per_part = max(MIN_PART_PAGES, budget_bytes // (2 * F.PAGE_ENTRIES))
+            offsets = np.full(max(1, len(self.family.table_names())), -1, dtype=np.int64)
+            offsets[self.family.table_id(table)] = 0
+            for first in range(0, handle.pages, per_part):
+                count = min(per_part, handle.pages - first)
+                codes = np.zeros(handle.entries, dtype=np.uint16)  # untouched pages: no memory
+                for page in range(first, first + count, READ_PAGES):
+                    chunk = handle.read_pages(page, min(READ_PAGES, first + count - page))
+                    start = page * F.PAGE_ENTRIES
+                    codes[start:start + chunk.size] = chunk
+                yield ChildCodes(codes, offsets)
+                del codes
+        finally:
+            handle.close()

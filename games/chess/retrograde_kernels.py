@@ -951,7 +951,7 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
                 continue
             child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
                               child_pieces, child_squares, scratch)
-            if child >= 0:
+            if child > 0:  # 0: in another part of its table (no move's child is invalid)
                 win, floor = folded_exit(child, win, floor)
         exit_win[node] = win
         exit_floor[node] = floor
