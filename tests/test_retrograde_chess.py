@@ -228,10 +228,11 @@ def test_distances_beyond_the_byte_window_give_the_same_tables(normal_db, table,
 def test_child_tables_read_in_groups_give_the_same_tables(normal_db, table, monkeypatch):
     # A five-piece pawn table's promotions lead to four five-piece tables: the generator reads
     # its children in groups within a memory budget and folds the moves into each group in
-    # turn. With a budget of one byte every child is a group of its own (captures included:
-    # the capture tables then come from the first group alone, the rest by folding; with en
-    # passant the first group is the tables it leads to, kept for the levels); the result must
-    # be the table built with every child at once, code for code.
+    # turn. With a budget of one byte every child is a group of its own, and every one but the
+    # first comes in parts of a million entries (captures included: the capture tables then
+    # come from the first group alone, the rest by folding; with en passant the first group is
+    # the tables it leads to, kept for the levels); the result must be the table built with
+    # every child at once, code for code.
     from databases.families import get_family
     from retrograde import unmove
     from retrograde.progress import Silent
