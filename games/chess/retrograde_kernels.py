@@ -893,6 +893,14 @@ def folded_exit(child, win, floor):
     return min(win, after), NO_LEVEL  # we win by it, so we never lose
 
 
+@nb.njit(types.Array(types.boolean, 1, "C")(), cache=True, inline="always")
+def no_promotion_table_elsewhere():
+    """Per promotion piece type, whether the child table of promoting to it without a capture
+    is known to lie in another group of child tables: none yet. That table is the same for
+    every position, so once :func:`exit_code` finds it missing, its ranking is not done again."""
+    return np.zeros(8, dtype=np.bool_)
+
+
 @nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64), cache=True, inline="always")
 def may_promote(spec, squares, n, stm):
     """Whether ``stm`` has a pawn on the rank before promotion."""
@@ -921,6 +929,7 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
     child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
     child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
+    elsewhere = no_promotion_table_elsewhere()
     latest = 0
     last_radix = powers[n + 2 + n - 1]
     # The last piece is no pawn: whether a pawn may promote is a whole run's to tell.
@@ -946,11 +955,16 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
         floor = np.int64(exit_floor[node])
         for m in range(pseudo_moves(spec, squares, n, stm, occupied, moves, True, False)):
             move = moves[m]
-            if not ((move >> 9) & 7 or (move >> 12) & 7) \
+            promotion = (move >> 9) & 7
+            capture = (move >> 12) & 7
+            if not (promotion or capture) or (promotions_only and capture) \
+                    or (not capture and elsewhere[promotion]) \
                     or not move_is_legal(spec, squares, n, stm, move):
                 continue
             child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
                               child_pieces, child_squares, scratch)
+            if child < 0 and not capture:
+                elsewhere[promotion] = True
             if child > 0:  # 0: in another part of its table (no move's child is invalid)
                 win, floor = folded_exit(child, win, floor)
         exit_win[node] = win
@@ -984,6 +998,7 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     rays = np.empty(E.MAX_PIECES, dtype=np.uint64)
+    elsewhere = no_promotion_table_elsewhere()
     last = n - 1
     last_radix = powers[n + 2 + last]
     like = like_pairs(powers, n)
@@ -1037,9 +1052,14 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
                     squares, n, captured, mover, (move >> 3) & 63, 1 - stm, pawnful, domain)])
             else:
                 child = CAPTURE_ABSENT
+            promotion = (move >> 9) & 7
             if child == CAPTURE_ABSENT:
+                if promotion and captured < 0 and elsewhere[promotion]:
+                    continue
                 child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
                                   child_pieces, child_squares, scratch)
+                if child < 0 and promotion and captured < 0:
+                    elsewhere[promotion] = True
             if child >= 0:
                 win, floor = folded_exit(child, win, floor)
         if legal == 0 and not has_legal_quiet_move(spec, squares, n, stm, occupied):
