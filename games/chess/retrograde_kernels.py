@@ -1177,24 +1177,42 @@ def store_range(params, aux, start, stop, codes, out, offset):
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     if pawnful and not has_like_pieces(table):
         # Every storage index is canonical: read its squares off its digits. Colliding squares
-        # need no test: their node holds 0 (invalid), as storage wants.
+        # need no test: their node holds 0 (invalid), as storage wants. Along a run of the
+        # last slot's digit (the lowest in both indices) only that slot's digit changes, unless
+        # it holds the anchor pawn (which chooses the symmetry): one node_index per run.
         per_side = E.PER_SIDE[table]
+        last = n - 1
+        last_is_pawn = spec[last] % 6 == PAWN
+        run_length = PAWN_RADIX if last_is_pawn else SQUARE_RADIX
+        last_radix = powers[n + 2 + last]
+        anchor_last = powers[n + 1] == last
+        run_base = 0
+        flip_file = False
         for index in range(start, stop):
-            stm = index // per_side
-            rest = index - stm * per_side
-            for slot in range(n - 1, 1, -1):
-                if spec[slot] % 6 == PAWN:
-                    part = rest // PAWN_RADIX
-                    squares[slot] = rest - part * PAWN_RADIX + 8
-                    rest = part
-                else:
-                    squares[slot] = rest & 63
-                    rest >>= 6
-            squares[1] = rest & 63
-            kings = rest >> 6
-            squares[0] = (kings >> 2) * 8 + (kings & 3)
-            code = stored_code(np.int64(codes[node_index(pawnful, squares, n, stm, powers,
-                                                         domain)]), offset)
+            digit = index % run_length
+            if anchor_last or digit == 0 or index == start:
+                stm = index // per_side
+                rest = index - stm * per_side
+                for slot in range(n - 1, 1, -1):
+                    if spec[slot] % 6 == PAWN:
+                        part = rest // PAWN_RADIX
+                        squares[slot] = rest - part * PAWN_RADIX + 8
+                        rest = part
+                    else:
+                        squares[slot] = rest & 63
+                        rest >>= 6
+                squares[1] = rest & 63
+                kings = rest >> 6
+                squares[0] = (kings >> 2) * 8 + (kings & 3)
+                node = node_index(pawnful, squares, n, stm, powers, domain)
+                flip_file = (squares[powers[n + 1]] & 7) > 3
+                run_base = node - frame_digit(squares[last], last_radix, flip_file, False,
+                                              False) * powers[last]
+            else:
+                square = digit + 8 if last_is_pawn else digit
+                node = run_base + frame_digit(square, last_radix, flip_file, False,
+                                              False) * powers[last]
+            code = stored_code(np.int64(codes[node]), offset)
             if code >= 0:
                 out[index - start] = code
         return
