@@ -166,3 +166,32 @@ def test_generation_index_keeps_like_pieces_in_order(table):
         else:
             assert child == g + RK.move_delta(slot, squares[slot], to, n, powers)
         checked += 1
+
+
+@pytest.mark.parametrize("table", ["KQRvKR", "KBBvKQ", "KRPvKR", "KBBvKP", "KPPvKB", "KPPPvK",
+                                   "KNPvKB", "KQvKP", "KRRvK"])
+def test_storage_codes_follow_the_storage_index(table):
+    # store_range takes shortcuts along runs of the last slot's digit (one or two node_index
+    # calls per run, a symmetry change when the anchor pawn is last); every entry must still
+    # be the code of the node its storage placement has, 0 where storage has no position.
+    from games.chess import retrograde_kernels as RK
+
+    space = RK.generation_space(table)
+    spec, n, pawnful, _, powers, domain, _ = RK.table_views(space.params, space.aux)
+    table_id = E.TABLE_IDS[table]
+    rng = np.random.default_rng(11)
+    codes = rng.integers(1, 200, space.size, dtype=np.uint8)  # distinct codes per node
+    squares = np.zeros(E.MAX_PIECES, dtype=np.int64)
+    for start in rng.integers(0, space.storage_size - 300, 40):
+        stop = int(start) + int(rng.integers(1, 300))
+        for index in range(int(start), stop):  # as the generator leaves them: 0 if no position
+            if E.storage_unrank(table_id, index, squares) < 0 and len(set(squares[:n])) < n:
+                codes[RK.node_index(pawnful, squares, n, index // E.PER_SIDE[table_id], powers,
+                                    domain)] = 0
+        out = np.full(stop - start, 0xFFFF, dtype=np.uint16)
+        RK.store_range(space.params, space.aux, int(start), stop, codes, out, 0)
+        for index in range(int(start), stop):
+            stm = E.storage_unrank(table_id, index, squares)
+            expected = 0 if stm < 0 else int(codes[RK.node_index(pawnful, squares, n, stm,
+                                                                    powers, domain)])
+            assert out[index - start] == expected, (table, index)

@@ -476,24 +476,32 @@ def move_delta(slot, start, to, n, powers):
     return (to - start) * powers[slot]
 
 
+@nb.njit(types.UniTuple(types.boolean, 3)(types.boolean, I64, types.int64, I64), cache=True,
+         inline="always")
+def node_symmetry(pawnful, squares, n, powers):
+    """(flip_file, flip_rank, diagonal): the symmetry that brings the white king (without
+    pawns) or the anchor pawn (with pawns) into its domain, the generation index's frame."""
+    if pawnful:
+        return (squares[powers[n + 1]] & 7) > 3, False, False
+    wk = squares[0]
+    flip_file = (wk & 7) > 3
+    flip_rank = (wk >> 3) > 3
+    w = E.transform(wk, flip_file, flip_rank, False)
+    return flip_file, flip_rank, (w >> 3) > (w & 7)
+
+
 @nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D), cache=True)
 def node_index(pawnful, squares, n, stm, powers, domain):
     """Generation index of a placement (any squares, like pieces in any order): the symmetry
     that brings the white king (without pawns) or the anchor pawn (with pawns) into its
     domain is applied first, and like pairs are sorted."""
     like = like_pairs(powers, n)
+    flip_file, flip_rank, diagonal = node_symmetry(pawnful, squares, n, powers)
     if pawnful:
-        flip_file = (squares[powers[n + 1]] & 7) > 3
-        flip_rank = False
-        diagonal = False
         g = 0
         first = 0
     else:
         wk = squares[0]
-        flip_file = (wk & 7) > 3
-        flip_rank = (wk >> 3) > 3
-        w = E.transform(wk, flip_file, flip_rank, False)
-        diagonal = (w >> 3) > (w & 7)
         g = domain[0, E.transform(wk, flip_file, flip_rank, diagonal)] * powers[0]
         first = 1
     while first < n:
@@ -1154,6 +1162,19 @@ def has_like_pieces(table):
     return False
 
 
+@nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D, types.int64),
+         cache=True)
+def run_base(pawnful, squares, n, stm, powers, domain, square):
+    """The node of ``squares`` with the last slot on ``square``, less that slot's part: the
+    other nodes of the run (the last slot elsewhere, the same symmetry) add theirs to it.
+    ``squares[n - 1]`` is scratch."""
+    last = n - 1
+    squares[last] = square
+    flip_file, flip_rank, diagonal = node_symmetry(pawnful, squares, n, powers)
+    return node_index(pawnful, squares, n, stm, powers, domain) - frame_digit(
+        square, powers[n + 2 + last], flip_file, flip_rank, diagonal) * powers[last]
+
+
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)
 def store_range(params, aux, start, stop, codes, out, offset):
     """Storage codes of indices ``[start, stop)`` into ``out[0:stop - start]`` from generation codes counted from ``offset``
@@ -1174,55 +1195,52 @@ def store_range(params, aux, start, stop, codes, out, offset):
             if code >= 0:
                 out[index - start] = code
         return
+    # Along a run of the last slot's storage digit (the lowest digit of both indices), when
+    # that slot is alone in its group, only its generation digit changes, or, if it holds the
+    # anchor pawn, also the symmetry on crossing to files e-h: one or two node_index calls per
+    # run, the rest by arithmetic. Colliding squares need no test: their node holds 0
+    # (invalid), as storage wants.
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    if pawnful and not has_like_pieces(table):
-        # Every storage index is canonical: read its squares off its digits. Colliding squares
-        # need no test: their node holds 0 (invalid), as storage wants. Along a run of the
-        # last slot's digit (the lowest in both indices) only that slot's digit changes, unless
-        # it holds the anchor pawn (which chooses the symmetry): one node_index per run.
-        per_side = E.PER_SIDE[table]
-        last = n - 1
-        last_is_pawn = spec[last] % 6 == PAWN
-        run_length = PAWN_RADIX if last_is_pawn else SQUARE_RADIX
-        last_radix = powers[n + 2 + last]
-        anchor_last = powers[n + 1] == last
-        run_base = 0
-        flip_file = False
-        for index in range(start, stop):
-            digit = index % run_length
-            if anchor_last or digit == 0 or index == start:
-                stm = index // per_side
-                rest = index - stm * per_side
-                for slot in range(n - 1, 1, -1):
-                    if spec[slot] % 6 == PAWN:
-                        part = rest // PAWN_RADIX
-                        squares[slot] = rest - part * PAWN_RADIX + 8
-                        rest = part
-                    else:
-                        squares[slot] = rest & 63
-                        rest >>= 6
-                squares[1] = rest & 63
-                kings = rest >> 6
-                squares[0] = (kings >> 2) * 8 + (kings & 3)
-                node = node_index(pawnful, squares, n, stm, powers, domain)
-                flip_file = (squares[powers[n + 1]] & 7) > 3
-                run_base = node - frame_digit(squares[last], last_radix, flip_file, False,
-                                              False) * powers[last]
-            else:
-                square = digit + 8 if last_is_pawn else digit
-                node = run_base + frame_digit(square, last_radix, flip_file, False,
-                                              False) * powers[last]
-            code = stored_code(np.int64(codes[node]), offset)
-            if code >= 0:
-                out[index - start] = code
-        return
+    last = n - 1
+    square_offset = 8 if spec[last] % 6 == PAWN else 0
+    run_length = PAWN_RADIX if square_offset else SQUARE_RADIX
+    runs = spec[last] != spec[last - 1]
+    anchor_last = pawnful and powers[n + 1] == last
+    last_radix = powers[n + 2 + last]
+    per_side = E.PER_SIDE[table]
+    base = base_flipped = 0  # the run's node less the last slot's part (files a-d, e-h)
+    flip_file = flip_rank = diagonal = False
+    absent = False  # the run's placements are never stored (a symmetric duplicate)
     for index in range(start, stop):
-        stm = E.storage_unrank(table, index, squares)
-        if stm < 0:
+        digit = index % run_length
+        if not runs or digit == 0 or index == start:
+            absent = E.storage_unrank(table, index, squares) < 0
+            stm = index // per_side
+            if not runs:
+                out[index - start] = 0
+                if not absent:
+                    code = stored_code(np.int64(codes[node_index(pawnful, squares, n, stm,
+                                                                 powers, domain)]), offset)
+                    if code >= 0:
+                        out[index - start] = code
+                continue
+            wk, bk = squares[0], squares[1]
+            absent = not pawnful and (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7)
+            if anchor_last:
+                base = run_base(pawnful, squares, n, stm, powers, domain, 8)  # a2
+                base_flipped = run_base(pawnful, squares, n, stm, powers, domain, 15)  # h2
+            else:
+                flip_file, flip_rank, diagonal = node_symmetry(pawnful, squares, n, powers)
+                base = run_base(pawnful, squares, n, stm, powers, domain, squares[last])
+        if absent:
             out[index - start] = 0
             continue
-        code = stored_code(np.int64(codes[node_index(pawnful, squares, n, stm, powers, domain)]),
-                           offset)
+        square = digit + square_offset
+        if anchor_last:
+            flip_file = (square & 7) > 3
+        node = (base_flipped if anchor_last and flip_file else base) + frame_digit(
+            square, last_radix, flip_file, flip_rank, diagonal) * powers[last]
+        code = stored_code(np.int64(codes[node]), offset)
         if code >= 0:
             out[index - start] = code
 
