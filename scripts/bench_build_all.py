@@ -55,6 +55,14 @@ def child(table: str, threads: int, root: str) -> None:
                       "longest_mate": longest}))
 
 
+def source_commit() -> str:
+    """The commit of the code being measured (rows from several commits can be told
+    apart), "unknown" outside a git checkout."""
+    result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=os.path.dirname(os.path.abspath(__file__)))
+    return result.stdout.strip() or "unknown"
+
+
 def recorded(out: Path) -> list[dict]:
     """The rows already in ``out`` (a missing file: none)."""
     if not out.exists():
@@ -104,6 +112,7 @@ def main() -> int:
 
     build_tables("chess", None, args.db, max_pieces=args.pieces - 1, show_progress=False)
     done = {row["table"] for row in rows}
+    commit = source_commit()
     out.parent.mkdir(parents=True, exist_ok=True)
     for table in tables:  # dependencies first: a table's children are built before it
         if table in done:
@@ -117,7 +126,7 @@ def main() -> int:
                   file=sys.stderr)
             return 1
         row = json.loads(result.stdout.strip().splitlines()[-1])
-        row |= {"load_before": load_average,
+        row |= {"load_before": load_average, "commit": commit,
                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         with open(out, "a") as handle:
             handle.write(json.dumps(row) + "\n")
