@@ -173,8 +173,10 @@ def test_generation_index_keeps_like_pieces_in_order(table):
 def test_storage_codes_follow_the_storage_index(table):
     # store_range takes shortcuts along runs of the last slot's digit (one or two node_index
     # calls per run, a symmetry change when the anchor pawn is last); every entry must still
-    # be the code of the node its storage placement has, 0 where storage has no position.
+    # be the storage code of the node its storage placement has, 0 where storage has no
+    # position, and untouched where the code was floored by a shift (stored before it).
     from games.chess import retrograde_kernels as RK
+    from games.value_codes import stored_code
 
     space = RK.generation_space(table)
     spec, n, pawnful, _, powers, domain, _ = RK.table_views(space.params, space.aux)
@@ -188,10 +190,11 @@ def test_storage_codes_follow_the_storage_index(table):
             if E.storage_unrank(table_id, index, squares) < 0 and len(set(squares[:n])) < n:
                 codes[RK.node_index(pawnful, squares, n, index // E.PER_SIDE[table_id], powers,
                                     domain)] = 0
+        offset = int(rng.integers(0, 2)) * 40  # codes counted from 40 plies: some floored
         out = np.full(stop - start, 0xFFFF, dtype=np.uint16)
-        RK.store_range(space.params, space.aux, int(start), stop, codes, out, 0)
+        RK.store_range(space.params, space.aux, int(start), stop, codes, out, offset)
         for index in range(int(start), stop):
             stm = E.storage_unrank(table_id, index, squares)
-            expected = 0 if stm < 0 else int(codes[RK.node_index(pawnful, squares, n, stm,
-                                                                    powers, domain)])
-            assert out[index - start] == expected, (table, index)
+            expected = 0 if stm < 0 else stored_code(int(codes[RK.node_index(
+                pawnful, squares, n, stm, powers, domain)]), offset)
+            assert out[index - start] == (0xFFFF if expected < 0 else expected), (table, index)

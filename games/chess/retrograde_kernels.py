@@ -1217,12 +1217,13 @@ def store_range(params, aux, start, stop, codes, out, offset):
             absent = E.storage_unrank(table, index, squares) < 0
             stm = index // per_side
             if not runs:
-                out[index - start] = 0
-                if not absent:
-                    code = stored_code(np.int64(codes[node_index(pawnful, squares, n, stm,
-                                                                 powers, domain)]), offset)
-                    if code >= 0:
-                        out[index - start] = code
+                if absent:
+                    out[index - start] = 0
+                    continue
+                code = stored_code(np.int64(codes[node_index(pawnful, squares, n, stm, powers,
+                                                             domain)]), offset)
+                if code >= 0:
+                    out[index - start] = code
                 continue
             wk, bk = squares[0], squares[1]
             absent = not pawnful and (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7)
