@@ -1153,15 +1153,6 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
                               moves, child_pieces, child_squares, scratch, domain, hints, offset)
 
 
-@nb.njit(types.boolean(types.int64), cache=True)
-def has_like_pieces(table):
-    """Whether the table has two or more like pieces (a group indexed combinatorially)."""
-    for group in range(E.MAX_GROUPS):
-        if E.GROUPS[table, group, 1] > 1:
-            return True
-    return False
-
-
 @nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D, types.int64),
          cache=True)
 def run_base(pawnful, squares, n, stm, powers, domain, square):
