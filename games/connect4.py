@@ -117,6 +117,9 @@ class ConnectFour(Game):
                            PLAYER + "move_keys", PLAYER + "noisy_moves", DEFAULTS + "never_repeats")
     proof_candidates = OptionalKernel(PLAYER + "proof_candidates")  # see games.connect4_player
     move_text_needs_position = False  # a column / cell digit
+    plies_fixed_by_position = True  # every move adds a stone
+    # Fewer nodes than the default 0.25 on Pons' sets (Test_L2_R2: 30.7 k a position against 36.7 k)
+    proof_epsilon = 1.0
 
     def __init__(self, width: int = 7, height: int = 6):
         if not (4 <= width <= 9 and 4 <= height and width * (height + 1) <= 64):

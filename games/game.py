@@ -99,6 +99,15 @@ class Game:
     # False when format_move's text depends on the move alone (proofs are then written by the
     # compiled walk of proofsearch.proof_walk)
     move_text_needs_position: bool = True
+    # True when a position fixes the number of plies that led to it (every move adds a stone for
+    # good, as in Connect Four): no position can repeat, and every path to a position has the
+    # same length. Proof search then skips its repetition scan and does not re-read the table
+    # entries of a node's other children after searching one (nothing below a child can be its
+    # sibling). False is always correct, only slower for such games.
+    plies_fixed_by_position: bool = False
+    # The epsilon of df-pn's 1 + epsilon threshold trick (proofsearch.dfpn) that suits the
+    # game's trees: larger keeps the search longer in one child.
+    proof_epsilon: float = 0.25
 
     # --- notation (per game) -----------------------------------------------------------
     def parse_position(self, text: str) -> np.ndarray:

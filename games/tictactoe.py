@@ -100,6 +100,7 @@ class TicTacToe(Game):
     max_moves = 9
     move_space = 9
     move_text_needs_position = False  # a column / cell digit
+    plies_fixed_by_position = True  # every move adds a mark
     max_game_length = 9
     kernels = Kernels(legal_moves, play, outcome, hash_position, PLAYER + "evaluate", PLAYER + "is_noisy")
     player = PlayerKernels(DEFAULTS + "never_in_check", DEFAULTS + "never_gives_check", DEFAULTS + "no_pass",

@@ -37,6 +37,16 @@ Depth bound
     leaf that fails ``win`` and survives for ``draw``; results leaning on such leaves are marked
     bounded (the search reports them as ``unknown``). Keys then include the remaining depth.
 
+Games whose positions fix their ply (``Game.plies_fixed_by_position``: every move adds a
+stone, as in Connect Four) cannot repeat a position, and nothing below one child can be its
+sibling: for them the search skips the repetition scan and, when it comes back to a node, does
+not read its other children's entries again. Both shortcuts leave the search node for node
+the same (tested); they save about a quarter of its time on Connect Four.
+
+Memory: the children's table buckets are prefetched before any of them is probed, so the
+cache misses of one expansion overlap (about a quarter of the time on Connect Four and on long
+chess mates with a table of 64 MiB or more).
+
 Optional kernel ``proof_candidates(pos, moves) -> int64`` (same signature as ``legal_moves``,
 an attribute of the game object when it has one): writes a subset of the legal moves such that
 every legal move left out loses at once (the opponent can then finish the game with a win in one
@@ -61,7 +71,8 @@ from games.table_family import RankKernel
 from proofsearch.database_leaves import (PAGE_MISSING, DatabaseLeaves, database_code, decode_code,
                                          empty_leaf_arrays, no_tables)
 from proofsearch.goals import GOAL_DRAW, GOAL_WIN, goal_code, mover_succeeds
-from proofsearch.table import FLAG_BOUNDED, INFINITY, TABLE, TranspositionTable, entry_length, probe, store
+from proofsearch.table import (FLAG_BOUNDED, INFINITY, TABLE, TranspositionTable, entry_length, prefetch, probe,
+                              store)
 
 INF = np.int64(INFINITY)
 NO_DEP = np.int64(1) << 40
@@ -74,8 +85,8 @@ F_TH_PHI, F_TH_DELTA, F_COUNT, F_SELECTED, F_START = range(5)
 FRAME_FIELDS = 5
 # Parameters (params[...]).
 (P_GOAL, P_MAX_DEPTH, P_BUDGET, P_EPSILON, P_GENERATION, P_SALT, P_HISTORY, P_CANDIDATES, P_EVAL_SCALE,
- P_DATABASE, P_STOP) = range(11)
-PARAMS = 11
+ P_DATABASE, P_STOP, P_FIXED_PLIES) = range(12)
+PARAMS = 12
 POLL_MASK = 1023  # the kernel polls params[P_STOP] every 1024 expansions
 # Results (stats[...]).
 S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING, S_LENGTH = range(9)
@@ -167,6 +178,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
     use_candidates = params[P_CANDIDATES] != 0
     eval_scale = params[P_EVAL_SCALE]
     use_database = params[P_DATABASE] != 0
+    fixed_plies = params[P_FIXED_PLIES] != 0
     stats[S_PAGE_MISSING] = 0
     stack = positions.shape[0] - 1
     scratch = positions[stack]
@@ -194,6 +206,11 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                 count = candidates(parent, move_buffer[ply])
             child = positions[ply + 1]
             child_remaining = remaining - 1
+            # Ask for every child's table bucket first, so that the loads overlap instead of
+            # each probe below waiting on memory in turn.
+            for i in range(count):
+                play(parent, move_buffer[ply, i], child)
+                prefetch(table, table_key(hash_position(child), salt, goal, max_depth, ply + 1))
             for i in range(count):
                 move = move_buffer[ply, i]
                 play(parent, move, child)
@@ -233,7 +250,9 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                             vals[C_LENGTH] = distance
                 if result == K.ONGOING and not solved:
                     repeated = np.int64(-1)
-                    j = history + ply - 1  # same side to move as the child: every other index
+                    # Same side to move as the child: every other index (none to scan when
+                    # positions fix their ply: they cannot repeat).
+                    j = history + ply - 1 if not fixed_plies else np.int64(-1)
                     while j >= 0:
                         if path_hash[j] == child_hash:
                             repeated = j
@@ -324,7 +343,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
         child_is_attacker = not mover_is_attacker
         for i in range(count):
             vals = child_vals[ply, i]
-            if vals[C_SOLVED] == 0:
+            if vals[C_SOLVED] == 0 and not fixed_plies:
                 row = probe(table, table_key(child_hashes[ply, i], salt, goal, max_depth, ply + 1))
                 if row >= 0:
                     c_phi, c_delta = read_entry(table, row)
@@ -460,12 +479,12 @@ class DfpnSearch:
     calls (each call is a fresh search; the table's generations keep them apart)."""
 
     def __init__(self, game: Game, table: TranspositionTable | None = None, stack: int | None = None,
-                 epsilon: float = 0.25, eval_scale: int = 0, database: DatabaseLeaves | None = None):
+                 epsilon: float | None = None, eval_scale: int = 0, database: DatabaseLeaves | None = None):
         self.game = game
         self.database = database
         self.eval_scale = eval_scale
         self.table = table if table is not None else TranspositionTable()
-        self.epsilon = epsilon
+        self.epsilon = game.proof_epsilon if epsilon is None else epsilon
         self.stack = stack if stack is not None else min(game.max_game_length, 1000) + 2
         width, moves = game.position_width, game.max_moves
         self.positions = np.zeros((self.stack + 1, width), dtype=np.uint64)
@@ -513,6 +532,7 @@ class DfpnSearch:
         params[P_CANDIDATES] = int(self.has_candidates)
         params[P_EVAL_SCALE] = self.eval_scale
         params[P_DATABASE] = int(self.database is not None)
+        params[P_FIXED_PLIES] = int(self.game.plies_fixed_by_position)
         if self.database is not None:
             rank, db_bases = self.database.rank, self.database.bases
         else:

@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
 from numba import types
+from numba.extending import intrinsic
 
 INFINITY = 0xFFFFFFFF  # proof/disproof number of a solved node's losing side
 BUCKET = 4
@@ -43,6 +45,36 @@ WORK_MASK = 0xFFFFFFFF
 LENGTH_MASK = 0xFFFF
 
 TABLE = types.Array(types.uint64, 2, "C")
+
+
+@intrinsic
+def _prefetch_address(typingctx, address):
+    """Hint the processor to bring the cache line at ``address`` (an integer) in (LLVM's
+    ``llvm.prefetch``: a read, kept in every cache level). Never faults."""
+    if not isinstance(address, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i8_pointer = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        function = builder.module.declare_intrinsic(
+            "llvm.prefetch", fnty=ir.FunctionType(ir.VoidType(), [i8_pointer, i32, i32, i32]))
+        pointer = builder.inttoptr(args[0], i8_pointer)
+        builder.call(function, [pointer, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(address), codegen
+
+
+@nb.njit(types.void(TABLE, types.uint64), cache=True, inline="always")
+def prefetch(table, key):
+    """Start loading the bucket of ``key`` into the cache, so that a later :func:`probe` or
+    :func:`store` of it does not wait on memory. A bucket spans two cache lines."""
+    mask = types.uint64(table.shape[0] - 1)
+    base = np.int64(key & mask) & ~np.int64(BUCKET - 1)
+    address = table.ctypes.data + base * (WORDS * 8)
+    _prefetch_address(address)
+    _prefetch_address(address + BUCKET * WORDS * 8 - 1)
 
 
 @nb.njit(types.int64(TABLE, types.uint64), cache=True)

@@ -1,6 +1,7 @@
 """df-pn against independent oracles: tic-tac-toe minimax, Pascal Pons' Connect Four sets."""
 from __future__ import annotations
 
+import copy
 import functools
 
 import numpy as np
@@ -144,6 +145,18 @@ def test_same_results_with_tables_of_very_different_sizes(oracle_data, connect4,
     for moves, score in _pons_lines(oracle_data, name, count):
         value, _ = solve_value(search, connect4.parse_position(moves), max_nodes=5_000_000)
         assert value == _sign_name(score), (size, moves)
+
+
+def test_fixed_plies_shortcuts_change_nothing_but_speed(oracle_data, connect4):
+    # Connect Four declares that a position fixes its ply: the search then skips the repetition
+    # scan and the re-reading of siblings' entries. Neither can matter there, so the generic path
+    # must expand exactly the same nodes.
+    generic = copy.copy(connect4)
+    generic.plies_fixed_by_position = False
+    fast_search, generic_search = DfpnSearch(connect4), DfpnSearch(generic)
+    for moves, _ in _pons_lines(oracle_data, "Test_L2_R2", 15):
+        position = connect4.parse_position(moves)
+        assert solve_value(fast_search, position) == solve_value(generic_search, position), moves
 
 
 def test_node_limit_gives_unknown_never_a_guess(connect4):
