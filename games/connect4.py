@@ -116,6 +116,7 @@ class ConnectFour(Game):
     player = PlayerKernels(DEFAULTS + "never_in_check", DEFAULTS + "never_gives_check", DEFAULTS + "no_pass",
                            PLAYER + "move_keys", PLAYER + "noisy_moves", DEFAULTS + "never_repeats")
     proof_candidates = OptionalKernel(PLAYER + "proof_candidates")  # see games.connect4_player
+    proof_key = OptionalKernel(PLAYER + "proof_key")  # a board and its mirror share table entries
     move_text_needs_position = False  # a column / cell digit
     plies_fixed_by_position = True  # every move adds a stone
     # Fewer nodes than the default 0.25 on Pons' sets (Test_L2_R2: 30.7 k a position against 36.7 k)

@@ -8,7 +8,7 @@ import numpy as np
 from numba import types
 
 from games import kernels as K
-from games.bits import popcount
+from games.bits import mix64, popcount
 from games.connect4 import U1, dimensions, bottom_mask, legal_moves
 
 
@@ -84,6 +84,22 @@ def proof_candidates(pos, moves):
             moves[count] = column
             count += 1
     return count
+
+
+@nb.njit(K.HASH_SIGNATURE, cache=True)
+def proof_key(pos):
+    """A hash shared by a position and its mirror image (columns reversed), which have the same
+    value: the prover's table then holds one entry for both. Pons' key ``mover + mask`` is taken
+    column by column (no carry leaves a column), so the mirror's key is the key's columns
+    reversed; the smaller of the two is hashed like :func:`games.connect4.hash_position`."""
+    plies, width, height = dimensions(pos[2])
+    key = pos[0] + pos[1]
+    column_bits = (U1 << types.uint64(height + 1)) - U1
+    mirrored = types.uint64(0)
+    for column in range(width):
+        bits = (key >> types.uint64(column * (height + 1))) & column_bits
+        mirrored |= bits << types.uint64((width - 1 - column) * (height + 1))
+    return mix64(min(key, mirrored) ^ ((pos[2] >> types.uint64(8)) * types.uint64(0x9E3779B97F4A7C15)))
 
 
 # --- Player kernels (games.kernels, "Player kernels") --------------------------------------

@@ -105,6 +105,10 @@ class Game:
     # entries of a node's other children after searching one (nothing below a child can be its
     # sibling). False is always correct, only slower for such games.
     plies_fixed_by_position: bool = False
+    # Optional kernel ``proof_key(pos) -> uint64`` (the hash signature), for games whose positions
+    # fix their ply: a hash equal for positions of equal value by a symmetry of the board (an
+    # OptionalKernel attribute). The prover keys its table by it, so a position and its mirror
+    # image share one entry; without it the table is keyed by ``hash``.
     # The epsilon of df-pn's 1 + epsilon threshold trick (proofsearch.dfpn) that suits the
     # game's trees: larger keeps the search longer in one child.
     proof_epsilon: float = 0.25

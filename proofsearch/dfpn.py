@@ -474,6 +474,19 @@ def _candidates_kernel(game: Game):
     return (kernel, True) if kernel is not None else (game.kernels.legal_moves, False)
 
 
+def position_key_kernel(game: Game):
+    """The kernel whose hash keys the prover's table: the game's optional ``proof_key`` (shared
+    by symmetric positions), else its ``hash``. Only a game whose positions fix their ply may
+    have a ``proof_key``: the search compares keys to find repetitions, and a mirror image is
+    not a repetition."""
+    kernel = getattr(game, "proof_key", None)
+    if kernel is None:
+        return game.kernels.hash
+    if not game.plies_fixed_by_position:
+        raise ValueError(f"{game.name}: a proof_key needs positions that fix their ply")
+    return kernel
+
+
 class DfpnSearch:
     """Reusable df-pn search over one game: buffers and a transposition table kept between
     calls (each call is a fresh search; the table's generations keep them apart)."""
@@ -494,6 +507,7 @@ class DfpnSearch:
         self.child_vals = np.zeros((self.stack, moves, CHILD_FIELDS), dtype=np.int64)
         self.frames = np.zeros((self.stack, FRAME_FIELDS), dtype=np.int64)
         self.candidates, self.has_candidates = _candidates_kernel(game)
+        self.position_key = position_key_kernel(game)
         self._no_database = empty_leaf_arrays()
         self._params = np.zeros(PARAMS, dtype=np.int64)  # those of the search running now
 
@@ -555,7 +569,7 @@ class DfpnSearch:
             directory, arena = self._leaf_arrays()
             total += run_interruptibly(
                 lambda: dfpn_kernel(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
-                                    kernels.hash, kernels.evaluate, self.positions, self.move_buffer,
+                                    self.position_key, kernels.evaluate, self.positions, self.move_buffer,
                                     self.child_moves, self.child_hashes, self.child_vals, self.frames,
                                     path_hash, self.table.rows, params, stats,
                                     rank, directory, db_bases, arena),

@@ -71,7 +71,7 @@ class _Extractor:
         """(remaining depth, length) of the tightest table entry holding ``child`` (at ``ply``,
         with at most ``remaining`` plies left) as solved against its mover, or None."""
         depth, length = least_refuted_depth(
-            self.search.table.rows, self.game.kernels.hash(child), np.uint64(self.search.table.salt),
+            self.search.table.rows, self.search.position_key(child), np.uint64(self.search.table.salt),
             self.goal_code, ply, -1 if remaining is None else remaining)
         return None if depth < 0 else (int(depth), int(length))
 

@@ -83,15 +83,17 @@ def _remember(keys, heights, key, height):
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel,
-                     TABLE, INT64_1D, UINT64_2D, INT32_2D, INT64_2D, UINT64_1D, UINT64_1D, INT64_1D,
+                     K.HashKernel, TABLE, INT64_1D, UINT64_2D, INT32_2D, INT64_2D, UINT64_1D, UINT64_1D, INT64_1D,
                      INT32_1D, INT64_1D),
          cache=True, nogil=True)
-def walk_kernel(legal_moves, candidates, play, outcome, hash_position, table, params, positions,
+def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_key, table, params, positions,
                 move_buffer, frames, path_hash, written_keys, written_heights, tokens, stats):
     """Write the strategy of the solved ``positions[0]`` into ``tokens``; return ``DONE`` or why
     not (``STUCK``, or a buffer too small: ``TOKENS_FULL``, ``WRITTEN_FULL``, ``TOO_DEEP``).
     ``stats`` gets the proof size (positions visited, as the checker counts them) and the
-    number of tokens. ``written_heights`` must be all -1 (empty) and a power of two long."""
+    number of tokens. ``written_heights`` must be all -1 (empty) and a power of two long.
+    ``hash_position`` tells positions apart (repetitions, references); ``position_key`` is the
+    search's table key (:func:`proofsearch.dfpn.position_key_kernel`)."""
     goal = params[W_GOAL]
     prover_is_attacker = params[W_PROVER_IS_ATTACKER] != 0
     salt = types.uint64(params[W_SALT])
@@ -182,7 +184,7 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, table, pa
                                 chosen, chosen_remaining = i, below
                                 break
                             continue
-                        depth, length = least_refuted_depth(table, child_hash, salt, goal, ply + 1,
+                        depth, length = least_refuted_depth(table, position_key(child), salt, goal, ply + 1,
                                                             below)
                         if depth < 0 and has_candidates and (below < 0 or below >= 2):
                             mobility = candidates(child, scratch_moves)
@@ -286,7 +288,7 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
             written_heights = np.full(written_room, -1, dtype=np.int64)
             params[W_RESUME] = 0
         status = walk_kernel(kernels.legal_moves, search.candidates, kernels.play, kernels.outcome,
-                             kernels.hash, search.table.rows, params, positions, move_buffer, frames,
+                             kernels.hash, search.position_key, search.table.rows, params, positions, move_buffer, frames,
                              path_hash, written_keys, written_heights, tokens, stats)
         fresh = True
         if status == DONE:
