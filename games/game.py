@@ -112,6 +112,9 @@ class Game:
     # The epsilon of df-pn's 1 + epsilon threshold trick (proofsearch.dfpn) that suits the
     # game's trees: larger keeps the search longer in one child.
     proof_epsilon: float = 0.25
+    # df-pn nodes after which proof search hands a still unsolved position to its depth-first
+    # alpha-beta (proofsearch.alphabeta); None: never. Only games whose positions fix their ply.
+    proof_handoff: int | None = None
 
     # --- notation (per game) -----------------------------------------------------------
     def parse_position(self, text: str) -> np.ndarray:

@@ -68,11 +68,13 @@ from games.game import Game
 from games.interrupt import flag_raiser, run_interruptibly
 from databases.cache import ARENA, DIRECTORY
 from games.table_family import RankKernel
+from proofsearch.alphabeta import (A_BEST, A_CANDIDATES, A_GENERATION, A_GOAL, A_NODES, A_SALT, A_STOP,
+                                   A_BUDGET, ALPHABETA_PARAMS, UNFINISHED, goal_alphabeta)
 from proofsearch.database_leaves import (PAGE_MISSING, DatabaseLeaves, database_code, decode_code,
                                          empty_leaf_arrays, no_tables)
 from proofsearch.goals import GOAL_DRAW, GOAL_WIN, goal_code, mover_succeeds
 from proofsearch.table import (FLAG_BOUNDED, INFINITY, TABLE, TranspositionTable, entry_length, prefetch, probe,
-                              store)
+                              read_entry, store, table_key)
 
 INF = np.int64(INFINITY)
 NO_DEP = np.int64(1) << 40
@@ -92,31 +94,12 @@ POLL_MASK = 1023  # the kernel polls params[P_STOP] every 1024 expansions
 S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING, S_LENGTH = range(9)
 STATS = 9
 
-DEPTH_SALT = np.uint64(0x9E3779B97F4A7C15)
-GOAL_SALT = np.uint64(0xD6E8FEB86659FD93)
-
 INT64_1D = types.Array(types.int64, 1, "C")
 INT64_2D = types.Array(types.int64, 2, "C")
 INT64_3D = types.Array(types.int64, 3, "C")
 UINT64_1D = types.Array(types.uint64, 1, "C")
 UINT64_2D = types.Array(types.uint64, 2, "C")
 INT32_2D = types.Array(types.int32, 2, "C")
-
-
-@nb.njit(types.uint64(types.uint64, types.uint64, types.int64, types.int64, types.int64), cache=True,
-         inline="always")
-def table_key(position_hash, salt, goal, max_depth, ply):
-    """The table key of a position at ``ply``: its hash, the table's salt, the goal of the side
-    to move there (the root's goal at even plies, its dual at odd ones) and, under a depth bound,
-    the remaining depth."""
-    key = position_hash ^ salt
-    if (goal ^ (ply & 1)) != 0:
-        key ^= GOAL_SALT
-    if max_depth >= 0:
-        key ^= types.uint64(max_depth - ply + 1) * DEPTH_SALT
-    if key == 0:
-        key = types.uint64(1)
-    return key
 
 
 @nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.uint64, types.uint64, types.int64, types.int64,
@@ -139,13 +122,6 @@ def least_refuted_depth(table, position_hash, salt, goal, ply, up_to):
                 and (table[row, 1] >> types.uint64(32)) == 0:
             return np.int64(remaining), entry_length(table, row)
     return np.int64(-1), np.int64(0)
-
-
-@nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.int64), cache=True, inline="always")
-def read_entry(table, row):
-    """(phi, delta) of a table row."""
-    word = table[row, 1]
-    return np.int64(word & types.uint64(0xFFFFFFFF)), np.int64(word >> types.uint64(32))
 
 
 @nb.njit(types.int64(
@@ -492,7 +468,8 @@ class DfpnSearch:
     calls (each call is a fresh search; the table's generations keep them apart)."""
 
     def __init__(self, game: Game, table: TranspositionTable | None = None, stack: int | None = None,
-                 epsilon: float | None = None, eval_scale: int = 0, database: DatabaseLeaves | None = None):
+                 epsilon: float | None = None, eval_scale: int = 0, database: DatabaseLeaves | None = None,
+                 handoff: int | bool = True):
         self.game = game
         self.database = database
         self.eval_scale = eval_scale
@@ -510,12 +487,17 @@ class DfpnSearch:
         self.position_key = position_key_kernel(game)
         self._no_database = empty_leaf_arrays()
         self._params = np.zeros(PARAMS, dtype=np.int64)  # those of the search running now
+        self._alphabeta_params = np.zeros(ALPHABETA_PARAMS, dtype=np.int64)
+        self.scores = np.zeros((self.stack + 1, moves), dtype=np.int64)  # alpha-beta's move order
+        # True: the game's own hand-off (Game.proof_handoff); False: df-pn alone; or a node count.
+        self.handoff = game.proof_handoff if handoff is True else (None if handoff is False else int(handoff))
 
     def stop(self) -> None:
         """Stop the search running now (from another thread): it returns ``unknown``, reason
         ``stopped``, within about a thousand expansions. Ctrl-C in the main thread stops it too
         (and raises KeyboardInterrupt)."""
         self._params[P_STOP] = 1
+        self._alphabeta_params[A_STOP] = 1
 
     def prove(self, position: np.ndarray, goal: str = "win", max_nodes: int | None = None,
               seconds: float | None = None, max_depth: int | None = None,
@@ -559,11 +541,15 @@ class DfpnSearch:
         if root_result is not None:
             return SearchResult(root_result, goal, None, 0, time.perf_counter() - started, length=0)
 
+        # df-pn first; a position it has not solved after `handoff` nodes goes to alpha-beta.
+        handoff = self._handoff(max_depth)
         total = 0
         chunk = 20000 if seconds is None else 2000  # on a clock, learn the node rate first
         reason = ""
         while True:
             budget = chunk if max_nodes is None else min(chunk, max_nodes - total)
+            if handoff is not None:
+                budget = min(budget, handoff - total)
             params[P_BUDGET] = max(budget, 1)
             self.positions[0] = position
             directory, arena = self._leaf_arrays()
@@ -591,6 +577,9 @@ class DfpnSearch:
             reason = limit_reached(total, elapsed, max_nodes, seconds)
             if reason:
                 break
+            if handoff is not None and total >= handoff:
+                return self._finish_by_alphabeta(position, code, goal, stats, total, started, max_nodes, seconds,
+                                                 progress)
             if page_missing:
                 continue
             if progress is not None:
@@ -612,6 +601,58 @@ class DfpnSearch:
             result = "unknown"
         length = int(stats[S_LENGTH]) if result != "unknown" else None
         return SearchResult(result, goal, best, total, elapsed, reason, pn, dn, length)
+
+    def _handoff(self, max_depth: int | None) -> int | None:
+        """df-pn nodes after which an unsolved position goes to alpha-beta, or None (the game
+        does not hand off, or this search is one alpha-beta cannot run: see
+        :mod:`proofsearch.alphabeta`)."""
+        if (self.handoff is None or not self.game.plies_fixed_by_position or max_depth is not None
+                or self.database is not None):
+            return None
+        return self.handoff
+
+    def _finish_by_alphabeta(self, position: np.ndarray, code: int, goal: str, dfpn_stats: np.ndarray,
+                             nodes: int, started: float, max_nodes: int | None, seconds: float | None,
+                             progress) -> SearchResult:
+        """Solve the root with :func:`proofsearch.alphabeta.goal_alphabeta` after df-pn's
+        ``nodes``. Under limits it runs in chunks of doubling budgets (each restart reads what the
+        last one solved from the table); an unfinished search reports df-pn's numbers."""
+        params = self._alphabeta_params = np.zeros(ALPHABETA_PARAMS, dtype=np.int64)
+        params[A_GOAL] = code
+        params[A_SALT] = np.int64(np.uint64(self.table.salt).view(np.int64))
+        params[A_GENERATION] = self.table.generation
+        params[A_CANDIDATES] = int(self.has_candidates)
+        params[A_STOP] = self._params[P_STOP]  # a stop that came as df-pn handed over
+        kernels = self.game.kernels
+        chunk = 1 << 16
+        reason = ""
+        while True:
+            unlimited = max_nodes is None and seconds is None
+            params[A_BUDGET] = np.iinfo(np.int64).max if unlimited else chunk
+            if max_nodes is not None:
+                params[A_BUDGET] = min(params[A_BUDGET], max(max_nodes - nodes, 1))
+            params[A_NODES] = 0
+            self.positions[0] = position
+            found = run_interruptibly(
+                lambda: goal_alphabeta(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
+                                       self.position_key, kernels.evaluate, self.positions, self.move_buffer,
+                                       self.scores, self.table.rows, params, 0),
+                flag_raiser(params, A_STOP))
+            nodes += int(params[A_NODES])
+            elapsed = time.perf_counter() - started
+            if found != UNFINISHED:
+                proven = (found & 1) == 1
+                best = int(params[A_BEST]) if proven else None
+                return SearchResult("proven" if proven else "disproven", goal, best, nodes, elapsed, "",
+                                    0 if proven else int(INF), int(INF) if proven else 0, found >> 1)
+            reason = "stopped" if params[A_STOP] else limit_reached(nodes, elapsed, max_nodes, seconds)
+            if reason:
+                best = int(dfpn_stats[S_BEST]) if dfpn_stats[S_BEST] >= 0 else None
+                return SearchResult("unknown", goal, best, nodes, elapsed, reason,
+                                    int(dfpn_stats[S_PN]), int(dfpn_stats[S_DN]))
+            if progress is not None:
+                progress(nodes, elapsed)
+            chunk *= 2
 
     def _leaf_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(page directory, page arena) for the kernel: the database's, or empty ones."""

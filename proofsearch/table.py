@@ -125,6 +125,34 @@ def store(table, key, pn, dn, work, flags, generation, length):
                         | (types.uint64(flags & 0xFF) << types.uint64(40)) | (types.uint64(length) << types.uint64(48)))
 
 
+# Mixed into a key: the goal of the side to move (when it is the dual one) and the remaining depth.
+DEPTH_SALT = np.uint64(0x9E3779B97F4A7C15)
+GOAL_SALT = np.uint64(0xD6E8FEB86659FD93)
+
+
+@nb.njit(types.uint64(types.uint64, types.uint64, types.int64, types.int64, types.int64), cache=True,
+         inline="always")
+def table_key(position_hash, salt, goal, max_depth, ply):
+    """The table key of a position at ``ply``: its hash, the table's salt, the goal of the side
+    to move there (the root's goal at even plies, its dual at odd ones) and, under a depth bound,
+    the remaining depth."""
+    key = position_hash ^ salt
+    if (goal ^ (ply & 1)) != 0:
+        key ^= GOAL_SALT
+    if max_depth >= 0:
+        key ^= types.uint64(max_depth - ply + 1) * DEPTH_SALT
+    if key == 0:
+        key = types.uint64(1)
+    return key
+
+
+@nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.int64), cache=True, inline="always")
+def read_entry(table, row):
+    """(phi, delta) of a table row."""
+    word = table[row, 1]
+    return np.int64(word & types.uint64(0xFFFFFFFF)), np.int64(word >> types.uint64(32))
+
+
 class TranspositionTable:
     """A fixed-size table (``size`` rows, a power of two >= 4) reused across searches.
 

@@ -155,7 +155,7 @@ def test_fixed_plies_shortcuts_change_nothing_but_speed(oracle_data, connect4):
     fast.proof_key = None  # keyed by the plain hash, as the generic path must be
     generic = copy.copy(fast)
     generic.plies_fixed_by_position = False
-    fast_search, generic_search = DfpnSearch(fast), DfpnSearch(generic)
+    fast_search, generic_search = DfpnSearch(fast, handoff=False), DfpnSearch(generic, handoff=False)
     for moves, _ in _pons_lines(oracle_data, "Test_L2_R2", 15):
         position = connect4.parse_position(moves)
         assert solve_value(fast_search, position) == solve_value(generic_search, position), moves
@@ -186,7 +186,7 @@ def test_connect4_mirror_images_share_a_table_key(connect4):
 def test_mirror_key_keeps_values_and_saves_nodes_below_a_symmetric_position(oracle_data, connect4):
     plain = copy.copy(connect4)
     plain.proof_key = None
-    keyed_search, plain_search = DfpnSearch(connect4), DfpnSearch(plain)
+    keyed_search, plain_search = DfpnSearch(connect4, handoff=False), DfpnSearch(plain, handoff=False)
     for moves, score in _pons_lines(oracle_data, "Test_L1_R1", 20):
         assert solve_value(keyed_search, connect4.parse_position(moves))[0] == _sign_name(score), moves
     # The centre column filled: below it, a position and its mirror image are both reached.
@@ -194,6 +194,31 @@ def test_mirror_key_keeps_values_and_saves_nodes_below_a_symmetric_position(orac
     keyed, unkeyed = keyed_search.prove(symmetric, "win"), plain_search.prove(symmetric, "win")
     assert keyed.result == unkeyed.result == "proven"
     assert keyed.nodes < 0.8 * unkeyed.nodes  # 3.7 M against 5.7 M when written
+
+
+@pytest.mark.parametrize("name", ["Test_L2_R2", "Test_L1_R1"])
+def test_alphabeta_handoff_agrees_with_dfpn_alone(oracle_data, connect4, name):
+    # Connect Four hands positions df-pn has not solved in proof_handoff nodes to alpha-beta.
+    handing_off, alone = DfpnSearch(connect4, handoff=50), DfpnSearch(connect4, handoff=False)
+    handed_over = 0
+    for moves, score in _pons_lines(oracle_data, name, 25):
+        position = connect4.parse_position(moves)
+        for goal in ("win", "draw"):
+            fast, slow = handing_off.prove(position, goal), alone.prove(position, goal)
+            assert fast.result == slow.result, (moves, goal)
+            handed_over += fast.nodes > 50
+            if fast.result == "proven":
+                after = connect4.play(position, fast.best)
+                assert alone.prove(after, "draw" if goal == "win" else "win").result == "disproven", moves
+    assert handed_over >= 5
+
+
+def test_alphabeta_under_limits_gives_unknown_never_a_guess(connect4):
+    search = DfpnSearch(connect4, handoff=100)
+    found = search.prove(connect4.parse_position("4453"), "win", max_nodes=20_000)
+    assert (found.result, found.reason) == ("unknown", "node limit") and 20_000 <= found.nodes < 25_000
+    found = search.prove(connect4.parse_position("4453"), "win", seconds=0.3)
+    assert (found.result, found.reason) == ("unknown", "time limit")
 
 
 def test_node_limit_gives_unknown_never_a_guess(connect4):

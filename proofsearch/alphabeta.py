@@ -1,0 +1,129 @@
+"""Boolean alpha-beta for a goal: does the side to move get what it wants? (a depth-first
+solver that finishes what df-pn starts, for games whose positions fix their ply).
+
+df-pn is best-first: on positions where a short win hides among many moves it needs a
+fraction of the nodes of a depth-first search. On positions where every line must be read to
+the end (the middle game of Connect Four), its bookkeeping per node (two visits, the children's
+numbers, a table store at every exit) costs twice what a plain depth-first search pays, and its
+node count is no smaller. :class:`proofsearch.dfpn.DfpnSearch` therefore hands a position that
+df-pn has not solved within a small budget to this search (``Game.proof_handoff``).
+
+The search is alpha-beta with a window of width one on a two-valued outcome, as Pascal Pons'
+weak solver runs it: a node succeeds for its mover when one move leads to a child that fails
+for its own mover. Moves are the game's ``proof_candidates`` when it has them (the moves left
+out lose at once), best first by the static evaluation of the child. Every node it finishes is
+stored in df-pn's table as a solved entry, ``(0, INF)`` or ``(INF, 0)``, with the length of the
+line it found (plies to the end: the first winning line for a success, the longest refutation
+for a failure), so that df-pn, the proof walk and later searches read its results as their own.
+Entries it finds solved end the node at once.
+
+Only for games with ``plies_fixed_by_position`` and searches without a depth bound or
+database leaves: a position then has one value whatever the path to it, which is what lets a
+depth-first search store it as solved. A node budget and a stop flag (``params``) end the
+search early; the result is then unknown, and every entry stored so far stays exact.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from games import kernels as K
+from proofsearch.goals import mover_succeeds
+from proofsearch.table import INFINITY, TABLE, entry_length, probe, read_entry, store, table_key
+
+INF = np.int64(INFINITY)
+UNFINISHED = -1  # the budget ran out or the stop flag was raised
+POLL_MASK = 1023
+
+# Parameters and results (params[...]).
+A_GOAL, A_SALT, A_BUDGET, A_GENERATION, A_CANDIDATES, A_STOP, A_NODES, A_BEST = range(8)
+ALPHABETA_PARAMS = 8
+
+UINT64_2D = types.Array(types.uint64, 2, "C")
+INT32_2D = types.Array(types.int32, 2, "C")
+INT64_2D = types.Array(types.int64, 2, "C")
+INT64_1D = types.Array(types.int64, 1, "C")
+
+
+@nb.njit(types.int64(types.boolean, types.int64), cache=True, inline="always")
+def encode(succeeds, length):
+    """A finished node's result: its length (plies to the end along the line found) and
+    whether its mover succeeds, in one non-negative integer."""
+    return (length << 1) | np.int64(succeeds)
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel,
+                     K.EvaluateKernel, UINT64_2D, INT32_2D, INT64_2D, TABLE, INT64_1D, types.int64),
+         cache=True, nogil=True)
+def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluate, positions, moves, scores,
+                   table, params, ply):
+    """Solve ``positions[ply]`` for its mover (the root attacker's goal ``params[A_GOAL]`` at
+    even plies, its dual at odd ones, as in df-pn); rows ``ply + 1`` and beyond of
+    ``positions``, ``moves`` and ``scores`` are scratch. Returns :func:`encode`'s result, or
+    ``UNFINISHED``. At ``ply == 0`` a success writes the winning move into ``params[A_BEST]``.
+    """
+    # 1. Count the node; stop when the budget is spent or another thread says so.
+    params[A_NODES] += 1
+    if params[A_NODES] > params[A_BUDGET] or ((params[A_NODES] & POLL_MASK) == 0 and params[A_STOP] != 0):
+        return UNFINISHED
+    goal = params[A_GOAL]
+    position = positions[ply]
+    mover_is_attacker = ply % 2 == 0
+
+    # 2. A finished game.
+    count = legal_moves(position, moves[ply])
+    result = outcome(position, count)
+    if result != K.ONGOING:
+        return encode(mover_succeeds(goal, mover_is_attacker, result), 0)
+
+    # 3. The table: a solved entry ends the node.
+    key = table_key(position_key(position), types.uint64(params[A_SALT]), goal, -1, ply)
+    row = probe(table, key)
+    if row >= 0 and ply > 0:  # (at the root, the children are read: the winning move is wanted)
+        phi, delta = read_entry(table, row)
+        if phi == 0 or delta == 0:
+            return encode(phi == 0, entry_length(table, row))
+
+    # 4. The moves to try: every legal move left out by the candidates loses at once.
+    if params[A_CANDIDATES] != 0:
+        count = candidates(position, moves[ply])
+    generation = params[A_GENERATION]
+    if count == 0:
+        store(table, key, INF, 0, 1, 0, generation, 2)
+        return encode(False, 2)
+
+    # 5. Best first: the child the evaluation likes least for its mover.
+    child = positions[ply + 1]
+    for i in range(count):
+        play(position, moves[ply, i], child)
+        scores[ply, i] = -np.int64(evaluate(child))
+    for i in range(1, count):
+        j = i
+        while j > 0 and scores[ply, j - 1] < scores[ply, j]:
+            scores[ply, j - 1], scores[ply, j] = scores[ply, j], scores[ply, j - 1]
+            moves[ply, j - 1], moves[ply, j] = moves[ply, j], moves[ply, j - 1]
+            j -= 1
+
+    # 6. The first child that fails for its mover is a success; if none, a failure.
+    first_node = params[A_NODES]
+    longest = np.int64(0)
+    for i in range(count):
+        play(position, moves[ply, i], child)
+        below = goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluate, positions, moves,
+                               scores, table, params, ply + 1)
+        if below == UNFINISHED:
+            return UNFINISHED
+        length = (below >> 1) + 1
+        if (below & 1) == 0:
+            store(table, key, 0, INF, params[A_NODES] - first_node, 0, generation, length)
+            if ply == 0:
+                params[A_BEST] = moves[ply, i]
+            return encode(True, length)
+        longest = max(longest, length)
+    store(table, key, INF, 0, params[A_NODES] - first_node, 0, generation, longest)
+    return encode(False, longest)
+
+
+__all__ = ["goal_alphabeta", "encode", "UNFINISHED", "ALPHABETA_PARAMS", "A_GOAL", "A_SALT", "A_BUDGET",
+           "A_GENERATION", "A_CANDIDATES", "A_STOP", "A_NODES", "A_BEST"]
