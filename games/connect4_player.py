@@ -104,28 +104,28 @@ def proof_key(pos):
 
 # --- Player kernels (games.kernels, "Player kernels") --------------------------------------
 
-@nb.njit(types.int32(K.POSITION, types.int32), cache=True)
-def move_order(pos, move):
-    """Winning moves, then blocks of an immediate threat (both noisy); quiet moves by how
-    central the column is and how many cells the move makes winning for the mover."""
-    plies, width, height = dimensions(pos[2])
-    column_bits = ((U1 << types.uint64(height)) - U1) << types.uint64(move * (height + 1))
-    cell = (pos[1] + (U1 << types.uint64(move * (height + 1)))) & column_bits
-    mine = winning_cells(pos[0], pos[1], width, height)
-    if cell & mine:
-        return np.int32(K.ORDER_NOISY + 2)
-    if cell & winning_cells(pos[0] ^ pos[1], pos[1], width, height):
-        return np.int32(K.ORDER_NOISY + 1)
-    threats = popcount(winning_cells(pos[0] | cell, pos[1] | cell, width, height))
-    centre = width // 2
-    return np.int32(64 * threats + 16 * (centre - abs(move - centre)))
-
-
 @nb.njit(K.MOVE_KEYS_SIGNATURE, cache=True)
 def move_keys(pos, moves, count, keys):
-    """``move_order`` of each of ``moves[:count]`` into ``keys``."""
+    """The order of ``moves[:count]`` into ``keys``: winning moves, then blocks of an immediate
+    threat (both noisy); quiet moves by how many cells the move makes winning for the mover
+    (Pons' ``moveScore``) and how central its column is. The two sides' winning cells are
+    found once for all the moves."""
+    plies, width, height = dimensions(pos[2])
+    mine = winning_cells(pos[0], pos[1], width, height)
+    theirs = winning_cells(pos[0] ^ pos[1], pos[1], width, height)
+    column_full = (U1 << types.uint64(height)) - U1
+    centre = width // 2
     for i in range(count):
-        keys[i] = move_order(pos, moves[i])
+        move = moves[i]
+        shift = types.uint64(move * (height + 1))
+        cell = (pos[1] + (U1 << shift)) & (column_full << shift)
+        if cell & mine:
+            keys[i] = K.ORDER_NOISY + 2
+        elif cell & theirs:
+            keys[i] = K.ORDER_NOISY + 1
+        else:
+            threats = popcount(winning_cells(pos[0] | cell, pos[1] | cell, width, height))
+            keys[i] = 64 * threats + 16 * (centre - abs(move - centre))
 
 
 @nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)

@@ -30,7 +30,7 @@ from numba import types
 
 from games import kernels as K
 from proofsearch.goals import mover_succeeds
-from proofsearch.table import INFINITY, TABLE, entry_length, probe, read_entry, store, table_key
+from proofsearch.table import INFINITY, TABLE, entry_length, prefetch, probe, read_entry, store, table_key
 
 INF = np.int64(INFINITY)
 UNFINISHED = -1  # the budget ran out or the stop flag was raised
@@ -78,7 +78,8 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
         return encode(mover_succeeds(goal, mover_is_attacker, result), 0)
 
     # 3. The table: a solved entry ends the node.
-    key = table_key(position_key(position), types.uint64(params[A_SALT]), goal, -1, ply)
+    salt = types.uint64(params[A_SALT])
+    key = table_key(position_key(position), salt, goal, -1, ply)
     row = probe(table, key)
     if row >= 0 and ply > 0:  # (at the root, the children are read: the winning move is wanted)
         phi, delta = read_entry(table, row)
@@ -93,11 +94,13 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
         store(table, key, INF, 0, 1, 0, generation, 2)
         return encode(False, 2)
 
-    # 5. Best first: the child the evaluation likes least for its mover.
+    # 5. Best first: the child the evaluation likes least for its mover. Its table bucket is
+    # asked for now, so that the loads overlap.
     child = positions[ply + 1]
-    for i in range(count):
+    for i in range(count if count > 1 else 0):  # (a single move needs neither)
         play(position, moves[ply, i], child)
         scores[ply, i] = -np.int64(evaluate(child))
+        prefetch(table, table_key(position_key(child), salt, goal, -1, ply + 1))
     for i in range(1, count):
         j = i
         while j > 0 and scores[ply, j - 1] < scores[ply, j]:
