@@ -43,6 +43,11 @@ sibling: for them the search skips the repetition scan and, when it comes back t
 not read its other children's entries again. Both shortcuts leave the search node for node
 the same (tested); they save about a quarter of its time on Connect Four.
 
+Hand-off to alpha-beta: in a game with ``Game.proof_handoff`` (Connect Four), a root df-pn has
+not solved after that many nodes goes to the depth-first goal search of
+:mod:`proofsearch.alphabeta`, which stores every node it finishes as a solved entry of this
+table; the proof walk reads them like df-pn's own (only without depth bound or tables).
+
 Memory: the children's table buckets are prefetched before any of them is probed, so the
 cache misses of one expansion overlap (about a quarter of the time on Connect Four and on long
 chess mates with a table of 64 MiB or more).

@@ -2,7 +2,7 @@
 Pons' solver and Stockfish measured in the same run.
 
     SOLVER_ORACLE_DATA=../shared/data python scripts/bench_prove.py [--count N] [--table-mb MB]
-        [--pons PATH] [--stockfish PATH] [--check-every N] [--no-reference]
+        [--pons PATH] [--stockfish PATH] [--check-every N] [--positions MOVES ...] [--no-reference]
 
 Connect Four: each position's value (win/draw/loss) from two df-pn proofs, compared with the
 sign of the set's score (Pons'). Chess: `win` (checkmate) within the EPD's `dm` depth (2*dm-1
@@ -21,6 +21,9 @@ References, measured in the same run on the same positions:
   ``--pons-exact``. Its answers are checked against the set too.
 - Chess: Stockfish's ``go mate N`` (``--stockfish PATH``, default PATH or /usr/games/stockfish;
   one thread, 16 MiB hash, timed from `go` to `bestmove`, start-up excluded).
+``--positions`` adds single Connect Four positions (issue 13's ``4453``), each solved with a
+fresh table by us and by a fresh Pons process (warmed up on a late-game position), Pons' score
+the oracle.
 A missing reference stops the script with one line, unless ``--no-reference`` (ours alone, no
 ratios).
 """
@@ -96,13 +99,14 @@ class Prover:
         return found, True
 
 
-def connect4_set(path: Path, count: int | None, megabytes: float, check_every: int) -> dict:
-    """Solve every position of one Pons set; return the figures."""
+def connect4_set(lines: list[tuple[str, int]], megabytes: float, check_every: int) -> dict:
+    """Solve every position of ``lines`` (moves, score: a Pons set, or single positions with
+    the score Pons' solver gave); return the figures."""
     game = games.get("connect4")
     prover = Prover(game, megabytes)
     prover.search.prove(game.parse_position("4"), "win", max_nodes=1000)  # warm-up
     seconds, wrong, unsolved = [], 0, 0
-    for number, (moves, score) in enumerate(read_pons_set(path, count)):
+    for number, (moves, score) in enumerate(lines):
         position = game.parse_position(moves)
         check = check_every > 0 and number % check_every == 0
         before = prover.seconds
@@ -157,32 +161,37 @@ def _figures(seconds: list[float], prover: Prover, wrong: int, unsolved: int) ->
             "unsolved": unsolved, "checked": prover.checked, "invalid": prover.invalid}
 
 
-def pons_times(binary: str, lines: list[tuple[str, int]], exact: bool) -> tuple[list[float], int]:
-    """(seconds per position, answers disagreeing with the set) of Pons' solver, one process."""
+def pons_times(binary: str, lines: list[tuple[str, int | None]], exact: bool,
+               warm_up: str | None = None) -> tuple[list[float], int, list[int]]:
+    """(seconds per position, answers disagreeing with the set, the answers) of Pons' solver,
+    one process. A score of None is not compared."""
     engine = subprocess.Popen([binary] + ([] if exact else ["-w"]), stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, bufsize=1,
                               cwd=os.path.dirname(os.path.abspath(binary)))
 
     def ask(moves: str) -> int:
-        engine.stdin.write(moves + "\n")
+        line = "" if moves == "startpos" else moves  # Pons' empty board is the empty line
+        engine.stdin.write(line + "\n")
         engine.stdin.flush()
         answer = engine.stdout.readline().split()
-        if len(answer) < 2 or answer[0] != moves:
+        if answer[:-1] != line.split() or len(answer) < 1:
             raise RuntimeError(f"Pons' solver answered {answer!r} to {moves!r}")
-        return int(answer[1])
+        return int(answer[-1])
 
     # Start-up, untimed: a late-game position of the set (an early one such as "4" takes this
     # solver minutes without its opening book, which is not part of its repository).
-    ask(max(lines, key=lambda line: len(line[0]))[0])
-    seconds, wrong = [], 0
+    ask(warm_up or max(lines, key=lambda line: len(line[0]))[0])
+    seconds, wrong, answers = [], 0, []
     for moves, score in lines:
         started = time.perf_counter()
         answer = ask(moves)
         seconds.append(time.perf_counter() - started)
-        wrong += answer != score if exact else sign_value(answer) != sign_value(score)
+        answers.append(answer)
+        if score is not None:
+            wrong += answer != score if exact else sign_value(answer) != sign_value(score)
     engine.stdin.close()
     engine.wait()
-    return seconds, wrong
+    return seconds, wrong, answers
 
 
 def stockfish_mates(binary: str, problems: list[tuple[str, dict]]) -> tuple[list[float], int]:
@@ -246,6 +255,10 @@ def main() -> int:
     parser.add_argument("--stockfish", help="Stockfish binary (default: PATH, /usr/games/stockfish)")
     parser.add_argument("--check-every", type=int, default=10,
                         help="check the proofs of every N-th Connect Four position (0: none; chess: all)")
+    parser.add_argument("--positions", nargs="*", default=[], metavar="MOVES",
+                        help="Connect Four positions to time one by one after the sets (e.g. 4453, or "
+                             "startpos: a few minutes each side, use --table-mb 4096), each "
+                             "with a fresh table and a fresh Pons process; Pons' answer is the oracle")
     parser.add_argument("--no-reference", action="store_true",
                         help="measure ours alone when a reference is missing (no ratios)")
     args = parser.parse_args()
@@ -271,9 +284,9 @@ def main() -> int:
     if do_connect4:
         for name in CONNECT4_SETS:
             path = data / "connect4" / name
-            f = connect4_set(path, args.count, args.table_mb, args.check_every)
+            f = connect4_set(read_pons_set(path, args.count), args.table_mb, args.check_every)
             if pons:
-                times, pons_wrong = pons_times(pons, read_pons_set(path, args.count), args.pons_exact)
+                times, pons_wrong, _ = pons_times(pons, read_pons_set(path, args.count), args.pons_exact)
                 mean = statistics.mean(times)
                 reference = (f"Pons {'exact' if args.pons_exact else 'weak'} measured: mean {mean * 1e3:.3f} ms, "
                              f"median {statistics.median(times) * 1e3:.3f} ms, wrong {pons_wrong}; "
@@ -281,6 +294,17 @@ def main() -> int:
             else:
                 reference = "Pons not measured (--no-reference)"
             print(row.format(name="connect4/" + name, **f) + reference, flush=True)
+        warm_up = read_pons_set(data / "connect4" / CONNECT4_SETS[0], 1)[0][0]
+        for moves in args.positions:
+            score, reference = None, "Pons not measured (--no-reference)"
+            if pons:
+                times, _, answers = pons_times(pons, [(moves, None)], args.pons_exact, warm_up)
+                score = answers[0]
+            f = connect4_set([(moves, score)], args.table_mb, 0)  # (proofs: bench_proof_extraction.py)
+            if pons:
+                reference = (f"Pons {'exact' if args.pons_exact else 'weak'} measured: {times[0]:.3f} s, "
+                             f"score {score}; ours/Pons {f['mean'] / times[0]:,.1f}x")
+            print(row.format(name="connect4 " + moves, **f) + reference, flush=True)
     if do_chess:
         for name in CHESS_SETS:
             path = data / "chess" / name

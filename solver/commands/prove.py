@@ -24,7 +24,9 @@ def register(subparsers) -> None:
         "GOAL whatever the opponent does), disproven (it cannot), or unknown (a limit was hit "
         "first: never a guess). A Connect Four or tic-tac-toe value follows from two proofs: "
         "win proven = win; else draw proven = draw; else loss. With --max-depth, a result that "
-        "leans on the depth horizon is unknown.",
+        "leans on the depth horizon is unknown. Connect Four: a position df-pn has not solved "
+        "after 1,000 nodes is finished by a depth-first alpha-beta that stores what it solves in "
+        "the same table (nodes count both), so --proof still works.",
         epilog="Chess: goal win is checkmate; --max-depth 2N-1 proves mate in N. Ctrl-C stops the "
         "search (exit status 130). " + BATCH_HELP,
     )
