@@ -9,7 +9,9 @@ import pytest
 
 import games
 from games import DRAW, LOSS, ONGOING, WIN
+from proofsearch.checker import check_document
 from proofsearch.dfpn import DfpnSearch, prove
+from proofsearch.proof_tree import extract_proof
 from proofsearch.table import TranspositionTable
 from proofsearch.value import solve_value
 
@@ -104,6 +106,33 @@ def test_tictactoe_every_reachable_position_matches_minimax(tictactoe):
     for text, expected in values.items():
         value, _ = solve_value(search, tictactoe.parse_position(text))
         assert value == VALUE_NAMES[expected], text
+
+
+def test_alphabeta_matches_minimax_on_every_tictactoe_position(tictactoe):
+    # A hand-off after one df-pn node leaves every position to the alpha-beta goal search; a
+    # small table makes it lose entries and solve again. Values must be minimax's, and a win's
+    # length that of a real win (odd, never shorter than the shortest).
+    search = DfpnSearch(tictactoe, TranspositionTable(1 << 8), handoff=1)
+    shortest = _shortest_wins(tictactoe)
+    for text, expected in _minimax_values(tictactoe).items():
+        position = tictactoe.parse_position(text)
+        value, _ = solve_value(search, position)
+        assert value == VALUE_NAMES[expected], text
+        if text in shortest:
+            found = search.prove(position, "win")
+            assert found.length % 2 == 1 and found.length >= shortest[text], text
+            assert tictactoe.outcome(position) != ONGOING or found.best in tictactoe.legal_moves(position)
+
+
+def test_alphabeta_proofs_check(tictactoe):
+    search = DfpnSearch(tictactoe, TranspositionTable(1 << 10), handoff=1)
+    for text in ("x........", "....x....", "xo.......", "x...o...."):
+        position = tictactoe.parse_position(text)
+        for goal in ("win", "draw"):
+            found = search.prove(position, goal)
+            document = extract_proof(search, position, goal, found.result)
+            verdict = check_document(tictactoe, document)
+            assert verdict.valid and verdict.nodes == document["size"], (text, goal, verdict.reason)
 
 
 def _pons_lines(oracle_data, name, limit=None):
