@@ -63,10 +63,10 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
     ``positions``, ``moves`` and ``scores`` are scratch. Returns :func:`encode`'s result, or
     ``UNFINISHED``. At ``ply == 0`` a success writes the winning move into ``params[A_BEST]``.
     """
-    # 1. Count the node; stop when the budget is spent or another thread says so.
-    params[A_NODES] += 1
-    if params[A_NODES] > params[A_BUDGET] or ((params[A_NODES] & POLL_MASK) == 0 and params[A_STOP] != 0):
+    # 1. Count the node, unless the budget is spent or another thread says stop.
+    if params[A_NODES] >= params[A_BUDGET] or ((params[A_NODES] & POLL_MASK) == 0 and params[A_STOP] != 0):
         return UNFINISHED
+    params[A_NODES] += 1
     goal = params[A_GOAL]
     position = positions[ply]
     mover_is_attacker = ply % 2 == 0

@@ -637,6 +637,7 @@ class DfpnSearch:
             if max_nodes is not None:
                 params[A_BUDGET] = min(params[A_BUDGET], max(max_nodes - nodes, 1))
             params[A_NODES] = 0
+            chunk_started = time.perf_counter()
             self.positions[0] = position
             found = run_interruptibly(
                 lambda: goal_alphabeta(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
@@ -658,6 +659,9 @@ class DfpnSearch:
             if progress is not None:
                 progress(nodes, elapsed)
             chunk *= 2
+            if seconds is not None:  # no chunk much longer than the time left
+                rate = params[A_NODES] / max(time.perf_counter() - chunk_started, 1e-6)
+                chunk = int(max(1000, min(chunk, rate * max(seconds - elapsed, 0.01) + 1)))
 
     def _leaf_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(page directory, page arena) for the kernel: the database's, or empty ones."""
