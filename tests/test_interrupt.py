@@ -20,6 +20,7 @@ from proofsearch.dfpn import DfpnSearch
 from tests.test_bad_input import run_solver
 
 CHESS = games.get("chess")
+CONNECT4 = games.get("connect4")
 
 
 @pytest.fixture(autouse=True)
@@ -71,6 +72,17 @@ def test_proof_search_stops_when_told_from_another_thread():
     assert found.result == "unknown" and found.reason == "stopped"
 
 
+def test_alphabeta_after_the_handoff_stops_when_told_from_another_thread():
+    search = DfpnSearch(CONNECT4)
+    search.prove(CONNECT4.start_position(), max_nodes=2000)  # both kernels loaded
+    timer = threading.Timer(0.5, search.stop)
+    timer.start()
+    started = time.monotonic()
+    found = search.prove(CONNECT4.start_position())  # minutes: df-pn hands over after 1,000 nodes
+    assert found.result == "unknown" and found.reason == "stopped"
+    assert found.nodes > 1000 and time.monotonic() - started < 3.0
+
+
 def test_work_outside_the_main_thread_runs_directly():
     flag = np.zeros(1, dtype=np.int64)
     answers = []
@@ -89,6 +101,7 @@ def test_errors_of_the_work_reach_the_caller():
 @pytest.mark.parametrize("command, warm_up", [
     (["perft", "chess", "startpos", "99"], ["perft", "chess", "startpos", "1"]),
     (["prove", "chess", "startpos"], ["prove", "chess", "startpos", "--max-nodes", "10"]),
+    (["prove", "connect4", "startpos"], ["prove", "connect4", "startpos", "--max-nodes", "2000"]),
     (["search", "chess", "startpos", "--depth", "100"], ["search", "chess", "startpos", "--depth", "1"]),
     (["search", "connect4", "startpos", "--depth", "40"], ["search", "connect4", "startpos", "--depth", "1"]),
 ], ids=lambda c: " ".join(c[:2]))
