@@ -37,8 +37,8 @@ UNFINISHED = -1  # the budget ran out or the stop flag was raised
 POLL_MASK = 1023
 
 # Parameters and results (params[...]).
-A_GOAL, A_SALT, A_BUDGET, A_GENERATION, A_CANDIDATES, A_STOP, A_NODES, A_BEST = range(8)
-ALPHABETA_PARAMS = 8
+A_GOAL, A_SALT, A_BUDGET, A_GENERATION, A_CANDIDATES, A_STOP, A_NODES, A_BEST, A_ROOT = range(9)
+ALPHABETA_PARAMS = 9
 
 UINT64_2D = types.Array(types.uint64, 2, "C")
 INT32_2D = types.Array(types.int32, 2, "C")
@@ -61,7 +61,9 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
     """Solve ``positions[ply]`` for its mover (the root attacker's goal ``params[A_GOAL]`` at
     even plies, its dual at odd ones, as in df-pn); rows ``ply + 1`` and beyond of
     ``positions``, ``moves`` and ``scores`` are scratch. Returns :func:`encode`'s result, or
-    ``UNFINISHED``. At ``ply == 0`` a success writes the winning move into ``params[A_BEST]``.
+    ``UNFINISHED``. The search starts at ``ply == params[A_ROOT]``: there the table's entry is not
+    taken (the children are read, so that a success writes its winning move into
+    ``params[A_BEST]``).
     """
     # 1. Count the node, unless the budget is spent or another thread says stop.
     if params[A_NODES] >= params[A_BUDGET] or ((params[A_NODES] & POLL_MASK) == 0 and params[A_STOP] != 0):
@@ -81,7 +83,7 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
     salt = types.uint64(params[A_SALT])
     key = table_key(position_key(position), salt, goal, -1, ply)
     row = probe(table, key)
-    if row >= 0 and ply > 0:  # (at the root, the children are read: the winning move is wanted)
+    if row >= 0 and ply != params[A_ROOT]:
         phi, delta = read_entry(table, row)
         if phi == 0 or delta == 0:
             return encode(phi == 0, entry_length(table, row))
@@ -120,7 +122,7 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
         length = (below >> 1) + 1
         if (below & 1) == 0:
             store(table, key, 0, INF, params[A_NODES] - first_node, 0, generation, length)
-            if ply == 0:
+            if ply == params[A_ROOT]:
                 params[A_BEST] = moves[ply, i]
             return encode(True, length)
         longest = max(longest, length)
@@ -129,4 +131,4 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
 
 
 __all__ = ["goal_alphabeta", "encode", "UNFINISHED", "ALPHABETA_PARAMS", "A_GOAL", "A_SALT", "A_BUDGET",
-           "A_GENERATION", "A_CANDIDATES", "A_STOP", "A_NODES", "A_BEST"]
+           "A_GENERATION", "A_CANDIDATES", "A_STOP", "A_NODES", "A_BEST", "A_ROOT"]

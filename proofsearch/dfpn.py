@@ -607,6 +607,10 @@ class DfpnSearch:
         length = int(stats[S_LENGTH]) if result != "unknown" else None
         return SearchResult(result, goal, best, total, elapsed, reason, pn, dn, length)
 
+    def handoff_applies(self, max_depth: int | None) -> bool:
+        """Whether a search with this depth bound hands off to alpha-beta."""
+        return self._handoff(max_depth) is not None
+
     def _handoff(self, max_depth: int | None) -> int | None:
         """df-pn nodes after which an unsolved position goes to alpha-beta, or None (the game
         does not hand off, or this search is one alpha-beta cannot run: see

@@ -30,6 +30,8 @@ from proofsearch.dfpn import (
     UINT64_2D,
     least_refuted_depth,
 )
+from proofsearch.alphabeta import (A_BEST, A_BUDGET, A_CANDIDATES, A_GENERATION, A_GOAL, A_NODES, A_ROOT, A_SALT,
+                                   ALPHABETA_PARAMS, UNFINISHED, goal_alphabeta)
 from proofsearch.goals import DUAL_GOALS, GOALS, attacker_reaches
 from proofsearch.table import TABLE
 
@@ -83,17 +85,21 @@ def _remember(keys, heights, key, height):
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel,
-                     K.HashKernel, TABLE, INT64_1D, UINT64_2D, INT32_2D, INT64_2D, UINT64_1D, UINT64_1D, INT64_1D,
-                     INT32_1D, INT64_1D),
+                     K.HashKernel, K.EvaluateKernel, TABLE, INT64_1D, UINT64_2D, INT32_2D, INT64_2D, UINT64_1D,
+                     UINT64_1D, INT64_1D, INT32_1D, INT64_1D, INT64_2D, INT64_1D),
          cache=True, nogil=True)
-def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_key, table, params, positions,
-                move_buffer, frames, path_hash, written_keys, written_heights, tokens, stats):
+def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_key, evaluate, table, params,
+                positions, move_buffer, frames, path_hash, written_keys, written_heights, tokens, stats, scores,
+                alphabeta_params):
     """Write the strategy of the solved ``positions[0]`` into ``tokens``; return ``DONE`` or why
     not (``STUCK``, or a buffer too small: ``TOKENS_FULL``, ``WRITTEN_FULL``, ``TOO_DEEP``).
     ``stats`` gets the proof size (positions visited, as the checker counts them) and the
     number of tokens. ``written_heights`` must be all -1 (empty) and a power of two long.
     ``hash_position`` tells positions apart (repetitions, references); ``position_key`` is the
-    search's table key (:func:`proofsearch.dfpn.position_key_kernel`)."""
+    search's table key (:func:`proofsearch.dfpn.position_key_kernel`). Where the search may hand
+    off to alpha-beta (``alphabeta_params[A_BUDGET] > 0``, no depth bound), a prover node whose
+    entries were lost is solved again here by :func:`proofsearch.alphabeta.goal_alphabeta`
+    (``evaluate`` and ``scores`` serve it) before the caller is asked for a search."""
     goal = params[W_GOAL]
     prover_is_attacker = params[W_PROVER_IS_ATTACKER] != 0
     salt = types.uint64(params[W_SALT])
@@ -205,6 +211,20 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                         for i in range(count):
                             if move_buffer[ply, i] == params[W_FORCED_MOVE]:
                                 chosen = i
+                    if chosen < 0 and below < 0 and alphabeta_params[A_BUDGET] > 0:
+                        # the table has lost what the search knew here: alpha-beta solves the
+                        # node again, storing its refuting child's entry, and names its move
+                        alphabeta_params[A_ROOT] = ply
+                        alphabeta_params[A_NODES] = 0
+                        alphabeta_params[A_BEST] = -1
+                        found = goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluate,
+                                               positions, move_buffer, scores, table, alphabeta_params, ply)
+                        count = legal_moves(position, move_buffer[ply])  # (alpha-beta reordered them)
+                        frames[ply, FR_COUNT] = count
+                        if found != UNFINISHED and (found & 1) == 1:
+                            for i in range(count):
+                                if move_buffer[ply, i] == alphabeta_params[A_BEST]:
+                                    chosen, chosen_remaining = i, np.int64(-1)
                     if chosen < 0:
                         # the table has lost what the search knew here: the caller searches
                         # this node again (with its path as history) and resumes with its move
@@ -278,6 +298,14 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     stats = np.zeros(WALK_STATS, dtype=np.int64)
     token_room, written_room = 1 << 12, 1 << 12
     kernels = game.kernels
+    scores = np.zeros((stack + 2, game.max_moves), dtype=np.int64)
+    alphabeta_params = np.zeros(ALPHABETA_PARAMS, dtype=np.int64)
+    if search.handoff_applies(max_depth):  # lost entries are solved again inside the walk
+        alphabeta_params[A_GOAL] = GOALS[goal]
+        alphabeta_params[A_SALT] = params[W_SALT]
+        alphabeta_params[A_GENERATION] = search.table.generation
+        alphabeta_params[A_CANDIDATES] = int(search.has_candidates)
+        alphabeta_params[A_BUDGET] = budget
     searches = 0
     fresh = True
     while True:
@@ -288,8 +316,9 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
             written_heights = np.full(written_room, -1, dtype=np.int64)
             params[W_RESUME] = 0
         status = walk_kernel(kernels.legal_moves, search.candidates, kernels.play, kernels.outcome,
-                             kernels.hash, search.position_key, search.table.rows, params, positions, move_buffer, frames,
-                             path_hash, written_keys, written_heights, tokens, stats)
+                             kernels.hash, search.position_key, kernels.evaluate, search.table.rows, params,
+                             positions, move_buffer, frames, path_hash, written_keys, written_heights, tokens,
+                             stats, scores, alphabeta_params)
         fresh = True
         if status == DONE:
             return tokens[:stats[WS_TOKENS]].tolist(), int(stats[WS_SIZE])

@@ -78,19 +78,22 @@ def test_compiled_walk_writes_what_the_python_walk_writes(game_name):
     assert compared >= cases * 3 // 4, (compared, cases)
 
 
-def test_the_walk_searches_again_where_the_table_lost_entries():
-    """A table far too small for the search: the walk re-searches the nodes it lacks and the
-    proof still checks."""
+@pytest.mark.parametrize("handoff", [False, True], ids=["df-pn alone", "alpha-beta hand-off"])
+def test_the_walk_searches_again_where_the_table_lost_entries(handoff):
+    """A table far too small for the search: the walk searches again the nodes it lacks and the
+    proof still checks. Where the search hands off to alpha-beta, the walk solves them itself
+    with alpha-beta (no new search from Python); else each is a new df-pn search."""
     game = games.get("connect4")
     position = game.parse_position(pons_positions("Test_L2_R2", 3)[2])
-    search = DfpnSearch(game, TranspositionTable(1 << 12))
+    search = DfpnSearch(game, TranspositionTable(1 << 12), handoff=handoff)
     found = search.prove(position, "win")
     goal = "win" if found.result == "proven" else "draw"
     found = search.prove(position, goal)
     assert found.result in ("proven", "disproven")
     generation = search.table.generation
     document = extract_proof(search, position, goal, found.result)
-    assert search.table.generation > generation  # entries were lost and searched for again
+    new_searches = search.table.generation - generation
+    assert new_searches == 0 if handoff else new_searches > 0
     verdict = check_document(game, document)
     assert verdict.valid and verdict.nodes == document["size"], verdict.reason
 
