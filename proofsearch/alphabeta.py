@@ -30,7 +30,8 @@ from numba import types
 
 from games import kernels as K
 from proofsearch.goals import mover_succeeds
-from proofsearch.table import INFINITY, TABLE, entry_length, prefetch, probe, read_entry, store, table_key
+from proofsearch.table import (INFINITY, INT32_2D, INT64_1D, INT64_2D, TABLE, UINT64_2D, entry_length, prefetch, probe,
+                              read_entry, store, table_key)
 
 INF = np.int64(INFINITY)
 UNFINISHED = -1  # the budget ran out or the stop flag was raised
@@ -40,10 +41,6 @@ POLL_MASK = 1023
 A_GOAL, A_SALT, A_BUDGET, A_GENERATION, A_CANDIDATES, A_STOP, A_NODES, A_BEST, A_ROOT = range(9)
 ALPHABETA_PARAMS = 9
 
-UINT64_2D = types.Array(types.uint64, 2, "C")
-INT32_2D = types.Array(types.int32, 2, "C")
-INT64_2D = types.Array(types.int64, 2, "C")
-INT64_1D = types.Array(types.int64, 1, "C")
 
 
 @nb.njit(types.int64(types.boolean, types.int64), cache=True, inline="always")

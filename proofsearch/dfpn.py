@@ -78,8 +78,9 @@ from proofsearch.alphabeta import (A_BEST, A_CANDIDATES, A_GENERATION, A_GOAL, A
 from proofsearch.database_leaves import (PAGE_MISSING, DatabaseLeaves, database_code, decode_code,
                                          empty_leaf_arrays, no_tables)
 from proofsearch.goals import GOAL_DRAW, GOAL_WIN, goal_code, mover_succeeds
-from proofsearch.table import (FLAG_BOUNDED, INFINITY, TABLE, TranspositionTable, entry_length, prefetch, probe,
-                              read_entry, store, table_key)
+from proofsearch.table import (FLAG_BOUNDED, INFINITY, INT32_2D, INT64_1D, INT64_2D, INT64_3D, TABLE, UINT64_1D,
+                              UINT64_2D, TranspositionTable, entry_length, prefetch, probe, read_entry, store,
+                              table_key)
 
 INF = np.int64(INFINITY)
 NO_DEP = np.int64(1) << 40
@@ -99,12 +100,6 @@ POLL_MASK = 1023  # the kernel polls params[P_STOP] every 1024 expansions
 S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING, S_LENGTH = range(9)
 STATS = 9
 
-INT64_1D = types.Array(types.int64, 1, "C")
-INT64_2D = types.Array(types.int64, 2, "C")
-INT64_3D = types.Array(types.int64, 3, "C")
-UINT64_1D = types.Array(types.uint64, 1, "C")
-UINT64_2D = types.Array(types.uint64, 2, "C")
-INT32_2D = types.Array(types.int32, 2, "C")
 
 
 @nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.uint64, types.uint64, types.int64, types.int64,

@@ -45,6 +45,13 @@ WORK_MASK = 0xFFFFFFFF
 LENGTH_MASK = 0xFFFF
 
 TABLE = types.Array(types.uint64, 2, "C")
+# The array types of the search kernels' buffers (one place for df-pn, alpha-beta and the walk).
+INT32_2D = types.Array(types.int32, 2, "C")
+INT64_1D = types.Array(types.int64, 1, "C")
+INT64_2D = types.Array(types.int64, 2, "C")
+INT64_3D = types.Array(types.int64, 3, "C")
+UINT64_1D = types.Array(types.uint64, 1, "C")
+UINT64_2D = types.Array(types.uint64, 2, "C")
 
 
 @intrinsic
