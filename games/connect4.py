@@ -38,11 +38,23 @@ PLAYER = "games.connect4_player:"
 DEFAULTS = "games.player_defaults:"
 
 
+# The standard 7 x 6 board, as ``meta >> 8`` holds it. Each kernel calls its inlined body with
+# the constants 7 and 6 on this board, so that the compiler folds the shifts and unrolls the
+# loops over columns; other sizes take the same body with sizes read at run time.
+STANDARD_SIZE = 7 | 6 << 8
+
+
 # inline="always" helpers take no signature: inlined into each caller, never compiled on their own.
 @nb.njit(cache=True, inline="always")
 def dimensions(meta):
     """(plies, width, height) from the packed meta word."""
     return np.int64(meta & 0xFF), np.int64((meta >> 8) & 0xFF), np.int64((meta >> 16) & 0xFF)
+
+
+@nb.njit(cache=True, inline="always")
+def is_standard(meta):
+    """Whether the packed meta word is of the standard 7 x 6 board."""
+    return (meta >> types.uint64(8)) == types.uint64(STANDARD_SIZE)
 
 
 @nb.njit(cache=True, inline="always")
@@ -55,20 +67,23 @@ def bottom_mask(width, height):
 
 
 @nb.njit(cache=True, inline="always")
+def _aligned(stones, shift):
+    """Whether ``stones`` hold four in a row along ``shift``."""
+    s = types.uint64(shift)
+    pairs = stones & (stones >> s)
+    return (pairs & (pairs >> (s + s))) != 0
+
+
+@nb.njit(cache=True, inline="always")
 def has_alignment(stones, height):
-    """Whether ``stones`` contain four in a row in any direction."""
-    for shift in (height + 1, height, height + 2, 1):  # horizontal, both diagonals, vertical
-        s = types.uint64(shift)
-        pairs = stones & (stones >> s)
-        if pairs & (pairs >> (s + s)):
-            return True
-    return False
+    """Whether ``stones`` contain four in a row in any direction: horizontal, both diagonals,
+    vertical."""
+    return (_aligned(stones, height + 1) or _aligned(stones, height) or _aligned(stones, height + 2)
+            or _aligned(stones, 1))
 
 
-@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
-def legal_moves(pos, moves):
-    """Columns with room, left to right, unless the last move made four in a row."""
-    plies, width, height = dimensions(pos[2])
+@nb.njit(cache=True, inline="always")
+def _legal_moves(pos, moves, width, height):
     if has_alignment(pos[0] ^ pos[1], height):
         return 0
     count = 0
@@ -80,6 +95,15 @@ def legal_moves(pos, moves):
     return count
 
 
+@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
+def legal_moves(pos, moves):
+    """Columns with room, left to right, unless the last move made four in a row."""
+    if is_standard(pos[2]):
+        return _legal_moves(pos, moves, 7, 6)
+    plies, width, height = dimensions(pos[2])
+    return _legal_moves(pos, moves, width, height)
+
+
 @nb.njit(K.PLAY_SIGNATURE, cache=True)
 def play(pos, move, child):
     """Drop a stone of the side to move into column ``move``."""
@@ -89,15 +113,23 @@ def play(pos, move, child):
     child[2] = pos[2] + U1
 
 
-@nb.njit(K.OUTCOME_SIGNATURE, cache=True)
-def outcome(pos, n_legal):
-    """A loss if the last mover made four in a row, a draw on a full board."""
-    plies, width, height = dimensions(pos[2])
+@nb.njit(cache=True, inline="always")
+def _outcome(pos, width, height):
+    plies = np.int64(pos[2] & 0xFF)
     if has_alignment(pos[0] ^ pos[1], height):
         return K.LOSS
     if plies >= width * height:
         return K.DRAW
     return K.ONGOING
+
+
+@nb.njit(K.OUTCOME_SIGNATURE, cache=True)
+def outcome(pos, n_legal):
+    """A loss if the last mover made four in a row, a draw on a full board."""
+    if is_standard(pos[2]):
+        return _outcome(pos, 7, 6)
+    plies, width, height = dimensions(pos[2])
+    return _outcome(pos, width, height)
 
 
 @nb.njit(K.HASH_SIGNATURE, cache=True)

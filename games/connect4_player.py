@@ -9,10 +9,13 @@ from numba import types
 
 from games import kernels as K
 from games.bits import mix64, popcount
-from games.connect4 import U1, dimensions, bottom_mask, legal_moves
+from games.connect4 import U1, bottom_mask, dimensions, is_standard, legal_moves
+
+# Each kernel has an inlined body taking the board size, called with the constants 7 and 6 on
+# the standard board (see games.connect4.STANDARD_SIZE).
 
 
-@nb.njit(types.uint64(types.uint64, types.uint64, types.int64, types.int64), cache=True)
+@nb.njit(cache=True, inline="always")
 def winning_cells(stones, mask, width, height):
     """Empty cells that would complete four in a row for ``stones`` (playable now or later)."""
     cells = (stones << U1) & (stones << types.uint64(2)) & (stones << types.uint64(3))  # vertical
@@ -28,13 +31,20 @@ def winning_cells(stones, mask, width, height):
     return cells & (board ^ mask)
 
 
-@nb.njit(K.EVALUATE_SIGNATURE, cache=True)
-def evaluate(pos):
-    """Ten points per empty cell that would complete a four, mover's minus opponent's."""
-    plies, width, height = dimensions(pos[2])
+@nb.njit(cache=True, inline="always")
+def _evaluate(pos, width, height):
     mine = winning_cells(pos[0], pos[1], width, height)
     theirs = winning_cells(pos[0] ^ pos[1], pos[1], width, height)
     return np.int32(10 * (popcount(mine) - popcount(theirs)))
+
+
+@nb.njit(K.EVALUATE_SIGNATURE, cache=True)
+def evaluate(pos):
+    """Ten points per empty cell that would complete a four, mover's minus opponent's."""
+    if is_standard(pos[2]):
+        return _evaluate(pos, 7, 6)
+    plies, width, height = dimensions(pos[2])
+    return _evaluate(pos, width, height)
 
 
 @nb.njit(K.IS_NOISY_SIGNATURE, cache=True)
@@ -50,14 +60,8 @@ def is_noisy(pos, move):
 # --- Optional kernel for proof search (used by proofsearch.dfpn; not part of games.kernels) ---
 # Without it the prover uses legal_moves: still correct, about three times slower on Pons' sets.
 
-@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
-def proof_candidates(pos, moves):
-    """The moves a proof must consider, centre first (Pons' ``possibleNonLosingMoves``): one
-    move that wins at once if there is one; otherwise the legal moves minus those that lose at
-    once (leaving an immediate win of the opponent unblocked, or playing just below a cell where
-    the opponent would win). Returns 0 when every move loses at once. Only for positions where
-    the game is not over."""
-    plies, width, height = dimensions(pos[2])
+@nb.njit(cache=True, inline="always")
+def _proof_candidates(pos, moves, width, height):
     mask = pos[1]
     bottom = bottom_mask(width, height)
     column_full = (U1 << types.uint64(height)) - U1
@@ -86,13 +90,21 @@ def proof_candidates(pos, moves):
     return count
 
 
-@nb.njit(K.HASH_SIGNATURE, cache=True)
-def proof_key(pos):
-    """A hash shared by a position and its mirror image (columns reversed), which have the same
-    value: the prover's table then holds one entry for both. Pons' key ``mover + mask`` is taken
-    column by column (no carry leaves a column), so the mirror's key is the key's columns
-    reversed; the smaller of the two is hashed like :func:`games.connect4.hash_position`."""
+@nb.njit(K.LEGAL_MOVES_SIGNATURE, cache=True)
+def proof_candidates(pos, moves):
+    """The moves a proof must consider, centre first (Pons' ``possibleNonLosingMoves``): one
+    move that wins at once if there is one; otherwise the legal moves minus those that lose at
+    once (leaving an immediate win of the opponent unblocked, or playing just below a cell where
+    the opponent would win). Returns 0 when every move loses at once. Only for positions where
+    the game is not over."""
+    if is_standard(pos[2]):
+        return _proof_candidates(pos, moves, 7, 6)
     plies, width, height = dimensions(pos[2])
+    return _proof_candidates(pos, moves, width, height)
+
+
+@nb.njit(cache=True, inline="always")
+def _proof_key(pos, width, height):
     key = pos[0] + pos[1]
     column_bits = (U1 << types.uint64(height + 1)) - U1
     mirrored = types.uint64(0)
@@ -100,6 +112,18 @@ def proof_key(pos):
         bits = (key >> types.uint64(column * (height + 1))) & column_bits
         mirrored |= bits << types.uint64((width - 1 - column) * (height + 1))
     return mix64(min(key, mirrored) ^ ((pos[2] >> types.uint64(8)) * types.uint64(0x9E3779B97F4A7C15)))
+
+
+@nb.njit(K.HASH_SIGNATURE, cache=True)
+def proof_key(pos):
+    """A hash shared by a position and its mirror image (columns reversed), which have the same
+    value: the prover's table then holds one entry for both. Pons' key ``mover + mask`` is taken
+    column by column (no carry leaves a column), so the mirror's key is the key's columns
+    reversed; the smaller of the two is hashed like :func:`games.connect4.hash_position`."""
+    if is_standard(pos[2]):
+        return _proof_key(pos, 7, 6)
+    plies, width, height = dimensions(pos[2])
+    return _proof_key(pos, width, height)
 
 
 # --- Player kernels (games.kernels, "Player kernels") --------------------------------------

@@ -29,12 +29,16 @@ import numpy as np
 from numba import types
 
 from games import kernels as K
-from proofsearch.goals import mover_succeeds
-from proofsearch.table import (INFINITY, INT32_2D, INT64_1D, INT64_2D, TABLE, UINT64_2D, entry_length, prefetch, probe,
+from proofsearch.goals import GOAL_DRAW, mover_succeeds
+from proofsearch.table import (INFINITY, INT32_2D, INT64_1D, INT64_2D, TABLE, UINT64_2D, entry_length, other_goal_key,
+                              prefetch, probe,
                               read_entry, store, table_key)
 
 INF = np.int64(INFINITY)
 UNFINISHED = -1  # the budget ran out or the stop flag was raised
+NOT_SOLVED = -2  # no table entry settles the node
+import os
+ETC_PLIES = 0
 POLL_MASK = 1023
 
 # Parameters and results (params[...]).
@@ -50,14 +54,40 @@ def encode(succeeds, length):
     return (length << 1) | np.int64(succeeds)
 
 
+@nb.njit(types.int64(TABLE, types.uint64, types.boolean, types.int64), cache=True, inline="always")
+def solved_in_table(table, key, mover_wants_draw, generation):
+    """The :func:`encode`\ d result the table holds for the node of ``key``, or ``NOT_SOLVED``.
+    The entry of the mover's other goal (same bucket) counts too: a win is a success for the
+    draw goal, and failing to draw is a failure for the win goal. A result read that way is
+    stored under ``key`` as well, so that the proof walk, which reads a goal's own entries,
+    finds it."""
+    row = probe(table, key)
+    if row >= 0:
+        phi, delta = read_entry(table, row)
+        if phi == 0 or delta == 0:
+            return encode(phi == 0, entry_length(table, row))
+    row = probe(table, other_goal_key(key))
+    if row >= 0:
+        phi, delta = read_entry(table, row)
+        if (phi == 0) if mover_wants_draw else (delta == 0):
+            length = entry_length(table, row)
+            store(table, key, 0 if mover_wants_draw else INF, INF if mover_wants_draw else 0, 1, 0, generation,
+                  length)
+            return encode(mover_wants_draw, length)
+    return NOT_SOLVED
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel,
-                     K.EvaluateKernel, UINT64_2D, INT32_2D, INT64_2D, TABLE, INT64_1D, types.int64),
+                     K.EvaluateKernel, UINT64_2D, INT32_2D, INT64_2D, UINT64_2D, TABLE, INT64_1D, types.int64,
+                     types.uint64, types.boolean),
          cache=True, nogil=True)
 def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluate, positions, moves, scores,
-                   table, params, ply):
+                   keys, table, params, ply, key, probed):
     """Solve ``positions[ply]`` for its mover (the root attacker's goal ``params[A_GOAL]`` at
     even plies, its dual at odd ones, as in df-pn); rows ``ply + 1`` and beyond of
-    ``positions``, ``moves`` and ``scores`` are scratch. Returns :func:`encode`'s result, or
+    ``positions``, ``moves``, ``scores`` and ``keys`` are scratch. ``key`` is the node's table key
+    when the caller has it (0: not known); ``probed``, that the caller found no entry settling
+    the node. Returns :func:`encode`'s result, or
     ``UNFINISHED``. The search starts at ``ply == params[A_ROOT]``: there the table's entry is not
     taken (the children are read, so that a success writes its winning move into
     ``params[A_BEST]``).
@@ -78,12 +108,12 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
 
     # 3. The table: a solved entry ends the node.
     salt = types.uint64(params[A_SALT])
-    key = table_key(position_key(position), salt, goal, -1, ply)
-    row = probe(table, key)
-    if row >= 0 and ply != params[A_ROOT]:
-        phi, delta = read_entry(table, row)
-        if phi == 0 or delta == 0:
-            return encode(phi == 0, entry_length(table, row))
+    if key == 0:
+        key = table_key(position_key(position), salt, goal, -1, ply)
+    if ply != params[A_ROOT] and not probed:
+        found = solved_in_table(table, key, (goal ^ (ply & 1)) == GOAL_DRAW, params[A_GENERATION])
+        if found != NOT_SOLVED:
+            return found
 
     # 4. The moves to try: every legal move left out by the candidates loses at once.
     if params[A_CANDIDATES] != 0:
@@ -93,27 +123,45 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
         store(table, key, INF, 0, 1, 0, generation, 2)
         return encode(False, 2)
 
-    # 5. Best first: the child the evaluation likes least for its mover. Its table bucket is
-    # asked for now, so that the loads overlap.
+    # 5. Best first: the child the evaluation likes least for its mover. Its table key is
+    # found (and handed down) and its bucket asked for now, so that the loads overlap.
     child = positions[ply + 1]
-    for i in range(count if count > 1 else 0):  # (a single move needs neither)
+    keys[ply, 0] = 0  # a single move needs neither: the child finds its own key
+    for i in range(count if count > 1 else 0):
         play(position, moves[ply, i], child)
         scores[ply, i] = -np.int64(evaluate(child))
-        prefetch(table, table_key(position_key(child), salt, goal, -1, ply + 1))
+        keys[ply, i] = table_key(position_key(child), salt, goal, -1, ply + 1)
+        prefetch(table, keys[ply, i])
     for i in range(1, count):
         j = i
         while j > 0 and scores[ply, j - 1] < scores[ply, j]:
             scores[ply, j - 1], scores[ply, j] = scores[ply, j], scores[ply, j - 1]
             moves[ply, j - 1], moves[ply, j] = moves[ply, j], moves[ply, j - 1]
+            keys[ply, j - 1], keys[ply, j] = keys[ply, j], keys[ply, j - 1]
             j -= 1
 
-    # 6. The first child that fails for its mover is a success; if none, a failure.
+    # 6. The first child that fails for its mover is a success; if none, a failure. After the
+    # first child, the others' entries are read before any is searched (by then their buckets
+    # are in the cache): one that shows its child failing for its mover is a success at once
+    # (an enhanced transposition cutoff), and one settled the other way needs no search.
     first_node = params[A_NODES]
     longest = np.int64(0)
+    child_wants_draw = (goal ^ ((ply + 1) & 1)) == GOAL_DRAW
     for i in range(count):
-        play(position, moves[ply, i], child)
-        below = goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluate, positions, moves,
-                               scores, table, params, ply + 1)
+        if i == 1:
+            for j in range(1, count):
+                scores[ply, j] = solved_in_table(table, keys[ply, j], child_wants_draw, generation)
+                if scores[ply, j] != NOT_SOLVED and (scores[ply, j] & 1) == 0:
+                    moves[ply, 1], moves[ply, j] = moves[ply, j], moves[ply, 1]
+                    scores[ply, 1], scores[ply, j] = scores[ply, j], scores[ply, 1]
+                    keys[ply, 1], keys[ply, j] = keys[ply, j], keys[ply, 1]
+                    break
+        if i >= 1 and scores[ply, i] != NOT_SOLVED:
+            below = scores[ply, i]  # the child's result, found in the table
+        else:
+            play(position, moves[ply, i], child)
+            below = goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluate, positions,
+                                   moves, scores, keys, table, params, ply + 1, keys[ply, i], i >= 1)
         if below == UNFINISHED:
             return UNFINISHED
         length = (below >> 1) + 1

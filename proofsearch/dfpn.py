@@ -79,8 +79,8 @@ from proofsearch.database_leaves import (PAGE_MISSING, DatabaseLeaves, database_
                                          empty_leaf_arrays, no_tables)
 from proofsearch.goals import GOAL_DRAW, GOAL_WIN, goal_code, mover_succeeds
 from proofsearch.table import (FLAG_BOUNDED, INFINITY, INT32_2D, INT64_1D, INT64_2D, INT64_3D, TABLE, UINT64_1D,
-                              UINT64_2D, TranspositionTable, entry_length, prefetch, probe, read_entry, store,
-                              table_key)
+                              UINT64_2D, TranspositionTable, entry_flags, entry_length, is_disproven, other_goal_key,
+                              prefetch, probe, read_entry, store, table_key)
 
 INF = np.int64(INFINITY)
 NO_DEP = np.int64(1) << 40
@@ -109,17 +109,15 @@ def least_refuted_depth(table, position_hash, salt, goal, ply, up_to):
     as solved against its mover: the least remaining depth in ``0..up_to`` at which it is, or
     ``(-1, 0)``. Without a depth bound (``up_to < 0``) the one depth-free entry, as depth 0.
     Proof extraction walks these: always taking the tightest entry keeps a line from coming
-    back to a position it has passed."""
-    if up_to < 0:
-        row = probe(table, table_key(position_hash, salt, goal, -1, ply))
-        if row >= 0 and (table[row, 1] & types.uint64(0xFFFFFFFF)) == INFINITY \
-                and (table[row, 1] >> types.uint64(32)) == 0:
-            return np.int64(0), entry_length(table, row)
-        return np.int64(-1), np.int64(0)
-    for remaining in range(up_to + 1):
-        row = probe(table, table_key(position_hash, salt, goal, ply + remaining, ply))
-        if row >= 0 and (table[row, 1] & types.uint64(0xFFFFFFFF)) == INFINITY \
-                and (table[row, 1] >> types.uint64(32)) == 0:
+    back to a position it has passed. A mover whose goal is ``win`` is also refuted by an
+    entry showing it fails to draw (alpha-beta settles nodes by such entries)."""
+    wants_win = (goal ^ (ply & 1)) == GOAL_WIN
+    for remaining in range(max(up_to, 0) + 1):
+        key = table_key(position_hash, salt, goal, ply + remaining if up_to >= 0 else -1, ply)
+        row = probe(table, key)
+        if row < 0 or not is_disproven(table, row):
+            row = probe(table, other_goal_key(key)) if wants_win else -1
+        if row >= 0 and is_disproven(table, row):
             return np.int64(remaining), entry_length(table, row)
     return np.int64(-1), np.int64(0)
 
@@ -254,7 +252,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                         vals[C_DELTA] = delta
                         if phi == 0 or delta == 0:
                             vals[C_SOLVED] = 1
-                            vals[C_BOUNDED] = np.int64(table[row, 2] >> types.uint64(40)) & FLAG_BOUNDED
+                            vals[C_BOUNDED] = entry_flags(table, row) & FLAG_BOUNDED
                             vals[C_LENGTH] = entry_length(table, row)
                     else:
                         mobility = n_child
@@ -328,7 +326,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
                     if c_phi == 0 or c_delta == 0:
                         vals[C_SOLVED] = 1
                         vals[C_DEP] = NO_DEP
-                        vals[C_BOUNDED] = np.int64(table[row, 2] >> types.uint64(40)) & FLAG_BOUNDED
+                        vals[C_BOUNDED] = entry_flags(table, row) & FLAG_BOUNDED
                         vals[C_LENGTH] = entry_length(table, row)
             c_phi = vals[C_PHI]
             c_delta = vals[C_DELTA]
@@ -489,6 +487,7 @@ class DfpnSearch:
         self._params = np.zeros(PARAMS, dtype=np.int64)  # those of the search running now
         self._alphabeta_params = np.zeros(ALPHABETA_PARAMS, dtype=np.int64)
         self.scores = np.zeros((self.stack + 1, moves), dtype=np.int64)  # alpha-beta's move order
+        self.child_keys = np.zeros((self.stack + 1, moves), dtype=np.uint64)  # and its children's keys
         # True: the game's own hand-off (Game.proof_handoff); False: df-pn alone; or a node count.
         self.handoff = game.proof_handoff if handoff is True else (None if handoff is False else int(handoff))
 
@@ -641,7 +640,7 @@ class DfpnSearch:
             found = run_interruptibly(
                 lambda: goal_alphabeta(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
                                        self.position_key, kernels.evaluate, self.positions, self.move_buffer,
-                                       self.scores, self.table.rows, params, 0),
+                                       self.scores, self.child_keys, self.table.rows, params, 0, np.uint64(0), False),
                 flag_raiser(params, A_STOP))
             nodes += int(params[A_NODES])
             elapsed = time.perf_counter() - started

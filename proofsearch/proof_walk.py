@@ -86,11 +86,11 @@ def _remember(keys, heights, key, height):
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel,
                      K.HashKernel, K.EvaluateKernel, TABLE, INT64_1D, UINT64_2D, INT32_2D, INT64_2D, UINT64_1D,
-                     UINT64_1D, INT64_1D, INT32_1D, INT64_1D, INT64_2D, INT64_1D),
+                     UINT64_1D, INT64_1D, INT32_1D, INT64_1D, INT64_2D, UINT64_2D, INT64_1D),
          cache=True, nogil=True)
 def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_key, evaluate, table, params,
                 positions, move_buffer, frames, path_hash, written_keys, written_heights, tokens, stats, scores,
-                alphabeta_params):
+                child_keys, alphabeta_params):
     """Write the strategy of the solved ``positions[0]`` into ``tokens``; return ``DONE`` or why
     not (``STUCK``, or a buffer too small: ``TOKENS_FULL``, ``WRITTEN_FULL``, ``TOO_DEEP``).
     ``stats`` gets the proof size (positions visited, as the checker counts them) and the
@@ -99,7 +99,7 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
     search's table key (:func:`proofsearch.dfpn.position_key_kernel`). Where the search may hand
     off to alpha-beta (``alphabeta_params[A_BUDGET] > 0``, no depth bound), a prover node whose
     entries were lost is solved again here by :func:`proofsearch.alphabeta.goal_alphabeta`
-    (``evaluate`` and ``scores`` serve it) before the caller is asked for a search."""
+    (``evaluate``, ``scores`` and ``child_keys`` serve it) before the caller is asked for a search."""
     goal = params[W_GOAL]
     prover_is_attacker = params[W_PROVER_IS_ATTACKER] != 0
     salt = types.uint64(params[W_SALT])
@@ -218,7 +218,8 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                         alphabeta_params[A_NODES] = 0
                         alphabeta_params[A_BEST] = -1
                         found = goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluate,
-                                               positions, move_buffer, scores, table, alphabeta_params, ply)
+                                               positions, move_buffer, scores, child_keys, table, alphabeta_params, ply,
+                                               types.uint64(0), False)
                         count = legal_moves(position, move_buffer[ply])  # (alpha-beta reordered them)
                         frames[ply, FR_COUNT] = count
                         if found != UNFINISHED and (found & 1) == 1:
@@ -299,6 +300,7 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     token_room, written_room = 1 << 12, 1 << 12
     kernels = game.kernels
     scores = np.zeros((stack + 2, game.max_moves), dtype=np.int64)
+    child_keys = np.zeros((stack + 2, game.max_moves), dtype=np.uint64)
     alphabeta_params = np.zeros(ALPHABETA_PARAMS, dtype=np.int64)
     if search.handoff_applies(max_depth):  # lost entries are solved again inside the walk
         alphabeta_params[A_GOAL] = GOALS[goal]
@@ -318,7 +320,7 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
         status = walk_kernel(kernels.legal_moves, search.candidates, kernels.play, kernels.outcome,
                              kernels.hash, search.position_key, kernels.evaluate, search.table.rows, params,
                              positions, move_buffer, frames, path_hash, written_keys, written_heights, tokens,
-                             stats, scores, alphabeta_params)
+                             stats, scores, child_keys, alphabeta_params)
         fresh = True
         if status == DONE:
             return tokens[:stats[WS_TOKENS]].tolist(), int(stats[WS_SIZE])

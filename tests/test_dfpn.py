@@ -283,3 +283,21 @@ def test_kernel_compiled_once_for_every_game(connect4, tictactoe):
     prove(connect4, connect4.parse_position("4453"), "win", max_nodes=10)
     prove(tictactoe, tictactoe.start_position(), "win")
     assert len(dfpn_kernel.signatures) == 1
+
+
+def test_draw_search_reads_what_the_win_search_settled(oracle_data, connect4):
+    # Alpha-beta reads a position's entry for its mover's other goal (same bucket): after a
+    # failed win search, the draw search (whose keys are all different) starts from its results.
+    lines = [(moves, score) for moves, score in _pons_lines(oracle_data, "Test_L2_R2", 40) if score <= 0][:10]
+    shared, saved = DfpnSearch(connect4, TranspositionTable(1 << 20)), 0
+    for moves, score in lines:
+        position = connect4.parse_position(moves)
+        assert shared.prove(position, "win").result == "disproven"
+        after_win = shared.prove(position, "draw")
+        fresh = DfpnSearch(connect4, TranspositionTable(1 << 20)).prove(position, "draw")
+        assert after_win.result == fresh.result == ("proven" if score == 0 else "disproven"), moves
+        saved += fresh.nodes - after_win.nodes
+        document = extract_proof(shared, position, "draw", after_win.result)
+        verdict = check_document(connect4, document)
+        assert verdict.valid, (moves, verdict.reason)
+    assert saved > 0

@@ -19,6 +19,8 @@ import numba as nb
 import numpy as np
 from numba import types
 
+from games.memory import cache_line_aligned_zeros
+
 BUCKET = 4
 BUCKET_WORDS = 8  # 64 bytes: one cache line
 DATA_WORD = 2  # the first entry's data word
@@ -155,7 +157,8 @@ class TranspositionTable:
 
     def __init__(self, megabytes: float = 16):
         buckets = max(1, int(megabytes * 2 ** 20) // (BUCKET_WORDS * 8))
-        self.table = np.zeros((1 << (buckets.bit_length() - 1), BUCKET_WORDS), dtype=np.uint64)
+        buckets = 1 << (buckets.bit_length() - 1)
+        self.table = cache_line_aligned_zeros(buckets * BUCKET_WORDS).reshape(buckets, BUCKET_WORDS)
 
     @property
     def megabytes(self) -> float:
