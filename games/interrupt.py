@@ -14,7 +14,8 @@ from typing import Callable, TypeVar
 T = TypeVar("T")
 
 
-def run_interruptibly(work: Callable[[], T], stop: Callable[[], None]) -> T:
+def run_interruptibly(work: Callable[[], T], stop: Callable[[], None],
+                      tick: Callable[[], None] | None = None) -> T:
     """``work()``, made interruptible by Ctrl-C when called from the main thread.
 
     ``work`` must release the GIL while it runs long (a ``nogil`` kernel) and return soon after
@@ -22,7 +23,8 @@ def run_interruptibly(work: Callable[[], T], stop: Callable[[], None]) -> T:
     runs in a worker thread while this thread waits, so a KeyboardInterrupt is raised here at
     once; then ``stop()`` is called, the worker is waited for, and the KeyboardInterrupt goes on.
     From other threads (which never see KeyboardInterrupt) ``work()`` simply runs. Exceptions of
-    ``work`` are raised here.
+    ``work`` are raised here. ``tick()``, if given, is called about four times a second while
+    ``work`` runs in the worker (a progress display reading counters the kernel updates).
     """
     if threading.current_thread() is not threading.main_thread():
         return work()
@@ -40,6 +42,8 @@ def run_interruptibly(work: Callable[[], T], stop: Callable[[], None]) -> T:
     try:
         while worker.is_alive():
             worker.join(0.25)
+            if tick is not None and worker.is_alive():
+                tick()
     except KeyboardInterrupt:
         # Raised again until the worker ends: work that clears its flag as it starts (a new
         # iteration, say) must not miss a stop that came just before.

@@ -56,7 +56,7 @@ def encode(succeeds, length):
 
 @nb.njit(types.int64(TABLE, types.uint64, types.boolean, types.int64), cache=True, inline="always")
 def solved_in_table(table, key, mover_wants_draw, generation):
-    """The :func:`encode`\ d result the table holds for the node of ``key``, or ``NOT_SOLVED``.
+    """The result (as :func:`encode` gives it) the table holds for the node of ``key``, or ``NOT_SOLVED``.
     The entry of the mover's other goal (same bucket) counts too: a win is a success for the
     draw goal, and failing to draw is a failure for the win goal. A result read that way is
     stored under ``key`` as well, so that the proof walk, which reads a goal's own entries,

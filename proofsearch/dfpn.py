@@ -637,11 +637,15 @@ class DfpnSearch:
             params[A_NODES] = 0
             chunk_started = time.perf_counter()
             self.positions[0] = position
+            tick = None
+            if progress is not None:  # live figures from the kernel's node counter
+                def tick(before=nodes):
+                    progress(before + int(params[A_NODES]), time.perf_counter() - started)
             found = run_interruptibly(
                 lambda: goal_alphabeta(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
                                        self.position_key, kernels.evaluate, self.positions, self.move_buffer,
                                        self.scores, self.child_keys, self.table.rows, params, 0, np.uint64(0), False),
-                flag_raiser(params, A_STOP))
+                flag_raiser(params, A_STOP), tick)
             nodes += int(params[A_NODES])
             elapsed = time.perf_counter() - started
             if found != UNFINISHED:

@@ -125,3 +125,19 @@ def test_commands_exit_130_with_one_line_on_ctrl_c(command, warm_up):
     finally:
         process.kill()
         process.wait()
+
+
+def test_tick_runs_while_the_work_does():
+    ticks = []
+    assert run_interruptibly(lambda: time.sleep(0.8) or 7, lambda: None, lambda: ticks.append(1)) == 7
+    assert 2 <= len(ticks) <= 4
+
+
+def test_an_unlimited_alphabeta_phase_reports_progress():
+    # No limit: alpha-beta runs in one call; the display reads its node counter as it goes.
+    connect4 = games.get("connect4")
+    reports = []
+    found = DfpnSearch(connect4).prove(connect4.parse_position("44554"), "win",
+                                       progress=lambda nodes, seconds: reports.append(nodes))
+    assert found.result == "disproven"
+    assert reports and reports == sorted(reports) and 1000 < reports[-1] <= found.nodes
