@@ -10,8 +10,8 @@ plies); every problem is a mate in dm (the set's README), so a `disproven` answe
 key move is compared with `bm`. Proofs are written out with `extract_proof` and re-checked by
 the independent checker (`proofsearch.checker`, as `solver check-proof`): every chess proof,
 and every ``--check-every``-th Connect Four position's proofs, found again after the timed pass
-(extraction and checking are not timed). An invalid proof counts as wrong. One warm-up search first (numba cache load), then per
-set the mean, median and max seconds per position and nodes/s.
+(extraction and checking are not timed). An invalid proof counts as wrong. One warm-up search
+first (numba cache load), then per set the mean, median and max seconds per position and nodes/s.
 
 References, measured in the same run on the same positions:
 - Connect Four: Pascal Pons' solver (``c4solver`` from PascalPons/connect4; ``--pons PATH``,
