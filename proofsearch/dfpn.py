@@ -96,6 +96,9 @@ FRAME_FIELDS = 5
  P_DATABASE, P_STOP, P_FIXED_PLIES) = range(12)
 PARAMS = 12
 POLL_MASK = 1023  # the kernel polls params[P_STOP] every 1024 expansions
+# A call with at most this many nodes runs in the calling thread (at most about 0.1 s): handing
+# it to the worker thread costs more than small searches take (games.interrupt).
+IN_PLACE_NODES = 20_000
 # Results (stats[...]).
 S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING, S_LENGTH = range(9)
 STATS = 9
@@ -558,7 +561,7 @@ class DfpnSearch:
                                     self.child_moves, self.child_hashes, self.child_vals, self.frames,
                                     path_hash, self.table.rows, params, stats,
                                     rank, directory, db_bases, arena),
-                flag_raiser(params, P_STOP))
+                flag_raiser(params, P_STOP), in_place=params[P_BUDGET] <= IN_PLACE_NODES)
             elapsed = time.perf_counter() - started
             if params[P_STOP]:  # stats were left half-written: no result
                 pn = dn = -1
@@ -645,7 +648,7 @@ class DfpnSearch:
                 lambda: goal_alphabeta(kernels.legal_moves, self.candidates, kernels.play, kernels.outcome,
                                        self.position_key, kernels.evaluate, self.positions, self.move_buffer,
                                        self.scores, self.child_keys, self.table.rows, params, 0, np.uint64(0), False),
-                flag_raiser(params, A_STOP), tick)
+                flag_raiser(params, A_STOP), tick, in_place=params[A_BUDGET] <= IN_PLACE_NODES)
             nodes += int(params[A_NODES])
             elapsed = time.perf_counter() - started
             if found != UNFINISHED:

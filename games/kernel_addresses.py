@@ -1,0 +1,45 @@
+"""Kernel arguments passed from Python at the cost of a dictionary look-up.
+
+An engine compiled with ``FunctionType`` parameters (``games.kernels``) receives each kernel
+as a jitted function, and numba turns every one into two machine addresses on every call from
+Python, asking the dispatcher for its compiled result each time: about 10 microseconds a
+kernel. A df-pn call takes seven kernels, so a search of a few nodes cost 0.2 ms before it
+began (and the player's prover leaves make many such calls). :func:`remember_kernel_addresses`
+makes numba keep the two addresses of each (jitted function, signature) pair.
+
+Sound because a dispatcher never replaces the code it compiled for a signature: kernels are
+compiled once, with explicit signatures, and stay loaded for the life of the process.
+"""
+from __future__ import annotations
+
+_installed = False
+
+
+def remember_kernel_addresses() -> None:
+    """Wrap numba's two address look-ups for first-class function arguments in a memo (once
+    per process; nothing happens if this numba lacks them)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    try:
+        from numba.core.registry import CPUDispatcher
+        from numba.experimental import function_type
+        wrapper_address, jit_address = function_type._get_wrapper_address, function_type._get_jit_address
+    except (ImportError, AttributeError):
+        return
+    memo: dict = {}
+
+    def remembered(look_up, kind):
+        def address(func, sig):
+            if not isinstance(func, CPUDispatcher):
+                return look_up(func, sig)
+            key = (id(func), sig, kind)
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = (look_up(func, sig), func)  # the function kept alive: its id stays its own
+            return found[0]
+        return address
+
+    function_type._get_wrapper_address = remembered(wrapper_address, "wrapper")
+    function_type._get_jit_address = remembered(jit_address, "jit")
