@@ -297,7 +297,7 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     frames = np.zeros((stack, FRAME_FIELDS), dtype=np.int64)
     path_hash = np.zeros(stack, dtype=np.uint64)
     stats = np.zeros(WALK_STATS, dtype=np.int64)
-    token_room, written_room = 1 << 12, 1 << 12
+    token_room, written_room = 1 << 15, 1 << 15  # room for most proofs of a few thousand positions
     kernels = game.kernels
     scores = np.zeros((stack + 2, game.max_moves), dtype=np.int64)
     child_keys = np.zeros((stack + 2, game.max_moves), dtype=np.uint64)
@@ -338,9 +338,9 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
             params[W_FORCED_MOVE] = found.best
             fresh = False
         elif status == TOKENS_FULL and token_room < 1 << 30:
-            token_room *= 4
+            token_room *= 8
         elif status == WRITTEN_FULL and written_room < 1 << 30:
-            written_room *= 4
+            written_room *= 8
         else:
             return None
 

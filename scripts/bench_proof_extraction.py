@@ -1,7 +1,10 @@
-"""What `--proof` costs: each position is proven twice with a fresh transposition table of the
+"""What `--proof` costs: each position is proven twice with an empty transposition table of the
 same size, once as `solver prove` does without `--proof` (the search alone), once as it does
 with it (the search, the proof extracted and written to a file); the ratio is the second time
-over the first. Every proof written is then re-read and checked by the independent checker
+over the first. The table is allocated once and emptied before each search, untimed: the first
+touch of a newly allocated table's pages costs the kernel's zeroing of them (2 MiB huge pages
+here, at times with compaction: up to tens of milliseconds, at random), which would swamp the
+small searches. Every proof written is then re-read and checked by the independent checker
 (`proofsearch.checker`, as `solver check-proof`; not timed).
 
     SOLVER_ORACLE_DATA=../shared/data python scripts/bench_proof_extraction.py --db DIR
@@ -39,16 +42,28 @@ ISSUE_MATE = ("issue 13 mate in 20", "8/8/2k5/8/3p4/Qp1p4/pp1p4/rrbK4 w - - 0 1"
 CONNECT4_SETS = ("Test_L2_R2", "Test_L1_R1")
 
 
+_TABLES: dict[float, TranspositionTable] = {}
+
+
+def empty_table(megabytes: float) -> TranspositionTable:
+    """The table of this size, emptied (allocated on first use; see the module docstring)."""
+    table = _TABLES.get(megabytes)
+    if table is None:
+        table = _TABLES[megabytes] = TranspositionTable.from_megabytes(megabytes)
+    table.clear()
+    return table
+
+
 def timed_proofs(game, position, goal: str, max_depth: int | None, megabytes: float,
                  proof_path: str, max_nodes: int | None = None) -> dict:
-    """Search alone, then search + extraction + writing, each with a fresh table (a search
+    """Search alone, then search + extraction + writing, each with an empty table (a search
     stopped by ``max_nodes`` is reported as unknown and written no proof)."""
-    search = DfpnSearch(game, TranspositionTable.from_megabytes(megabytes))
+    search = DfpnSearch(game, empty_table(megabytes))
     started = time.perf_counter()
     alone = search.prove(position, goal, max_depth=max_depth, max_nodes=max_nodes)
     search_seconds = time.perf_counter() - started
 
-    search = DfpnSearch(game, TranspositionTable.from_megabytes(megabytes))
+    search = DfpnSearch(game, empty_table(megabytes))
     started = time.perf_counter()
     found = search.prove(position, goal, max_depth=max_depth, max_nodes=max_nodes)
     size = None
@@ -65,7 +80,7 @@ def timed_proofs(game, position, goal: str, max_depth: int | None, megabytes: fl
 
 def connect4_goal(game, position, megabytes: float) -> str:
     """The goal whose proof or disproof gives the value: `win` if proven, else `draw`."""
-    found = DfpnSearch(game, TranspositionTable.from_megabytes(megabytes)).prove(position, "win")
+    found = DfpnSearch(game, empty_table(megabytes)).prove(position, "win")
     return "win" if found.result == "proven" else "draw"
 
 
