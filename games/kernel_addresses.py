@@ -34,10 +34,13 @@ def remember_kernel_addresses() -> None:
         def address(func, sig):
             if not isinstance(func, CPUDispatcher):
                 return look_up(func, sig)
-            key = (id(func), sig, kind)
+            # Keyed by identity (hashing a signature costs more than the look-up saves); the
+            # function and the signature (one object per engine parameter) are kept alive, so
+            # that their ids stay their own.
+            key = (id(func), id(sig), kind)
             found = memo.get(key)
             if found is None:
-                found = memo[key] = (look_up(func, sig), func)  # the function kept alive: its id stays its own
+                found = memo[key] = (look_up(func, sig), func, sig)
             return found[0]
         return address
 

@@ -33,7 +33,7 @@ from proofsearch.dfpn import (
 from proofsearch.alphabeta import (A_BEST, A_BUDGET, A_CANDIDATES, A_GENERATION, A_GOAL, A_NODES, A_ROOT, A_SALT,
                                    ALPHABETA_PARAMS, UNFINISHED, goal_alphabeta)
 from proofsearch.goals import DUAL_GOALS, GOALS, attacker_reaches
-from proofsearch.table import TABLE
+from proofsearch.table import TABLE, prefetch, table_key
 
 # Outcomes of walk_kernel.
 DONE, STUCK, NEEDS_SEARCH, TOKENS_FULL, WRITTEN_FULL, TOO_DEEP = range(6)
@@ -59,6 +59,18 @@ def _prover_succeeds(goal, prover_is_attacker, ply, result):
     attacker_result = result if ply % 2 == 0 else -result
     reached = attacker_reaches(goal, attacker_result)
     return reached if prover_is_attacker else not reached
+
+
+@nb.njit(types.boolean(types.int32, INT32_1D, types.int64, types.boolean), cache=True, inline="always")
+def _is_candidate(move, candidate_moves, n_candidates, has_candidates):
+    """Whether ``move`` is among ``candidate_moves[:n_candidates]`` (every move is, without
+    the game's ``proof_candidates``)."""
+    if not has_candidates:
+        return True
+    for i in range(n_candidates):
+        if candidate_moves[i] == move:
+            return True
+    return False
 
 
 @nb.njit(types.int64(UINT64_1D, INT64_1D, types.uint64), cache=True, inline="always")
@@ -173,8 +185,18 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                     best_depth = np.int64(1) << 40
                     best_length = np.int64(1) << 40
                     child = positions[ply + 1]
+                    # Only the candidates can be refuted (the other moves lose at once); they are
+                    # taken in the legal moves' order, the Python walk's. Their buckets are asked
+                    # for first, so that the probes below do not wait on memory one by one.
+                    n_candidates = candidates(position, move_buffer[ply + 1]) if has_candidates else count
+                    for i in range(count if forced_ply != ply and below < 0 else 0):
+                        if _is_candidate(move_buffer[ply, i], move_buffer[ply + 1], n_candidates, has_candidates):
+                            play(position, move_buffer[ply, i], child)
+                            prefetch(table, table_key(position_key(child), salt, goal, -1, ply + 1))
                     for i in range(count if forced_ply != ply else 0):
                         move = move_buffer[ply, i]
+                        if not _is_candidate(move, move_buffer[ply + 1], n_candidates, has_candidates):
+                            continue
                         play(position, move, child)
                         n_child = legal_moves(child, scratch_moves)
                         child_result = outcome(child, n_child)
@@ -297,7 +319,7 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     frames = np.zeros((stack, FRAME_FIELDS), dtype=np.int64)
     path_hash = np.zeros(stack, dtype=np.uint64)
     stats = np.zeros(WALK_STATS, dtype=np.int64)
-    token_room, written_room = 1 << 15, 1 << 15  # room for most proofs of a few thousand positions
+    token_room, written_room = 1 << 12, 1 << 12  # a walk that fills them starts again with 16 times more
     kernels = game.kernels
     scores = np.zeros((stack + 2, game.max_moves), dtype=np.int64)
     child_keys = np.zeros((stack + 2, game.max_moves), dtype=np.uint64)
@@ -338,9 +360,9 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
             params[W_FORCED_MOVE] = found.best
             fresh = False
         elif status == TOKENS_FULL and token_room < 1 << 30:
-            token_room *= 8
+            token_room *= 16
         elif status == WRITTEN_FULL and written_room < 1 << 30:
-            written_room *= 8
+            written_room *= 16
         else:
             return None
 
