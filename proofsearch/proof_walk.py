@@ -40,8 +40,8 @@ DONE, STUCK, NEEDS_SEARCH, TOKENS_FULL, WRITTEN_FULL, TOO_DEEP = range(6)
 TOKEN_REFERENCE = -1
 # Parameters (params[...]).
 (W_GOAL, W_PROVER_IS_ATTACKER, W_SALT, W_REMAINING, W_HAS_CANDIDATES, W_RESUME,
- W_FORCED_MOVE) = range(7)
-WALK_PARAMS = 7
+ W_FORCED_MOVE, W_FIXED_PLIES) = range(8)
+WALK_PARAMS = 8
 # Per-ply fields of frames[ply, ...].
 (FR_REMAINING, FR_HASH, FR_PROVER, FR_NEXT, FR_COUNT, FR_HEIGHT, FR_REPEATS) = range(7)
 FRAME_FIELDS = 7
@@ -116,6 +116,7 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
     prover_is_attacker = params[W_PROVER_IS_ATTACKER] != 0
     salt = types.uint64(params[W_SALT])
     has_candidates = params[W_HAS_CANDIDATES] != 0
+    fixed_plies = params[W_FIXED_PLIES] != 0
     stack = positions.shape[0] - 2
     scratch = positions[stack + 1]
     scratch_moves = move_buffer[stack + 1]
@@ -148,7 +149,7 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                 if not _prover_succeeds(goal, prover_is_attacker, ply, result):
                     return STUCK
                 leaf, child_height, child_repeats = True, 0, 0
-            else:
+            elif not fixed_plies:  # (a position that fixes its ply never comes back on a path)
                 for j in range(ply):
                     if path_hash[j] == node_hash:
                         if not _prover_succeeds(goal, prover_is_attacker, ply, K.DRAW):
@@ -202,7 +203,7 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                         child_result = outcome(child, n_child)
                         child_hash = hash_position(child)
                         repeated = False
-                        for j in range(ply + 1):
+                        for j in range(ply + 1 if not fixed_plies else 0):
                             if path_hash[j] == child_hash:
                                 repeated = True
                                 break
@@ -314,6 +315,7 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     params[W_SALT] = np.int64(np.uint64(search.table.salt).view(np.int64))
     params[W_REMAINING] = -1 if max_depth is None else max_depth
     params[W_HAS_CANDIDATES] = int(search.has_candidates)
+    params[W_FIXED_PLIES] = int(game.plies_fixed_by_position)
     positions = np.zeros((stack + 2, game.position_width), dtype=np.uint64)
     move_buffer = np.zeros((stack + 2, game.max_moves), dtype=np.int32)
     frames = np.zeros((stack, FRAME_FIELDS), dtype=np.int64)
