@@ -189,11 +189,15 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                     # Only the candidates can be refuted (the other moves lose at once); they are
                     # taken in the legal moves' order, the Python walk's. Their buckets are asked
                     # for first, so that the probes below do not wait on memory one by one.
+                    # Their keys are kept for the probes (``child_keys`` is alpha-beta's scratch,
+                    # free until it runs below).
                     n_candidates = candidates(position, move_buffer[ply + 1]) if has_candidates else count
-                    for i in range(count if forced_ply != ply and below < 0 else 0):
+                    prefetched = forced_ply != ply and below < 0
+                    for i in range(count if prefetched else 0):
                         if _is_candidate(move_buffer[ply, i], move_buffer[ply + 1], n_candidates, has_candidates):
                             play(position, move_buffer[ply, i], child)
-                            prefetch(table, table_key(position_key(child), salt, goal, -1, ply + 1))
+                            child_keys[ply, i] = position_key(child)
+                            prefetch(table, table_key(child_keys[ply, i], salt, goal, -1, ply + 1))
                     for i in range(count if forced_ply != ply else 0):
                         move = move_buffer[ply, i]
                         if not _is_candidate(move, move_buffer[ply + 1], n_candidates, has_candidates):
@@ -213,8 +217,8 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                                 chosen, chosen_remaining = i, below
                                 break
                             continue
-                        depth, length = least_refuted_depth(table, position_key(child), salt, goal, ply + 1,
-                                                            below)
+                        child_key = child_keys[ply, i] if prefetched else position_key(child)
+                        depth, length = least_refuted_depth(table, child_key, salt, goal, ply + 1, below)
                         if depth < 0 and has_candidates and (below < 0 or below >= 2):
                             mobility = candidates(child, scratch_moves)
                             if mobility == 0:
