@@ -70,9 +70,14 @@ class _Replay:
         reached = _attacker_reaches(self.goal, attacker_result)
         return reached if self.prover_is_attacker else not reached
 
-    def take(self, where: str) -> str:
+    def where(self, position: np.ndarray, ply: int) -> str:
+        """A node's description for error messages. Built only on an error: formatting a
+        position (Connect Four replays its move sequence) cost most of a check's time."""
+        return f"ply {ply} ({self.game.format_position(position)})"
+
+    def take(self, position: np.ndarray, ply: int) -> str:
         if self.next_token >= len(self.tokens):
-            raise InvalidProof(f"strategy ends early at {where}")
+            raise InvalidProof(f"strategy ends early at {self.where(position, ply)}")
         token = self.tokens[self.next_token]
         self.next_token += 1
         return token
@@ -83,7 +88,6 @@ class _Replay:
         if ply > MAX_TREE_DEPTH:
             raise InvalidProof("proof tree deeper than the checker allows")
         game, kernels = self.game, self.game.kernels
-        where = f"ply {ply} ({game.format_position(position)})"
         attacker_to_move = ply % 2 == 0
         count = int(kernels.legal_moves(position, self.buffer))
         moves = [int(m) for m in self.buffer[:count]]
@@ -91,35 +95,35 @@ class _Replay:
         if result != ONGOING:
             attacker_result = result if attacker_to_move else -result
             if not self.prover_succeeds(attacker_result):
-                raise InvalidProof(f"leaf at {where} does not give the prover its goal")
+                raise InvalidProof(f"leaf at {self.where(position, ply)} does not give the prover its goal")
             return 0, False
         identity = position_identity(self.game, position)
         if identity in path:
             if not self.prover_succeeds(DRAW):
-                raise InvalidProof(f"repetition at {where} is a draw, which does not give the prover its goal")
+                raise InvalidProof(f"repetition at {self.where(position, ply)} is a draw, which does not give the prover its goal")
             return 0, True
         if self.max_depth is not None and ply >= self.max_depth:
-            raise InvalidProof(f"unfinished position at the depth limit: {where}")
+            raise InvalidProof(f"unfinished position at the depth limit: {self.where(position, ply)}")
         prover_to_move = attacker_to_move == self.prover_is_attacker
         path.append(identity)
         try:
             if prover_to_move:
-                token = self.take(where)
+                token = self.take(position, ply)
                 if token == REFERENCE:
                     height = self.proven_height.get(identity)
                     if height is None:
-                        raise InvalidProof(f"reference at {where} to a position not proven earlier")
+                        raise InvalidProof(f"reference at {self.where(position, ply)} to a position not proven earlier")
                     if self.max_depth is not None and ply + height > self.max_depth:
-                        raise InvalidProof(f"reference at {where}: the earlier proof is too long here")
+                        raise InvalidProof(f"reference at {self.where(position, ply)}: the earlier proof is too long here")
                     return height, False
                 if token == DATABASE:
-                    return self.database_leaf(position, attacker_to_move, ply, where), False
+                    return self.database_leaf(position, attacker_to_move, ply), False
                 try:
                     move = game.parse_move(position, token)
                 except NotationError as error:
-                    raise InvalidProof(f"bad move {token!r} at {where}: {error}") from None
+                    raise InvalidProof(f"bad move {token!r} at {self.where(position, ply)}: {error}") from None
                 if move not in moves:
-                    raise InvalidProof(f"illegal move {token!r} at {where}")
+                    raise InvalidProof(f"illegal move {token!r} at {self.where(position, ply)}")
                 child_height, repeats = self.visit(game.play(position, move), ply + 1, path)
                 height = child_height + 1
             else:
@@ -134,21 +138,21 @@ class _Replay:
             self.proven_height[identity] = height
         return height, repeats
 
-    def database_leaf(self, position: np.ndarray, attacker_to_move: bool, ply: int, where: str) -> int:
+    def database_leaf(self, position: np.ndarray, attacker_to_move: bool, ply: int) -> int:
         """A database leaf: the table's value must give the prover its goal; under a depth
         limit, a win for the attacker must also come with a mate that fits in the plies left."""
         if self.probe_database is None:
-            raise InvalidProof(f"database leaf at {where} but no database given (--db)")
+            raise InvalidProof(f"database leaf at {self.where(position, ply)} but no database given (--db)")
         found = self.probe_database(position)
         if found is None:
-            raise InvalidProof(f"database leaf at {where} is not covered by any table")
+            raise InvalidProof(f"database leaf at {self.where(position, ply)} is not covered by any table")
         value, distance = found
         attacker_result = value if attacker_to_move else -value
         if (self.max_depth is not None and self.goal == "win" and attacker_result == WIN
                 and distance > self.max_depth - ply):
-            raise InvalidProof(f"database leaf at {where}: mate in {distance} plies does not fit the depth limit")
+            raise InvalidProof(f"database leaf at {self.where(position, ply)}: mate in {distance} plies does not fit the depth limit")
         if not self.prover_succeeds(attacker_result):
-            raise InvalidProof(f"database leaf at {where}: the table's value does not give the prover its goal")
+            raise InvalidProof(f"database leaf at {self.where(position, ply)}: the table's value does not give the prover its goal")
         return 0
 
 
