@@ -37,8 +37,6 @@ from proofsearch.table import (INFINITY, INT32_2D, INT64_1D, INT64_2D, TABLE, UI
 INF = np.int64(INFINITY)
 UNFINISHED = -1  # the budget ran out or the stop flag was raised
 NOT_SOLVED = -2  # no table entry settles the node
-import os
-ETC_PLIES = 0
 POLL_MASK = 1023
 
 # Parameters and results (params[...]).

@@ -36,12 +36,15 @@ from proofsearch.goals import DUAL_GOALS, GOALS, attacker_reaches
 from proofsearch.table import TABLE, prefetch, table_key
 
 # Outcomes of walk_kernel.
-DONE, STUCK, NEEDS_SEARCH, TOKENS_FULL, WRITTEN_FULL, TOO_DEEP = range(6)
+DONE, STUCK, NEEDS_SEARCH, NEEDS_ROOM, TOO_DEEP = range(5)
 TOKEN_REFERENCE = -1
 # Parameters (params[...]).
 (W_GOAL, W_PROVER_IS_ATTACKER, W_SALT, W_REMAINING, W_HAS_CANDIDATES, W_RESUME,
  W_FORCED_MOVE, W_FIXED_PLIES) = range(8)
 WALK_PARAMS = 8
+# How a call starts (params[W_RESUME]): a new walk, or where the last call paused (with the
+# move found by a search: NEEDS_SEARCH; with larger buffers: NEEDS_ROOM).
+RESUME_FRESH, RESUME_WITH_MOVE, RESUME_AS_PAUSED = range(3)
 # Per-ply fields of frames[ply, ...].
 (FR_REMAINING, FR_HASH, FR_PROVER, FR_NEXT, FR_COUNT, FR_HEIGHT, FR_REPEATS) = range(7)
 FRAME_FIELDS = 7
@@ -104,14 +107,20 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                 positions, move_buffer, frames, path_hash, written_keys, written_heights, tokens, stats, scores,
                 child_keys, alphabeta_params):
     """Write the strategy of the solved ``positions[0]`` into ``tokens``; return ``DONE`` or why
-    not (``STUCK``, or a buffer too small: ``TOKENS_FULL``, ``WRITTEN_FULL``, ``TOO_DEEP``).
+    not (``STUCK``, ``TOO_DEEP``; ``NEEDS_SEARCH`` and ``NEEDS_ROOM`` pause it, see below).
     ``stats`` gets the proof size (positions visited, as the checker counts them) and the
     number of tokens. ``written_heights`` must be all -1 (empty) and a power of two long.
     ``hash_position`` tells positions apart (repetitions, references); ``position_key`` is the
     search's table key (:func:`proofsearch.dfpn.position_key_kernel`). Where the search may hand
     off to alpha-beta (``alphabeta_params[A_BUDGET] > 0``, no depth bound), a prover node whose
     entries were lost is solved again here by :func:`proofsearch.alphabeta.goal_alphabeta`
-    (``evaluate``, ``scores`` and ``child_keys`` serve it) before the caller is asked for a search."""
+    (``evaluate``, ``scores`` and ``child_keys`` serve it) before the caller is asked for a search.
+
+    The walk pauses at a node, its state in ``stats`` and the per-ply arrays: ``NEEDS_SEARCH``
+    where the table has no move for the prover (the caller resumes it with ``params[W_RESUME]
+    = RESUME_WITH_MOVE`` and the move in ``params[W_FORCED_MOVE]``), ``NEEDS_ROOM`` where
+    ``tokens`` or the written map might overflow before the next node (resumed with
+    ``RESUME_AS_PAUSED`` and larger buffers holding what was written)."""
     goal = params[W_GOAL]
     prover_is_attacker = params[W_PROVER_IS_ATTACKER] != 0
     salt = types.uint64(params[W_SALT])
@@ -126,16 +135,25 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
     frames[0, FR_REMAINING] = params[W_REMAINING]
     ply = 0
     forced_ply = -1
-    if params[W_RESUME] != 0:  # back at the node that needed a search, with its move
+    if params[W_RESUME] != RESUME_FRESH:  # back at the node where the walk paused
         size, n_tokens, written = stats[WS_SIZE], stats[WS_TOKENS], stats[WS_WRITTEN]
         ply = stats[WS_PLY]
-        forced_ply = ply
+        if params[W_RESUME] == RESUME_WITH_MOVE:
+            forced_ply = ply
     entering = True
     child_height = np.int64(0)
     child_repeats = np.int64(0)
     while True:
         if entering:
             # --- 1. a new node: a leaf, a reference, or a frame to fill ---
+            if n_tokens >= tokens.size or 2 * (written + ply + 1) > written_keys.size:
+                # Room for this node's token and for the subtrees it may close on the way up
+                # (one each for it and its ancestors): the caller grows the buffers and resumes.
+                stats[WS_SIZE] = size
+                stats[WS_TOKENS] = n_tokens
+                stats[WS_WRITTEN] = written
+                stats[WS_PLY] = ply
+                return NEEDS_ROOM
             entering = False
             size += 1
             position = positions[ply]
@@ -163,8 +181,6 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                 if prover:
                     height = _written_height(written_keys, written_heights, node_hash)
                     if height >= 0 and (remaining < 0 or height <= remaining):
-                        if n_tokens >= tokens.size:
-                            return TOKENS_FULL
                         tokens[n_tokens] = TOKEN_REFERENCE
                         n_tokens += 1
                         leaf, child_height, child_repeats = True, height, 0
@@ -261,8 +277,6 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
                         stats[WS_WRITTEN] = written
                         stats[WS_PLY] = ply
                         return NEEDS_SEARCH
-                    if n_tokens >= tokens.size:
-                        return TOKENS_FULL
                     tokens[n_tokens] = move_buffer[ply, chosen]
                     n_tokens += 1
                     frames[ply, FR_NEXT] = count  # one child only
@@ -298,8 +312,6 @@ def walk_kernel(legal_moves, candidates, play, outcome, hash_position, position_
         child_repeats = frames[ply, FR_REPEATS]
         node_hash = types.uint64(frames[ply, FR_HASH])
         if child_repeats == 0 and _written_height(written_keys, written_heights, node_hash) < 0:
-            if 2 * (written + 1) > written_keys.size:
-                return WRITTEN_FULL
             _remember(written_keys, written_heights, node_hash, child_height)
             written += 1
 
@@ -310,7 +322,7 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     """(tokens, size) of the strategy at the solved ``position``, or None where the compiled
     walk cannot write it (the Python walk then does). Where the table has lost an entry the
     walk needs, that node is searched again (at most ``budget`` nodes, ``max_searches``
-    times in all) and the walk goes on with the move found. Buffers grow until they suffice."""
+    times in all) and the walk goes on with the move found. Buffers grow as the walk fills them."""
     game = search.game
     stack = min(game.max_game_length, 1000) + 2
     params = np.zeros(WALK_PARAMS, dtype=np.int64)
@@ -325,7 +337,8 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     frames = np.zeros((stack, FRAME_FIELDS), dtype=np.int64)
     path_hash = np.zeros(stack, dtype=np.uint64)
     stats = np.zeros(WALK_STATS, dtype=np.int64)
-    token_room, written_room = 1 << 12, 1 << 12  # a walk that fills them starts again with 16 times more
+    tokens = np.empty(1 << 12, dtype=np.int32)  # both grow fourfold when the walk pauses for room
+    written_keys, written_heights = _written_map(1 << 13)
     kernels = game.kernels
     scores = np.zeros((stack + 2, game.max_moves), dtype=np.int64)
     child_keys = np.zeros((stack + 2, game.max_moves), dtype=np.uint64)
@@ -337,19 +350,13 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
         alphabeta_params[A_CANDIDATES] = int(search.has_candidates)
         alphabeta_params[A_BUDGET] = budget
     searches = 0
-    fresh = True
+    positions[0] = position
+    params[W_RESUME] = RESUME_FRESH
     while True:
-        if fresh:
-            positions[0] = position
-            tokens = np.empty(token_room, dtype=np.int32)
-            written_keys = np.zeros(written_room, dtype=np.uint64)
-            written_heights = np.full(written_room, -1, dtype=np.int64)
-            params[W_RESUME] = 0
         status = walk_kernel(kernels.legal_moves, search.candidates, kernels.play, kernels.outcome,
                              kernels.hash, search.position_key, kernels.evaluate, search.table.rows, params,
                              positions, move_buffer, frames, path_hash, written_keys, written_heights, tokens,
                              stats, scores, child_keys, alphabeta_params)
-        fresh = True
         if status == DONE:
             return tokens[:stats[WS_TOKENS]].tolist(), int(stats[WS_SIZE])
         if status == NEEDS_SEARCH and searches < max_searches:
@@ -362,15 +369,32 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
                                  history=[int(value) for value in path_hash[:ply]])
             if found.result != "proven" or found.best is None:
                 return None
-            params[W_RESUME] = 1
+            params[W_RESUME] = RESUME_WITH_MOVE
             params[W_FORCED_MOVE] = found.best
-            fresh = False
-        elif status == TOKENS_FULL and token_room < 1 << 30:
-            token_room *= 16
-        elif status == WRITTEN_FULL and written_room < 1 << 30:
-            written_room *= 16
+        elif status == NEEDS_ROOM:
+            params[W_RESUME] = RESUME_AS_PAUSED
         else:
             return None
+        # the room the node where the walk resumes needs (see walk_kernel)
+        if stats[WS_TOKENS] >= tokens.size:
+            tokens = np.concatenate([tokens, np.empty(3 * tokens.size, dtype=np.int32)])
+        if 2 * (stats[WS_WRITTEN] + stats[WS_PLY] + 1) > written_keys.size:
+            bigger_keys, bigger_heights = _written_map(4 * written_keys.size)
+            _move_written(written_keys, written_heights, bigger_keys, bigger_heights)
+            written_keys, written_heights = bigger_keys, bigger_heights
+
+
+def _written_map(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """An empty map of written subtrees (position hash -> height) with ``size`` slots."""
+    return np.zeros(size, dtype=np.uint64), np.full(size, -1, dtype=np.int64)
+
+
+@nb.njit(types.void(UINT64_1D, INT64_1D, UINT64_1D, INT64_1D), cache=True)
+def _move_written(keys, heights, new_keys, new_heights):
+    """Put every entry of one written-subtree map into another (larger, empty) one."""
+    for slot in range(keys.size):
+        if heights[slot] >= 0:
+            _remember(new_keys, new_heights, keys[slot], heights[slot])
 
 
 __all__ = ["TOKEN_REFERENCE", "walk_kernel", "walk_proof"]

@@ -4,8 +4,11 @@ with it (the search, the proof extracted and written to a file); the ratio is th
 over the first. The table is allocated once and emptied before each search, untimed: the first
 touch of a newly allocated table's pages costs the kernel's zeroing of them (2 MiB huge pages
 here, at times with compaction: up to tens of milliseconds, at random), which would swamp the
-small searches. Every proof written is then re-read and checked by the independent checker
-(`proofsearch.checker`, as `solver check-proof`; not timed).
+small searches. Each proof goes to a new file, as when a user names one: replacing an existing
+file costs this VM's ext4 about 0.2-0.4 ms more (the rename over it starts the new file's
+writeback, and freeing the old blocks is a discard), a fixed cost that would dominate searches
+of about a millisecond. Every proof written is then re-read and checked by the independent
+checker (`proofsearch.checker`, as `solver check-proof`; not timed) and deleted.
 
     SOLVER_ORACLE_DATA=../shared/data python scripts/bench_proof_extraction.py --db DIR
         [--long 6] [--long-min 10] [--long-max 40] [--connect4 20] [--table-mb 256] [--seed 1]
@@ -73,6 +76,8 @@ def timed_proofs(game, position, goal: str, max_depth: int | None, megabytes: fl
         size = document["size"]
     with_proof_seconds = time.perf_counter() - started
     verdict = check_file(game, proof_path) if size is not None else None
+    if os.path.exists(proof_path):
+        os.unlink(proof_path)  # the next proof is written to a new file (module docstring)
     return {"result": alone.result, "nodes": alone.nodes, "search": search_seconds,
             "with_proof": with_proof_seconds, "size": size,
             "valid": verdict is not None and verdict.valid and verdict.nodes == size}
