@@ -5,7 +5,9 @@ as a jitted function, and numba turns every one into two machine addresses on ev
 Python, asking the dispatcher for its compiled result each time: about 10 microseconds a
 kernel. A df-pn call takes seven kernels, so a search of a few nodes cost 0.2 ms before it
 began (and the player's prover leaves make many such calls). :func:`remember_kernel_addresses`
-makes numba keep the two addresses of each (jitted function, signature) pair.
+makes numba keep the two addresses of each (jitted function, signature) pair, and each jitted
+function's numba type (numba made a ``types.Dispatcher`` and interned it by its text on every
+call: about 2.5 microseconds a kernel).
 
 Sound because a dispatcher never replaces the code it compiled for a signature: kernels are
 compiled once, with explicit signatures, and stay loaded for the life of the process.
@@ -29,6 +31,7 @@ def remember_kernel_addresses() -> None:
     except (ImportError, AttributeError):
         return
     memo: dict = {}
+    _remember_dispatcher_types(CPUDispatcher)
 
     def remembered(look_up, kind):
         def address(func, sig):
@@ -46,3 +49,19 @@ def remember_kernel_addresses() -> None:
 
     function_type._get_wrapper_address = remembered(wrapper_address, "wrapper")
     function_type._get_jit_address = remembered(jit_address, "jit")
+
+
+def _remember_dispatcher_types(dispatcher_class) -> None:
+    """Make each jitted function's ``_numba_type_`` (which numba's argument typing reads) keep
+    the type it makes, ``types.Dispatcher(function)``: numba interns it anyway, after building
+    it and its text on every call."""
+    make_type = dispatcher_class._numba_type_.fget
+    memo: dict = {}
+
+    def remembered_type(function):
+        found = memo.get(id(function))
+        if found is None:
+            found = memo[id(function)] = (make_type(function), function)  # kept alive: ids stay theirs
+        return found[0]
+
+    dispatcher_class._numba_type_ = property(remembered_type)
