@@ -337,8 +337,8 @@ def walk_proof(search, position: np.ndarray, goal: str, prover_is_attacker: bool
     frames = np.zeros((stack, FRAME_FIELDS), dtype=np.int64)
     path_hash = np.zeros(stack, dtype=np.uint64)
     stats = np.zeros(WALK_STATS, dtype=np.int64)
-    tokens = np.empty(1 << 12, dtype=np.int32)  # both grow fourfold when the walk pauses for room
-    written_keys, written_heights = _written_map(1 << 13)
+    tokens = np.empty(1 << 10, dtype=np.int32)  # both grow fourfold when the walk pauses for room
+    written_keys, written_heights = _written_map(1 << 11)
     kernels = game.kernels
     scores = np.zeros((stack + 2, game.max_moves), dtype=np.int64)
     child_keys = np.zeros((stack + 2, game.max_moves), dtype=np.uint64)
