@@ -16,7 +16,6 @@ reference ``=``.
 from __future__ import annotations
 
 import json
-import itertools
 import os
 import stat
 import sys
@@ -305,13 +304,13 @@ def _replace_atomically(path: str, data: bytes, status: os.stat_result | None) -
 def _new_temporary_file(directory: str, name: str, mode: int) -> tuple[int, str]:
     """(descriptor, path) of a file just created, never an existing one, in ``directory``
     (named for this process; ``O_EXCL`` steps over one an earlier process left)."""
-    for attempt in itertools.count():
+    attempt = 0
+    while True:
         temporary = os.path.join(directory, f".{name}.{os.getpid()}-{attempt}.tmp")
         try:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), temporary
         except FileExistsError:
-            continue
-    raise AssertionError("unreachable")
+            attempt += 1
 
 
 __all__ = ["extract_proof", "write_proof", "ProofExtractionError"]
