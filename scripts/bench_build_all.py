@@ -5,9 +5,11 @@ table within 4 GiB. That takes hours, so each table is built in a fresh process 
 memory is its own; the compiled kernels come from numba's cache, loaded before the clock
 starts) and its figures are appended as one JSON line to ``--out``; a later run skips the
 tables already recorded there, so the benchmark resumes where it stopped. Tables of fewer
-pieces that the set depends on are built first, untimed (``solver build chess --pieces
-N-1``). ``--report`` prints the summary of what is recorded: tables done, the sum of their
-build times (what ``solver build chess --pieces N`` would take, less one start-up), the
+pieces that the set depends on are built first, in one timed step of their own (``solver
+build chess --pieces N-1``, recorded as the row ``SMALLER``). Each row also holds the CPU
+seconds of its build (over ``seconds``: how busy it kept the cores). ``--report`` prints the
+summary of what is recorded: tables done, the sum of their build times with the smaller
+tables' step (what ``solver build chess --pieces N`` would take, less one start-up), the
 largest peak, the size on disk, and the slowest tables.
 
     python scripts/bench_build_all.py --db DIR --out docs/results/build5.jsonl
@@ -27,6 +29,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_build import peak_resident_mib  # noqa: E402
 
 
+def warm_up_kernels() -> None:
+    """Compile or load the build's kernels (two small builds in a scratch directory), so that
+    no timed step pays for them."""
+    import tempfile
+
+    from retrograde.build import build_tables
+
+    with tempfile.TemporaryDirectory() as scratch:
+        build_tables("chess", ["KQvK"], scratch, show_progress=False)
+        build_tables("chess", ["KPvK"], scratch, show_progress=False)
+
+
 def child(table: str, threads: int, root: str) -> None:
     """Build one table in this process and print its figures as a JSON line."""
     import h5py
@@ -34,24 +48,21 @@ def child(table: str, threads: int, root: str) -> None:
 
     from databases.families import get_family
     from databases.writer import DEFAULT_COMPRESSION
-    from retrograde.build import build_one, build_tables
+    from retrograde.build import build_one
 
     numba.set_num_threads(threads)
-    import tempfile
-    with tempfile.TemporaryDirectory() as scratch:  # load the kernels before the clock starts
-        build_tables("chess", ["KQvK"], scratch, show_progress=False)
-        build_tables("chess", ["KPvK"], scratch, show_progress=False)
+    warm_up_kernels()
     # What `solver build --pieces N` does for each table once it has checked the directory
     # (here the parent process built and checked the smaller tables, and earlier children
     # wrote the five-piece ones this table depends on).
-    started = time.perf_counter()
+    started, used = time.perf_counter(), time.process_time()
     build_one(get_family("chess"), table, Path(root), False, DEFAULT_COMPRESSION)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - used
     path = os.path.join(root, "chess", f"{table}.h5")
     with h5py.File(path, "r") as handle:
         longest = int(handle.attrs["longest_mate"])
     print(json.dumps({"table": table, "threads": threads, "seconds": round(wall, 2),
-                      "peak_mib": round(peak_resident_mib()), "bytes": os.path.getsize(path),
+                      "cpu_seconds": round(cpu, 2), "peak_mib": round(peak_resident_mib()), "bytes": os.path.getsize(path),
                       "longest_mate": longest}))
 
 
@@ -70,14 +81,23 @@ def recorded(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
 
 
+SMALLER = "smaller tables"  # the row of the step that builds the tables of fewer pieces
+
+
 def report(rows: list[dict], total: int) -> None:
     """Print the summary of the recorded rows."""
+    smaller = [row for row in rows if row["table"] == SMALLER]
+    rows = [row for row in rows if row["table"] != SMALLER]
     if not rows:
         print("nothing recorded yet")
         return
     seconds = sum(row["seconds"] for row in rows)
+    if smaller:
+        print(f"tables of fewer pieces: {smaller[0]['seconds']:,.0f} s")
+        seconds += smaller[0]["seconds"]
     biggest = max(rows, key=lambda row: row["peak_mib"])
-    print(f"tables: {len(rows)} of {total}; build time summed: {seconds:,.0f} s "
+    print(f"tables: {len(rows)} of {total}; build time summed{' with them' if smaller else ''}: "
+          f"{seconds:,.0f} s "
           f"({seconds / 3600:.2f} h); largest peak: {biggest['peak_mib']:,} MiB "
           f"({biggest['table']}); size: {sum(row['bytes'] for row in rows) / 1e6:,.0f} MB")
     over = [row["table"] for row in rows if row["peak_mib"] > 4096]
@@ -89,7 +109,7 @@ def report(rows: list[dict], total: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pieces", type=int, default=5)
-    parser.add_argument("--db", required=True, help="directory for the tables (kept)")
+    parser.add_argument("--db", help="directory for the tables (kept; needed but for --report)")
     parser.add_argument("--out", default="docs/results/build5.jsonl",
                         help="JSON lines, one per table (appended; the run resumes from it)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
@@ -108,31 +128,46 @@ def main() -> int:
     if args.report:
         report(rows, len(tables))
         return 0
+    if not args.db:
+        parser.error("--db is needed to build")
     from retrograde.build import build_tables
 
-    build_tables("chess", None, args.db, max_pieces=args.pieces - 1, show_progress=False)
     done = {row["table"] for row in rows}
     commit = source_commit()
     out.parent.mkdir(parents=True, exist_ok=True)
+    warm_up_kernels()
+    started, used = time.perf_counter(), time.process_time()
+    smaller = build_tables("chess", None, args.db, max_pieces=args.pieces - 1,
+                           workers=args.threads, show_progress=False)
+    if SMALLER not in done and not smaller["skipped"]:  # timed only when built from nothing
+        row = {"table": SMALLER, "threads": args.threads,
+               "seconds": round(time.perf_counter() - started, 2),
+               "cpu_seconds": round(time.process_time() - used, 2),
+               "tables": len(smaller["built"]), "commit": commit,
+               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        with open(out, "a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        rows.append(row)
+        print(f"{len(smaller['built'])} tables of fewer pieces: {row['seconds']:.1f} s", flush=True)
     for table in tables:  # dependencies first: a table's children are built before it
         if table in done:
             continue
         with open("/proc/loadavg") as load:
             load_average = float(load.read().split()[0])
-        result = subprocess.run([sys.executable, __file__, "--db", args.db, "--child", table,
-                                 str(args.threads), args.db], capture_output=True, text=True)
-        if result.returncode != 0:
-            print(f"{table}: build failed: {result.stderr.strip().splitlines()[-1:]}",
+        built = subprocess.run([sys.executable, __file__, "--db", args.db, "--child", table,
+                                str(args.threads), args.db], capture_output=True, text=True)
+        if built.returncode != 0:
+            print(f"{table}: build failed: {built.stderr.strip().splitlines()[-1:]}",
                   file=sys.stderr)
             return 1
-        row = json.loads(result.stdout.strip().splitlines()[-1])
+        row = json.loads(built.stdout.strip().splitlines()[-1])
         row |= {"load_before": load_average, "commit": commit,
                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         with open(out, "a") as handle:
             handle.write(json.dumps(row) + "\n")
         rows.append(row)
         print(f"{table}: {row['seconds']:.1f} s, peak {row['peak_mib']} MiB, "
-              f"{row['bytes'] / 1e6:.1f} MB ({len(rows)}/{len(tables)})", flush=True)
+              f"{row['bytes'] / 1e6:.1f} MB ({sum(r['table'] != SMALLER for r in rows)}/{len(tables)})", flush=True)
     report(rows, len(tables))
     return 0
 
