@@ -1,0 +1,109 @@
+"""`solver verify` of every chess table of N pieces (default 5), resumable.
+
+Issue 11 asks for 0 errors from ``solver verify`` on every five-piece table built. Verifying
+re-derives each entry from its children by forward moves (``retrograde/verify.py``): about
+0.6 us an entry on two cores, 7-8 hours for the 45 G entries of the five-piece set. So each
+table's result goes as one JSON line to ``--out`` the moment it is known (entries, errors,
+seconds, the commit of the code), and a later run skips the tables recorded there.
+``--report`` summarises the file. Exit status 1 when any table has an error.
+
+    python scripts/verify_all.py --db DIR [--out docs/results/verify5.jsonl]
+    python scripts/verify_all.py --db DIR --tables KQRvKR KRPvKR
+    python scripts/verify_all.py --out docs/results/verify5.jsonl --report
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def recorded(out: Path) -> list[dict]:
+    """The rows already in ``out`` (a missing file: none)."""
+    if not out.exists():
+        return []
+    return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+
+
+def source_commit() -> str:
+    """The commit of the code doing the verifying, "unknown" outside a git checkout."""
+    result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=os.path.dirname(os.path.abspath(__file__)))
+    return result.stdout.strip() or "unknown"
+
+
+def report(rows: list[dict], total: int) -> int:
+    """Print the summary of ``rows``; returns how many errors they hold."""
+    errors = sum(row["errors"] for row in rows)
+    entries = sum(row["entries"] for row in rows)
+    seconds = sum(row["seconds"] for row in rows)
+    print(f"tables verified: {len(rows)} of {total}; {entries:,} entries in {seconds:,.0f} s "
+          f"({seconds / 3600:.2f} h); errors: {errors:,}")
+    for row in rows:
+        if row["errors"]:
+            print(f"  {row['table']}: {row['errors']:,} error(s)")
+    return errors
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", help="directory holding the tables (needed but for --report)")
+    parser.add_argument("--pieces", type=int, default=5)
+    parser.add_argument("--tables", nargs="+", metavar="TABLE",
+                        help="these tables instead of every one of --pieces")
+    parser.add_argument("--out", default="docs/results/verify5.jsonl",
+                        help="JSON lines, one per table (appended; the run resumes from it)")
+    parser.add_argument("--report", action="store_true", help="summarise --out and stop")
+    args = parser.parse_args()
+
+    from databases.families import get_family
+    from databases.location import table_path
+
+    family = get_family("chess")
+    every = family.table_names()
+    if args.tables:
+        unknown = [table for table in args.tables if table not in every]
+        if unknown:
+            parser.error(f"unknown chess table(s): {' '.join(unknown)}")
+        tables = args.tables
+    else:
+        tables = [t for t in family.table_names(args.pieces) if len(t) - 1 == args.pieces]
+    out = Path(args.out)
+    rows = [row for row in recorded(out) if row["table"] in tables]
+    if args.report:
+        return 1 if report(rows, len(tables)) else 0
+    if not args.db:
+        parser.error("--db is needed to verify")
+    missing = [t for t in tables if not table_path(args.db, "chess", t).is_file()]
+    if missing:
+        shown = " ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+        parser.error(f"not built in {args.db}: {shown}")
+
+    from retrograde.verify import verify_table
+
+    done = {row["table"] for row in rows}
+    commit = source_commit()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for table in tables:
+        if table in done:
+            continue
+        started = time.perf_counter()
+        result = verify_table("chess", table, args.db)
+        row = result | {"seconds": round(time.perf_counter() - started, 1), "commit": commit,
+                        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        with open(out, "a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        rows.append(row)
+        print(f"{table}: {row['entries']:,} entries, {row['errors']:,} error(s), "
+              f"{row['seconds']:.0f} s ({len(rows)}/{len(tables)})", flush=True)
+    return 1 if report(rows, len(tables)) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
