@@ -1,10 +1,12 @@
-"""Writing a table's pages as finished HDF5 chunks, compressed on several threads.
+"""Writing and reading a table's pages as finished HDF5 chunks, filtered on several threads.
 
-HDF5 runs a chunk's filters on the writing thread, one chunk after another: with Zstandard at
-level 6 that is most of the time spent writing a large table. Here each page goes through the
-same two filters the dataset declares, in their order (Zstandard, then HDF5's Fletcher-32
-checksum appended little-endian), on a pool of threads (``zstandard`` releases the GIL), and
-lands with ``write_direct_chunk``. The bytes are exactly those HDF5 itself writes
+HDF5 runs a chunk's filters on the calling thread, one chunk after another, under h5py's global
+lock: with Zstandard at level 6 that is most of the time spent writing a large table, and
+decompressing is most of the time spent reading one whole (a five-piece table's children).
+Here each page goes through the same two filters the dataset declares, in their order
+(Zstandard, then HDF5's Fletcher-32 checksum appended little-endian), on a pool of threads
+(``zstandard`` and the checksum kernel release the GIL): written with ``write_direct_chunk``,
+read with ``read_direct_chunk``. The bytes are exactly those HDF5 itself writes and reads
 (tests/test_database_chunks.py compares them), so no reader can tell the difference.
 """
 from __future__ import annotations
@@ -22,7 +24,7 @@ FLETCHER32_FILTER = 3  # HDF5's own checksum filter
 FLETCHER_BLOCK = 360  # 16-bit words summed before the sums are folded (HDF5's choice)
 
 
-@nb.njit(types.uint32(types.Array(types.uint8, 1, "C", readonly=True)), cache=True)
+@nb.njit(types.uint32(types.Array(types.uint8, 1, "C", readonly=True)), cache=True, nogil=True)
 def fletcher32(data):
     """HDF5's Fletcher-32 checksum of ``data`` (big-endian 16-bit words, an odd last byte
     as the high byte of a word), as ``H5_checksum_fletcher32`` computes it."""
@@ -51,7 +53,8 @@ def fletcher32(data):
 
 def can_write_directly(dataset) -> bool:
     """Whether ``dataset``'s filters are exactly Zstandard then Fletcher-32 and the
-    ``zstandard`` module is there to run the first (else HDF5 must run them)."""
+    ``zstandard`` module is there to run the first (else HDF5 must run them), for writing or
+    reading its chunks here."""
     try:
         import zstandard  # noqa: F401
     except ImportError:
@@ -103,3 +106,98 @@ def write_pages(dataset, codes: np.ndarray, threads: int | None = None) -> None:
             batch = range(first, min(pages, first + window))
             for page, chunk in zip(batch, pool.map(compress, batch)):
                 dataset.id.write_direct_chunk((page * page_entries,), chunk)
+
+
+class DamagedChunkError(ValueError):
+    """A stored chunk that cannot be decoded: missing, its Fletcher-32 checksum differs, or it
+    does not decompress to a whole page. ``page`` is its page number when known, ``why``
+    what is wrong."""
+
+    def __init__(self, why: str, page: int | None = None):
+        super().__init__(why if page is None else f"page {page}: {why}")
+        self.why = why
+        self.page = page
+
+
+def decoded_chunk(stored: bytes, dtype: np.dtype, page_entries: int, decompressor) -> np.ndarray:
+    """The page a stored chunk holds: its checksum checked, then decompressed
+    (DamagedChunkError if either fails)."""
+    if len(stored) < 4:
+        raise DamagedChunkError("a chunk too short to hold its checksum")
+    body = memoryview(stored)[:-4]
+    if int(fletcher32(np.frombuffer(body, dtype=np.uint8))) != \
+            int.from_bytes(stored[-4:], "little"):
+        raise DamagedChunkError("its Fletcher-32 checksum differs")
+    size = page_entries * dtype.itemsize
+    try:
+        raw = decompressor.decompress(body, max_output_size=size)
+    except Exception as error:  # zstandard.ZstdError
+        raise DamagedChunkError(f"it does not decompress: {error}") from None
+    if len(raw) != size:
+        raise DamagedChunkError("it decompresses to the wrong size")
+    return np.frombuffer(raw, dtype=dtype)
+
+
+_readers = threading.local()
+
+
+def _decompressor():
+    """This thread's Zstandard decompressor (one per thread: they are not thread-safe)."""
+    if not hasattr(_readers, "decompressor"):
+        import zstandard
+
+        _readers.decompressor = zstandard.ZstdDecompressor()
+    return _readers.decompressor
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _reading_pool() -> ThreadPoolExecutor:
+    """The threads pages are decoded on (made once, one per core)."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="page-reader")
+    return _pool
+
+
+def read_pages(dataset, first: int, count: int, check) -> np.ndarray:
+    """The decoded codes of ``count`` pages of ``dataset`` from page ``first`` (the dataset
+    must pass :func:`can_write_directly`), decoded on every core. ``check(page, codes)`` is
+    called on each page (on the decoding threads; it must release the GIL to gain from
+    them) and raises what it finds. A chunk that cannot be found, or whose checksum or
+    compression is damaged, raises DamagedChunkError naming the page; a chunk stored with a
+    filter skipped is read through HDF5."""
+    page_entries = dataset.chunks[0]
+    dtype = dataset.dtype
+    entries = dataset.shape[0]
+    stop = min((first + count) * page_entries, entries)
+    codes = np.empty(stop - first * page_entries, dtype=dtype)
+    stored = []
+    for page in range(first, first + count):
+        try:
+            stored.append(dataset.id.read_direct_chunk((page * page_entries,)))
+        except Exception as error:  # KeyError, OSError: no chunk at that offset
+            raise DamagedChunkError(f"not found ({error})", page) from None
+
+    def decode(k: int) -> None:
+        page = first + k
+        mask, chunk = stored[k]
+        start = k * page_entries
+        size = min(page_entries, codes.size - start)
+        if mask:  # a filter was skipped for this chunk: HDF5 knows how to read it
+            values = dataset[page * page_entries:page * page_entries + size]
+        else:
+            try:
+                values = decoded_chunk(chunk, dtype, page_entries, _decompressor())
+            except DamagedChunkError as error:
+                raise DamagedChunkError(error.why, page) from None
+        codes[start:start + size] = values[:size]
+        check(page, codes[start:start + size])
+
+    if count == 1:
+        decode(0)
+    else:
+        for done in _reading_pool().map(decode, range(count)):
+            pass
+    return codes

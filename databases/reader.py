@@ -159,6 +159,7 @@ class TableFile:
         if self.dataset.chunks != (min(F.PAGE_ENTRIES, self.entries),):
             raise DamagedTableError(f"{self.path}: damaged page layout (chunks "
                                     f"{self.dataset.chunks})")
+        self._decoded_here = None  # see _decodes_here
         if self.version >= 2:
             # Each page is checked against its own checksum, seeded with its number, on every
             # read: a page the index hides reads as zeros, one filed under another number as
@@ -260,7 +261,17 @@ class TableFile:
 
     def read_pages(self, first: int, count: int = 1) -> np.ndarray:
         """The decoded codes of ``count`` pages from ``first``, every page checked (HDF5's
-        Fletcher-32 on the stored bytes, then the page checksum on the codes)."""
+        Fletcher-32 on the stored bytes, then the page checksum on the codes). Many pages of
+        a Zstandard table at once are decoded here, on every core (:mod:`databases.chunks`);
+        others by HDF5."""
+        if count > 1 and self._decodes_here():
+            from databases import chunks
+
+            try:
+                return chunks.read_pages(self.dataset, first, count, self._check_page)
+            except chunks.DamagedChunkError as error:
+                raise DamagedPageError(f"{self.path}: page {error.page} is damaged "
+                                       f"({error.why})") from None
         start = first * F.PAGE_ENTRIES
         stop = min((first + count) * F.PAGE_ENTRIES, self.entries)
         try:
@@ -277,6 +288,15 @@ class TableFile:
             offset = (page - first) * F.PAGE_ENTRIES
             self._check_page(page, codes[offset:offset + F.PAGE_ENTRIES])
         return codes
+
+    def _decodes_here(self) -> bool:
+        """Whether this file's pages can be decoded here rather than by HDF5 (Zstandard
+        tables, found out at the first read of many pages: probes never load the module)."""
+        if self._decoded_here is None:
+            from databases import chunks
+
+            self._decoded_here = chunks.can_write_directly(self.dataset)
+        return self._decoded_here
 
     def _check_page(self, page: int, codes: np.ndarray) -> None:
         """DamagedPageError unless ``codes`` (page ``page`` as read) match its checksum. HDF5

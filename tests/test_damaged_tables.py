@@ -141,6 +141,16 @@ def test_a_damaged_table_spoils_only_itself(chess_db, tmp_path):
         assert db.probe(KVK_FEN).wdl == 0
 
 
+def test_a_damaged_page_is_named_when_a_whole_table_is_read(chess_db, tmp_path):
+    # Reading many pages at once decodes them here (databases/chunks.py), not through HDF5.
+    root = copy_db(chess_db, tmp_path, "chess")
+    path = table_path(root, "chess", "KRvK")
+    assert TableFile(path, "chess", "KRvK").pages > 3
+    flip(path, page_offset(path, 3) + 40)
+    with pytest.raises(DamagedPageError, match="KRvK.h5: page 3 is damaged"):
+        read_codes(root, "chess", "KRvK")
+
+
 def test_page_checksums_catch_a_page_found_under_another_number(tictactoe_db, tmp_path):
     """Fletcher-32 covers a page's stored bytes only: the page checksum, seeded with the page
     number, also catches a page index pointing at the wrong (intact) page."""

@@ -1,10 +1,12 @@
-"""The parallel page writer (databases/chunks.py) against HDF5's own filter pipeline."""
+"""The parallel page writer and reader (databases/chunks.py) against HDF5's own filter
+pipeline."""
 import h5py
 import hdf5plugin
 import numpy as np
 import pytest
 
-from databases.chunks import can_write_directly, fletcher32, write_pages
+from databases.chunks import (DamagedChunkError, can_write_directly, fletcher32, read_pages,
+                              write_pages)
 
 
 def _dataset(handle, name, size, dtype):
@@ -50,3 +52,59 @@ def test_other_filters_are_left_to_hdf5(tmp_path):
         plain = handle.create_dataset("p", shape=(10,), dtype=np.uint8, chunks=(5,))
         assert not can_write_directly(gzip)
         assert not can_write_directly(plain)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_pages_decoded_here_are_the_pages_hdf5_reads(tmp_path, dtype):
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 40, size=5 * 1024 + 333).astype(dtype)  # a last partial page
+    with h5py.File(tmp_path / "t.h5", "w") as handle:
+        dataset = _dataset(handle, "d", codes.size, dtype)
+        dataset[:] = codes
+        # page 2 stored with compression skipped (filter mask bit 0), as HDF5 stores a page an
+        # optional filter does not shrink: it is left to HDF5
+        raw = np.frombuffer(codes[2048:3072].tobytes(), dtype=np.uint8)
+        dataset.id.write_direct_chunk((2048,), raw.tobytes() + int(fletcher32(raw)).to_bytes(
+            4, "little"), filter_mask=1)
+    with h5py.File(tmp_path / "t.h5", "r") as handle:
+        dataset = handle["d"]
+        checked = []
+        pages = read_pages(dataset, 0, 6, lambda page, values: checked.append((page, values.size)))
+        assert pages.dtype == dtype and np.array_equal(pages, codes)
+        assert np.array_equal(pages, dataset[:])
+        assert sorted(checked) == [(0, 1024), (1, 1024), (2, 1024), (3, 1024), (4, 1024),
+                                   (5, 333)]
+        assert np.array_equal(read_pages(dataset, 2, 3, lambda *_: None), codes[2048:5120])
+        assert np.array_equal(read_pages(dataset, 5, 1, lambda *_: None), codes[5120:])
+
+
+def test_a_damaged_or_missing_chunk_is_named_by_its_page(tmp_path):
+    codes = np.arange(4 * 1024, dtype=np.uint16) % 7
+    with h5py.File(tmp_path / "t.h5", "w") as handle:
+        dataset = _dataset(handle, "d", codes.size, np.uint16)
+        dataset[:3 * 1024] = codes[:3 * 1024]  # page 3 never written
+        offset = dataset.id.get_chunk_info_by_coord((1024,)).byte_offset
+    with open(tmp_path / "t.h5", "r+b") as handle:
+        handle.seek(offset + 5)
+        byte = handle.read(1)[0]
+        handle.seek(offset + 5)
+        handle.write(bytes([byte ^ 1]))
+    with h5py.File(tmp_path / "t.h5", "r") as handle:
+        with pytest.raises(DamagedChunkError, match="page 1: its Fletcher-32 checksum differs"):
+            read_pages(handle["d"], 0, 3, lambda *_: None)
+        with pytest.raises(DamagedChunkError, match="page 3: not found") as error:
+            read_pages(handle["d"], 2, 2, lambda *_: None)
+        assert error.value.page == 3
+
+
+def test_a_page_check_that_fails_is_raised(tmp_path):
+    with h5py.File(tmp_path / "t.h5", "w") as handle:
+        dataset = _dataset(handle, "d", 3 * 1024, np.uint8)
+        dataset[:] = 1
+
+        def check(page, values):
+            if page == 2:
+                raise ValueError("page 2 is wrong")
+
+        with pytest.raises(ValueError, match="page 2 is wrong"):
+            read_pages(dataset, 0, 3, check)
