@@ -46,19 +46,28 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         alone, when the space says it has none). Returns the latest level set. The child
         tables may come in groups (those absent have offset -1; their moves are left out):
         the first call (``first``) does all of the above, later ones only fold the moves into
-        the tables now present into the levels of the positions still ``GEN_UNKNOWN``. A later
+        the tables now present into the levels of the positions still unresolved. Instead of
+        ``GEN_UNKNOWN`` an entry may get ``count_code(c)``, ``c`` its legal moves inside the
+        table, if ``mark_predecessors`` decrements it exactly once for each of them (a
+        family whose index holds each position once, or whose un-moves reach every node a
+        move reaches as often). A later
         group may hold a large table in parts: its entries outside the part read 0
         (``INVALID``, which the child of a legal move never is), and such moves are left to
         the part that holds them.
-    ``mark_predecessors(params, aux, entries, count, codes, wins, touched) -> int64``
+    ``mark_predecessors(params, aux, entries, count, codes, exit_floor, wins, touched) -> int64``
         For each of ``entries[:count]`` (positions just decided, at level ``d - 1``), its
         unresolved predecessors (un-moves of the side that just moved, inside the table): with
         ``wins``, those whose value is exactly the entry's (the entry is lost) become won in
         ``d`` (code ``3 + 2d``); without, every other one is flagged (``GEN_UNKNOWN`` becomes
-        ``GEN_FLAGGED``). Every position whose code it writes is recorded with
-        :func:`touch` (``touched`` has one byte per ``TOUCH_BLOCK`` positions: the engine's
-        scans visit only the blocks written at the level before). Returns how many were won. The engine runs the two kinds in separate
-        passes, so threads that meet at a predecessor write the same code.
+        ``GEN_FLAGGED``) or, if it keeps a count of its moves not known won for the opponent
+        (``count_code``), has it decremented with :func:`games.bits.atomic_decrement` once per
+        move that leads to the entry; the one that reaches 0 is lost in ``d`` if its
+        ``exit_floor`` allows (at most ``d``; else the engine decides it at that level).
+        Every position whose code it writes is recorded with :func:`touch` (``touched`` has
+        one byte per ``TOUCH_BLOCK`` positions: the engine's scans visit only the blocks
+        written at the level before). Returns how many were won, or lost. The engine runs the
+        two kinds in separate passes, so threads that meet at a predecessor write the same
+        code, and a count's last decrement is the same whichever thread makes it.
     ``evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
     child_codes, child_offsets, results, offset) -> None``
         For each of ``entries[:count]`` (flagged, or unresolved at one of its levels): its
@@ -107,7 +116,7 @@ CHILD_CODES = types.Array(types.uint16, 1, "C")
 INT64S = types.Array(types.int64, 1, "C")
 GEN_INITIALISE_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
                                        BYTES, BYTES, BYTES, CHILD_CODES, INT64S, types.boolean)
-GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES,
+GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES, BYTES,
                                  types.boolean, BYTES)
 GEN_EVALUATE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, INT64S, types.int64, types.int64, BYTES,
                                     BYTES, BYTES, BYTES, CHILD_CODES, INT64S, INT64S, types.int64)

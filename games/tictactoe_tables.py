@@ -118,9 +118,10 @@ def _marks(index):
 
 
 @nb.njit(GEN_MARK_SIGNATURE, cache=True)
-def mark_predecessors_of(params, aux, entries, count, codes, wins, touched):
+def mark_predecessors_of(params, aux, entries, count, codes, exit_floor, wins, touched):
     """Take back each mark of the side that just moved: with ``wins``, the boards before a
-    lost entry are won at once; without, those before a won entry are flagged."""
+    lost entry are won at once; without, those before a won entry are flagged (no counts
+    here, so ``exit_floor`` is not read)."""
     won = 0
     for k in range(count):
         index = entries[k]

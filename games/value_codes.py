@@ -10,11 +10,14 @@ verifier, the prover's and the player's leaves::
     2 + 2 * d    the side to move loses in d plies (d = 0: it is mated / has lost)
     3 + 2 * d    the side to move wins in d plies
 
-Unresolved entries while a table is built: ``GEN_UNKNOWN`` in the generators' one-byte work
-arrays (so their distances stop at ``LONGEST_BYTE_DISTANCE``), or ``GEN_FLAGGED`` there when a
-level has marked the entry for a look at its moves (read as a distance no level reaches, so
-never as known); ``STORE_UNKNOWN`` in ``uint16`` arrays (forward passes; a batch probe whose
-page is not resident). None of them reaches a file.
+Unresolved entries while a table is built, in the generators' one-byte work arrays (so their
+distances stop at ``LONGEST_BYTE_DISTANCE``): ``GEN_UNKNOWN``; ``GEN_FLAGGED`` when a level has
+marked the entry for a look at its moves; or ``count_code(c)`` (``COUNT_BASE + c``) for an
+entry that counts its moves inside the table not yet known to lose for the opponent (a
+generator that keeps such counts decrements them as children are decided, and the entry is
+lost when the count reaches 0). Every one reads as a distance no level reaches, so never as
+known. ``STORE_UNKNOWN`` in ``uint16`` arrays (forward passes; a batch probe whose page is not
+resident). None of them reaches a file.
 
 Order, for the side to move (:func:`better`): a win beats a draw beats a loss; a quicker win
 beats a slower one, a slower loss a quicker one.
@@ -42,8 +45,10 @@ INVALID = 0
 CODE_DRAW = 1
 GEN_UNKNOWN = 255
 GEN_FLAGGED = 254  # unresolved, to be looked at in this level (the one-byte generators)
+COUNT_BASE = 206  # count_code(0): unresolved, every move inside the table known won for them
+MOST_COUNTED = GEN_FLAGGED - 1 - COUNT_BASE  # 47 moves; an entry with more is GEN_UNKNOWN
 STORE_UNKNOWN = 0xFFFF
-LONGEST_BYTE_DISTANCE = 125  # win_code(125) = 253: a win in 126 plies would be GEN_FLAGGED
+LONGEST_BYTE_DISTANCE = 101  # win_code(101) = 205: a win in 102 plies would be a count
 INVALID_VALUE = 3  # the value decode() reports for an invalid index
 
 
@@ -108,8 +113,22 @@ def better(a, b):
 
 @nb.njit(cache=True, inline="always")
 def is_unresolved(code):
-    """Whether a generator's one-byte ``code`` is still open (``GEN_UNKNOWN`` or ``GEN_FLAGGED``)."""
-    return code >= GEN_FLAGGED
+    """Whether a generator's one-byte ``code`` is still open (``GEN_UNKNOWN``, ``GEN_FLAGGED``
+    or a count)."""
+    return code >= COUNT_BASE
+
+
+@nb.njit(cache=True, inline="always")
+def count_code(count):
+    """The one-byte code of an unresolved entry with ``count`` (at most ``MOST_COUNTED``)
+    moves inside the table not yet known won for the opponent."""
+    return COUNT_BASE + count
+
+
+@nb.njit(cache=True, inline="always")
+def is_count(code):
+    """Whether a generator's one-byte ``code`` is a count (:func:`count_code`)."""
+    return COUNT_BASE <= code < GEN_FLAGGED
 
 
 @nb.njit(cache=True, inline="always")
@@ -117,7 +136,7 @@ def shifted(code, shift):
     """``code`` with its distance ``shift`` plies shorter (floored at 0); draws and the
     unresolved code unchanged. How generators count distances from an offset
     (:mod:`games.table_family`)."""
-    if code < 2 or code >= GEN_FLAGGED:
+    if code < 2 or code >= COUNT_BASE:
         return code
     distance = code_distance(code) - shift
     if distance < 0:
@@ -130,7 +149,7 @@ def stored_code(code, offset):
     """The storage code of a generator's one-byte ``code`` whose distance counts from
     ``offset`` plies: unresolved is a draw (for now); -1 for an entry floored to distance 0 by
     a shift (its code was stored before the shift)."""
-    if code >= GEN_FLAGGED:
+    if code >= COUNT_BASE:
         return CODE_DRAW
     if code < 2:
         return code
@@ -160,6 +179,7 @@ def decode(code: int) -> tuple[int, int]:
     return (WIN if code & 1 else LOSS), (code - 2) >> 1
 
 
-__all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "GEN_FLAGGED", "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE",
-           "win_code", "loss_code", "code_distance", "is_win", "is_loss", "parent_code", "better", "is_unresolved", "shifted",
-           "stored_code", "encode", "decode"]
+__all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "GEN_FLAGGED", "COUNT_BASE", "MOST_COUNTED",
+           "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE", "win_code", "loss_code",
+           "code_distance", "is_win", "is_loss", "parent_code", "better", "is_unresolved",
+           "count_code", "is_count", "shifted", "stored_code", "encode", "decode"]

@@ -7,7 +7,10 @@ Level ``d`` = 1, 2, ... decides the positions won or lost in ``d`` plies:
    game's ``mark_predecessors`` kernel, in two passes: first those of a lost position are won
    in ``d`` at once, and so are positions whose moves out of the table win at level ``d``
    (``exit_win``); then those of a won one are flagged (``GEN_FLAGGED``, a code of its own:
-   no second array, and the pass that writes it writes nothing else).
+   no second array, and the pass that writes it writes nothing else), or, for positions that
+   count their moves not yet known won for the opponent (``count_code``, set by the game's
+   initialisation), have their count decremented: the one that reaches 0 is lost in ``d``
+   (or at its ``exit_floor``, if later), with no look at its moves.
 2. ``settle``: the game's ``evaluate`` kernel looks at every flagged position, and at those
    whose moves out of the table or other events (``exit_floor``, ``wake``) become known at
    level ``d``; a position all of whose moves lose for it is lost in ``d``.
@@ -40,13 +43,14 @@ from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNAT
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_PARAMS,
                                 GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL,
                                 TOUCH_BLOCK)
-from games.value_codes import GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved, shifted
+from games.value_codes import (COUNT_BASE, GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved,
+                               loss_code, shifted)
 from retrograde.tables import ChildCodes, ChildSource
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
 WORD_BLOCK = TOUCH_BLOCK // 8  # 8-byte words per parallel task in the level scans (a block)
 BATCH = 256  # entries handed to a kernel per call
-# Relative distances must fit the one-byte codes below GEN_UNKNOWN; a shift moves the next level
+# Relative distances must fit the one-byte codes below the unresolved ones; a shift moves the next level
 # back to FIRST_LEVEL_AFTER_SHIFT (the level before it is still read, as the frontier).
 WINDOW = LONGEST_BYTE_DISTANCE
 FIRST_LEVEL_AFTER_SHIFT = 2
@@ -105,18 +109,19 @@ def has_level(masks, block, level):
     return (masks[block, level >> 6] >> types.uint64(level & 63)) & types.uint64(1) != 0
 
 
-@nb.njit(types.int64(MarkKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, WORDS, WORDS,
-                     types.boolean, types.boolean, BYTES, BYTES, LEVEL_MASKS),
+@nb.njit(types.int64(MarkKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, BYTES, WORDS,
+                     WORDS, types.boolean, types.boolean, BYTES, BYTES, LEVEL_MASKS),
          cache=True, parallel=True)
-def propagate(mark_predecessors, params, aux, d, codes, exit_win, code_words, exit_win_words,
-              wins, exits_now, written_before, written_now, exit_masks):
+def propagate(mark_predecessors, params, aux, d, codes, exit_win, exit_floor, code_words,
+              exit_win_words, wins, exits_now, written_before, written_now, exit_masks):
     """Level ``d``, first half, one of two passes over the positions decided at ``d - 1``
     (found in the blocks ``written_before``, the ones written at level ``d - 1``).
     With ``wins``: the predecessors of the lost ones are won, and so are the positions whose
     moves out of the table win at ``d`` (looked for only when ``exits_now``, in the blocks
     whose ``exit_masks`` hold ``d``); returns how many. Without: the other predecessors (of
-    the won ones, mostly) are flagged. Blocks written are recorded in ``written_now``. In each
-    pass every thread writes the same code, so the result does not depend on their timing."""
+    the won ones, mostly) are flagged, or their counts decremented; returns how many of those
+    were lost. Blocks written are recorded in ``written_now``. In each pass every thread
+    writes the same code, so the result does not depend on their timing."""
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     won = np.zeros(blocks, dtype=np.int64)
@@ -142,15 +147,16 @@ def propagate(mark_predecessors, params, aux, d, codes, exit_win, code_words, ex
                     entries[count] = g
                     count += 1
                     if count == BATCH:
-                        won[block] += mark_predecessors(params, aux, entries, count, codes, wins,
-                                                        written_now)
+                        won[block] += mark_predecessors(params, aux, entries, count, codes,
+                                                        exit_floor, wins, written_now)
                         count = 0
                 elif exits_here and is_unresolved(code) and exit_win[g] == d:
                     codes[g] = 3 + 2 * d
                     written_now[block] = 1
                     won[block] += 1
         if count:
-            won[block] += mark_predecessors(params, aux, entries, count, codes, wins, written_now)
+            won[block] += mark_predecessors(params, aux, entries, count, codes, exit_floor, wins,
+                                            written_now)
     return won.sum()
 
 
@@ -172,9 +178,10 @@ def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
            child_codes, child_offsets, code_words, floor_words, wake_words, events_now, offset,
            written_now, event_masks):
     """Level ``d``, second half: evaluate every flagged position (in the blocks
-    ``written_now``) and, when ``events_now``, every unresolved one whose ``exit_floor`` or
-    ``wake`` level is ``d`` (in the blocks whose ``event_masks`` hold ``d``); the flags are
-    cleared. Returns the number decided. A thread writes only inside the block it scans."""
+    ``written_now``) and, when ``events_now``, every ``GEN_UNKNOWN`` one whose ``exit_floor``
+    or ``wake`` level is ``d`` (in the blocks whose ``event_masks`` hold ``d``); the flags are
+    cleared. A count that reached 0 before its ``exit_floor`` is lost at that level. Returns
+    the number decided. A thread writes only inside the block it scans."""
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     decided = np.zeros(blocks, dtype=np.int64)
@@ -195,6 +202,10 @@ def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
                 continue
             for g in range(8 * w, 8 * w + 8):
                 code = codes[g]
+                if code == COUNT_BASE and events_here and exit_floor[g] == d:
+                    codes[g] = loss_code(d)  # every move known won for them, and the exits now
+                    decided[block] += 1
+                    continue
                 if code != GEN_FLAGGED and not (
                         code == GEN_UNKNOWN and events_here
                         and (exit_floor[g] == d or (waking and wake[g] == d))):
@@ -331,11 +342,11 @@ def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.
         level = d - offset
         code_words = codes.view(np.uint64)
         won = propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
-                        code_words, exit_win.view(np.uint64), True, bool(exit_levels[level]),
-                        written_before, written_now, exit_masks)
-        propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win, code_words,
-                  exit_win.view(np.uint64), False, False, written_before, written_now,
-                  exit_masks)
+                        exit_floor, code_words, exit_win.view(np.uint64), True,
+                        bool(exit_levels[level]), written_before, written_now, exit_masks)
+        won += propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
+                         exit_floor, code_words, exit_win.view(np.uint64), False, False,
+                         written_before, written_now, exit_masks)
         decided = settle(kernels.evaluate, params, aux, level, codes, exit_win, exit_floor,
                          wake, hints, kept.codes, kept.offsets, code_words,
                          exit_floor.view(np.uint64), wake.view(np.uint64),
