@@ -23,8 +23,8 @@ does not depend on the order of the scan or on the number of threads.
 Distances need not fit a byte: codes and levels count from an offset, moved up when the
 levels near the byte's range (:mod:`games.table_family`, "distances beyond one byte"): what
 is decided so far goes to storage (at the first shift one byte each, in the memory of the
-``hints``, which the kernels then do without), every code and level is shifted down, and the
-levels go on.
+``hints``, which the kernels then do without; at later shifts their ninth bits beside them, a
+bit each), every code and level is shifted down, and the levels go on.
 
 The scans visit only the blocks of ``TOUCH_BLOCK`` positions that can hold work: those written
 at the level before (every code write marks its block; two block arrays swap at each level)
@@ -253,6 +253,43 @@ def to_byte_storage(kernel, params, aux, codes, out):
             out[start + k] = chunk[k]
 
 
+@nb.njit(types.int64(StoreKernel, GEN_PARAMS, GEN_AUX, BYTES, BYTES, BYTES, types.int64),
+         cache=True, parallel=True)
+def to_split_storage(kernel, params, aux, codes, low, high, offset):
+    """Like :func:`to_storage`, into storage codes kept as their low byte (``low``) and their
+    ninth bit (``high``, one bit per entry): mates up to 254 plies without a two-byte array
+    beside the generation arrays. Returns the largest code (over 511: it did not fit)."""
+    size = low.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    largest = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):  # BLOCK is a multiple of 8: a byte of bits has one block
+        start = block * BLOCK
+        stop = min(size, start + BLOCK)
+        chunk = np.empty(stop - start, dtype=np.uint16)
+        for g in range(start, stop):
+            chunk[g - start] = np.int64(low[g]) | (((np.int64(high[g >> 3]) >> (g & 7)) & 1) << 8)
+        kernel(params, aux, start, stop, codes, chunk, offset)
+        for g in range(start, stop):
+            value = np.int64(chunk[g - start])
+            largest[block] = max(largest[block], value)
+            low[g] = value & 255
+            bit = np.int64(1) << (g & 7)
+            high[g >> 3] = (np.int64(high[g >> 3]) & ~bit) | (bit if value & 256 else 0)
+    return largest.max()
+
+
+@nb.njit(types.void(BYTES, BYTES, CHILD_CODES), cache=True, parallel=True)
+def _joined(low, high, out):
+    """``out``: the two-byte storage codes of :func:`to_split_storage`'s halves (``high``
+    empty: none has a ninth bit)."""
+    size = out.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    for block in prange(blocks):
+        for g in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            ninth = (np.int64(high[g >> 3]) >> (g & 7)) & 1 if high.shape[0] else 0
+            out[g] = np.int64(low[g]) | (ninth << 8)
+
+
 @nb.njit(types.uint8(types.uint8, types.int64), cache=True, inline="always")
 def _shifted_level(level, shift):
     if level == NO_LEVEL:
@@ -328,11 +365,13 @@ def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.
     written_before = np.ones(blocks, dtype=np.uint8)  # the first level scans everything
     written_now = np.zeros(blocks, dtype=np.uint8)
     stored = None  # storage codes of what was decided before a shift (see _set_aside)
+    ninth = np.zeros(0, dtype=np.uint8)  # their ninth bits, from the second shift
     offset = 0  # codes and levels count from here
     d = 1  # the level, in plies from the end
     while True:
         if d - offset > WINDOW:
-            stored, hints = _set_aside(kernels, space, aux, codes, hints, stored, offset)
+            stored, ninth, hints = _set_aside(kernels, table, space, aux, codes, hints,
+                                              stored, ninth, offset)
             shift = d - FIRST_LEVEL_AFTER_SHIFT - offset
             shift_down(codes, exit_win, exit_floor, wake, shift)
             offset += shift
@@ -359,8 +398,9 @@ def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.
         d += 1
     del exit_win, exit_floor, wake, kept  # not needed any more: the peak stays lower
     if stored is not None:
-        out = stored if stored.dtype == np.uint16 else stored.astype(np.uint16)
-        del stored  # (the hints' memory, when it held them)
+        out = np.empty(stored.shape[0], dtype=np.uint16)
+        _joined(stored, ninth, out)
+        del stored, ninth  # (the hints' memory)
         to_storage(kernels.to_storage, params, aux, codes, out, offset)
         return out
     # Every distance fits a byte: the storage codes go where the hints were.
@@ -397,21 +437,24 @@ def _initialise_all(kernels, table, space, children: ChildSource, codes, exit_wi
     return aux, latest, kept
 
 
-def _set_aside(kernels, space, aux, codes, hints, stored, offset):
+def _set_aside(kernels, table, space, aux, codes, hints, stored, ninth, offset):
     """Before a shift: the storage codes of what is decided so far, into ``stored``. At the
     first shift every distance fits a byte, and the one-byte storage codes take the hints'
     memory (the hints only save work: ``evaluate`` then starts each look afresh), so a long
-    table never holds two-byte codes beside its four generation arrays; a later shift widens
-    them. Returns ``(stored, hints)``."""
+    table never holds two-byte codes beside its four generation arrays; at later shifts the
+    codes' ninth bits go to ``ninth``, one bit per entry (RuntimeError for a mate beyond 254
+    plies). Returns ``(stored, ninth, hints)``."""
     params = space.params
     if stored is None:
         stored = _bytes_in_hints(space, hints)
         to_byte_storage(kernels.to_storage, params, aux, codes, stored)
-        return stored, np.zeros(0, dtype=np.uint8)
-    if stored.dtype != np.uint16:
-        stored = stored.astype(np.uint16)
-    to_storage(kernels.to_storage, params, aux, codes, stored, offset)
-    return stored, hints
+        return stored, ninth, np.zeros(0, dtype=np.uint8)
+    if ninth.shape[0] == 0:
+        ninth = np.zeros((stored.shape[0] + 7) // 8, dtype=np.uint8)
+    if to_split_storage(kernels.to_storage, params, aux, codes, stored, ninth, offset) > 511:
+        raise RuntimeError(f"{table}: a mate longer than 254 plies does not fit the storage "
+                           "codes set aside at a shift")
+    return stored, ninth, hints
 
 
 def _byte_storage(kernels, space, aux, codes, hints):

@@ -11,7 +11,10 @@ from retrograde.build import solve_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Silent
 from retrograde.tables import ChildCodes
-from retrograde.unmove import has_byte, solve_by_unmoves
+from games.table_family import GEN_STORE_SIGNATURE
+from games.value_codes import GEN_UNKNOWN, stored_code
+from retrograde.unmove import (_joined, has_byte, solve_by_unmoves, to_byte_storage,
+                               to_split_storage, to_storage)
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +64,36 @@ def test_has_byte_finds_a_byte_in_any_lane(value):
         assert not has_byte(word, value)
         word ^= np.uint64((value ^ (value ^ 0x5A)) << (8 * lane))
         assert has_byte(word, value)
+
+
+@numba.njit(GEN_STORE_SIGNATURE, cache=True)
+def _store_in_place(params, aux, start, stop, codes, out, offset):
+    """A store kernel whose storage index is the generation index."""
+    for g in range(start, stop):
+        code = stored_code(np.int64(codes[g]), offset)
+        if code >= 0:
+            out[g - start] = code
+
+
+def test_codes_set_aside_at_later_shifts_keep_their_ninth_bit():
+    # Mates past 126 plies have storage codes over 255: from the second shift on they are
+    # kept as a byte plus a bit. Three rounds of codes (distances 0-100 from offsets 0, 60
+    # and 120) must join into what one two-byte array would hold.
+    rng = np.random.default_rng(5)
+    size = 3 * 4096 + 77
+    params, aux = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64)
+    low = np.zeros(size, dtype=np.uint8)
+    ninth = np.zeros((size + 7) // 8, dtype=np.uint8)
+    wide = np.zeros(size, dtype=np.uint16)
+    for round_, offset in enumerate((0, 60, 120)):
+        codes = rng.integers(2, 2 + 2 * 101, size).astype(np.uint8)  # decided this round
+        codes[rng.random(size) < 0.5 + 0.2 * round_] = GEN_UNKNOWN  # decided later
+        if round_ == 0:
+            to_byte_storage(_store_in_place, params, aux, codes, low)
+        else:
+            assert to_split_storage(_store_in_place, params, aux, codes, low, ninth,
+                                    offset) <= 511
+        to_storage(_store_in_place, params, aux, codes, wide, offset)
+    joined = np.empty(size, dtype=np.uint16)
+    _joined(low, ninth, joined)
+    assert wide.max() > 400 and np.array_equal(joined, wide)
