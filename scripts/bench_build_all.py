@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_build import peak_resident_mib  # noqa: E402
+from results_log import append_row, recorded, source_commit  # noqa: E402
 
 
 def warm_up_kernels() -> None:
@@ -66,19 +67,6 @@ def child(table: str, threads: int, root: str) -> None:
                       "longest_mate": longest}))
 
 
-def source_commit() -> str:
-    """The commit of the code being measured (rows from several commits can be told
-    apart), "unknown" outside a git checkout."""
-    result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=os.path.dirname(os.path.abspath(__file__)))
-    return result.stdout.strip() or "unknown"
-
-
-def recorded(out: Path) -> list[dict]:
-    """The rows already in ``out`` (a missing file: none)."""
-    if not out.exists():
-        return []
-    return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
 
 
 SMALLER = "smaller tables"  # the row of the step that builds the tables of fewer pieces
@@ -134,7 +122,6 @@ def main() -> int:
 
     done = {row["table"] for row in rows}
     commit = source_commit()
-    out.parent.mkdir(parents=True, exist_ok=True)
     warm_up_kernels()
     started, used = time.perf_counter(), time.process_time()
     smaller = build_tables("chess", None, args.db, max_pieces=args.pieces - 1,
@@ -145,8 +132,7 @@ def main() -> int:
                "cpu_seconds": round(time.process_time() - used, 2),
                "tables": len(smaller["built"]), "commit": commit,
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        with open(out, "a") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_row(out, row)
         rows.append(row)
         print(f"{len(smaller['built'])} tables of fewer pieces: {row['seconds']:.1f} s", flush=True)
     for table in tables:  # dependencies first: a table's children are built before it
@@ -163,8 +149,7 @@ def main() -> int:
         row = json.loads(built.stdout.strip().splitlines()[-1])
         row |= {"load_before": load_average, "commit": commit,
                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        with open(out, "a") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_row(out, row)
         rows.append(row)
         print(f"{table}: {row['seconds']:.1f} s, peak {row['peak_mib']} MiB, "
               f"{row['bytes'] / 1e6:.1f} MB ({sum(r['table'] != SMALLER for r in rows)}/{len(tables)})", flush=True)

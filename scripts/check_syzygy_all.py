@@ -18,7 +18,6 @@ one stopped. Exit status 1 when a disagreement was found, 2 for bad arguments.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -37,6 +36,7 @@ from databases import format as F  # noqa: E402
 from databases.location import table_path  # noqa: E402
 from databases.reader import TableFile  # noqa: E402
 from games.chess import endgames as E  # noqa: E402
+from results_log import append_row, recorded  # noqa: E402
 
 CHUNK_PAGES = 16  # 262,144 indices per task
 EXAMPLES = 5  # disagreeing positions kept per chunk
@@ -114,10 +114,7 @@ def check_chunk(root: str, table: str, chunk: int) -> dict:
 
 def finished_chunks(state: Path) -> dict[tuple[str, int], dict]:
     """The chunks recorded in ``state`` so far."""
-    if not state.is_file():
-        return {}
-    rows = [json.loads(line) for line in state.read_text().splitlines() if line.strip()]
-    return {(row["table"], row["chunk"]): row for row in rows}
+    return {(row["table"], row["chunk"]): row for row in recorded(state)}
 
 
 def summary(tables: list[str], done: dict, chunks: dict[str, int]) -> int:
@@ -172,15 +169,13 @@ def main() -> int:
     print(f"{len(todo)} chunks of {CHUNK_PAGES * F.PAGE_ENTRIES:,} indices to check "
           f"({sum(chunks.values()) - len(todo)} done before), {args.workers} workers",
           flush=True)
-    state.parent.mkdir(parents=True, exist_ok=True)
     started, checked = time.perf_counter(), 0
     with ProcessPoolExecutor(args.workers, initializer=_open_tablebase,
-                             initargs=(directories,)) as pool, open(state, "a") as out:
+                             initargs=(directories,)) as pool:
         futures = [pool.submit(check_chunk, args.db, table, chunk) for table, chunk in todo]
         for finished, future in enumerate(as_completed(futures), 1):
             row = future.result()
-            out.write(json.dumps(row) + "\n")
-            out.flush()
+            append_row(state, row)
             done[(row["table"], row["chunk"])] = row
             checked += row["checked"]
             elapsed = time.perf_counter() - started

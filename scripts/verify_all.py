@@ -14,28 +14,14 @@ seconds, the commit of the code), and a later run skips the tables recorded ther
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_log import append_row, recorded, source_commit  # noqa: E402
 
-
-def recorded(out: Path) -> list[dict]:
-    """The rows already in ``out`` (a missing file: none)."""
-    if not out.exists():
-        return []
-    return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
-
-
-def source_commit() -> str:
-    """The commit of the code doing the verifying, "unknown" outside a git checkout."""
-    result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=os.path.dirname(os.path.abspath(__file__)))
-    return result.stdout.strip() or "unknown"
 
 
 def report(rows: list[dict], total: int) -> int:
@@ -89,7 +75,6 @@ def main() -> int:
 
     done = {row["table"] for row in rows}
     commit = source_commit()
-    out.parent.mkdir(parents=True, exist_ok=True)
     for table in tables:
         if table in done:
             continue
@@ -97,8 +82,7 @@ def main() -> int:
         result = verify_table("chess", table, args.db)
         row = result | {"seconds": round(time.perf_counter() - started, 1), "commit": commit,
                         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        with open(out, "a") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_row(out, row)
         rows.append(row)
         print(f"{table}: {row['entries']:,} entries, {row['errors']:,} error(s), "
               f"{row['seconds']:.0f} s ({len(rows)}/{len(tables)})", flush=True)
