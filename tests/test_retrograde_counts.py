@@ -1,5 +1,5 @@
-"""Pawn tables count each position's moves inside the table instead of flagging and evaluating
-it (games/chess/retrograde_kernels.py): the count, the atomic decrement, and who counts."""
+"""Positions that count their moves inside the table instead of being flagged and evaluated
+(games/chess/retrograde_kernels.py): the count, the atomic decrement, and who counts."""
 from __future__ import annotations
 
 import numba as nb
@@ -101,13 +101,64 @@ def _initial_codes(table):
     return codes
 
 
-def test_pawn_tables_count_and_pawnless_ones_flag():
+def test_pawn_tables_count_everywhere():
     pawn = _initial_codes("KRvKP")
     assert np.count_nonzero(np.vectorize(is_count)(pawn[::97])) > 1000
     assert not np.any(pawn == GEN_UNKNOWN)  # no en passant here, never more than 47 moves
-    pawnless = _initial_codes("KQvKR")
-    assert np.any(pawnless == GEN_UNKNOWN)
-    assert not np.any((pawnless >= COUNT_BASE) & (pawnless < GEN_FLAGGED))
+
+
+def test_pawnless_tables_count_all_but_their_own_mirror_images():
+    # Such a position is reached once for a mirrored pair of its moves: flagged instead.
+    codes = _initial_codes("KQvKR")
+    space = K.generation_space("KQvKR")
+    spec, n, pawnful, _, powers, _, king_squares = K.table_views(space.params, space.aux)
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+
+    def own_mirror(g):
+        K.decode_node(g, pawnful, n, powers, squares, king_squares)
+        return all(squares[i] >> 3 == squares[i] & 7 for i in range(n))
+
+    flagged = np.flatnonzero(codes == GEN_UNKNOWN)  # never more than 47 moves here
+    assert flagged.size > 100 and all(own_mirror(g) for g in flagged)
+    counted = np.flatnonzero((codes >= COUNT_BASE) & (codes < GEN_FLAGGED))
+    assert not any(own_mirror(g) for g in counted[::101])
+
+
+@nb.njit(cache=True)
+def _times_reached(params, aux, codes):
+    """For every node, how many times the un-moves of every position reach it (each node
+    generating as mark_predecessors_of has it: twins once, symmetric ones by halves)."""
+    spec, n, pawnful, en_passant, powers, domain, king_squares = K.table_views(params, aux)
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
+    targets = np.empty(K.MOST_PREDECESSORS, dtype=np.int64)
+    reached = np.zeros(codes.size, dtype=np.int64)
+    for g in range(codes.size):
+        if codes[g] == 0:
+            continue  # no position
+        stm = K.decode_node(g, pawnful, n, powers, squares, king_squares)
+        role = K.unmove_role(g, pawnful, n, squares, powers, scratch, domain, king_squares)
+        if role == K.SKIPPED:
+            continue
+        count = K.collect_predecessors(g, spec, squares, n, stm, False, pawnful, en_passant,
+                                       False, role == K.SYMMETRIC, powers, scratch, domain,
+                                       king_squares, targets, 0)
+        for t in range(count):
+            reached[targets[t]] += 1
+    return reached
+
+
+@pytest.mark.parametrize("table", ["KQvKR", "KRRvK", "KBNvK", "KQvK", "KRvKP", "KPPvK"])
+def test_un_moves_reach_a_counting_node_once_per_move(table):
+    # The invariant counting rests on: a count reaches 0 exactly when every move is known won
+    # for the opponent. Symmetric positions (all pieces on the a1-h8 diagonal, say) are where
+    # pawnless tables would reach a node twice.
+    codes = _initial_codes(table)
+    space = K.generation_space(table)
+    reached = _times_reached(space.params, space.aux, codes)
+    counting = (codes >= COUNT_BASE) & (codes < GEN_FLAGGED)
+    assert np.count_nonzero(counting) > codes.size // 4
+    assert np.array_equal(reached[counting], codes[counting].astype(np.int64) - COUNT_BASE)
 
 
 def test_positions_with_an_en_passant_push_are_not_counted():

@@ -26,17 +26,18 @@ sets, piece types and the between-squares table are the move generator's
   (distance below the level) and the moves out of the table allow it. A position remembers
   its first unknown child (``hints``), so the next look starts there.
 
-In pawn tables a position instead counts its legal moves inside the table
-(``legal_quiet_count``, from attack sets, when it is initialised), and each un-move from a
-won child decrements the count (``atomic_decrement``: threads may meet at a predecessor); at
-0 the position is lost, with no look at its moves. This needs each node's predecessors to be
-its moves backwards, once each: true of the pawn index, where no move or un-move inside the
-table changes the frame (the anchor pawn keeps its file; like pieces only swap places), but
-not of the pawnless one (a position with the white king on the long diagonal has two nodes,
-and a symmetric one reaches one child by two moves), whose positions are still flagged and
-evaluated. Positions with an en-passant push are looked at in full (below), so flagged too.
-Counting takes the settle pass off pawn tables: KBBvKP's build, one thread, 207 -> 170 s of
-CPU (settle 55 -> 6 s, initialisation 67 -> 77 s).
+A position may instead count its legal moves inside the table (``legal_quiet_count``, from
+attack sets, when it is initialised); each un-move from a won child then decrements the count
+(``atomic_decrement``: threads may meet at a predecessor), and at 0 the position is lost, with
+no look at its moves. This needs the un-moves to reach the position's node exactly once per
+move. In the pawn index they do: no move or un-move inside the table changes the frame (the
+anchor pawn keeps its file; like pieces only swap places). Positions with an en-passant push
+are looked at in full (below), so they are flagged instead. Without pawns they do as long as
+each child position generates its un-moves once: one of two twins does (below), and a child
+that is its own mirror image generates one of each mirrored pair of un-moves. A position that
+is its own mirror image would be reached once for a mirrored pair of its moves, so it is
+flagged. Counting took the settle pass off pawn tables: KBBvKP's build, one thread, 207 ->
+170 s of CPU (settle 55 -> 6 s, initialisation 67 -> 77 s).
 
 Positions whose white king stands on the long diagonal have a mirror twin in the generation
 index (the same position, always holding the same code); un-moves mark both, so only the
@@ -619,6 +620,23 @@ def twin(g, n, powers, squares, domain, king_squares):
     return -1 if other == g else other
 
 
+@nb.njit(types.boolean(SPEC8, I64, types.int64), cache=True)
+def is_own_mirror(spec, squares, n):
+    """Whether the pawnless placement is its own image in the a1-h8 diagonal: the white
+    king on it, and every piece's mirror square held by a piece of the same kind."""
+    if (squares[0] >> 3) != (squares[0] & 7):
+        return False
+    for i in range(1, n):
+        image = E.transform(squares[i], False, False, True)
+        found = False
+        for j in range(1, n):
+            if squares[j] == image and spec[j] == spec[i]:
+                found = True
+        if not found:
+            return False
+    return True
+
+
 @nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64), cache=True)
 def has_en_passant_push(spec, squares, n, stm):
     """Whether ``stm`` has a pawn whose double push would land beside an enemy pawn."""
@@ -732,15 +750,20 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
 
 
 @nb.njit(types.int64(types.int64, SPEC8, I64, types.int64, types.int64, types.boolean,
-                     types.boolean, types.boolean, types.boolean, I64, I64, I64_2D, I64_2D,
-                     I64, types.int64), cache=True)
+                     types.boolean, types.boolean, types.boolean, types.boolean, I64, I64,
+                     I64_2D, I64_2D, I64, types.int64), cache=True)
 def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_possible, wins,
-                         powers, scratch, domain, king_squares, targets, count):
+                         symmetric, powers, scratch, domain, king_squares, targets, count):
     """The predecessors of node ``g`` (``squares``, ``stm`` to move; ``lost``: is it lost?) by
     the side not to move un-moving, no capture, appended to ``targets`` from ``count``: with
     ``wins``, those won at once because it is lost; without, the others (they must look at
     all their moves). Returns the new count. Only computes indices: the caller touches the
-    codes afterwards in one tight loop, so many cache misses are in flight at once."""
+    codes afterwards in one tight loop, so many cache misses are in flight at once.
+
+    A ``symmetric`` position (without pawns: the same after mirroring in the a1-h8 diagonal)
+    has its un-moves in mirrored pairs that lead to the same position; only one of each pair
+    is generated (the origin below the diagonal, or on it from a square on or below it), so a
+    counting predecessor is decremented once per move."""
     them = 1 - stm
     occupied = types.uint64(0)
     for i in range(n):
@@ -778,6 +801,9 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
         while origins:
             origin = lsb(origins)
             origins &= origins - types.uint64(1)
+            if symmetric and ((origin >> 3) > (origin & 7) or (
+                    (origin >> 3) == (origin & 7) and (sq >> 3) > (sq & 7))):
+                continue  # the mirror image of an un-move generated from below the diagonal
             squares[i] = origin
             # An impossible predecessor (the side to move now in check) holds code 0, so the
             # caller's code tests skip it without an attack test here.
@@ -1133,11 +1159,14 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
                     elsewhere[promotion] = True
             if child >= 0:
                 win, floor = folded_exit(child, win, floor)
-        # Pawn tables count each position's moves inside the table (their index holds each
-        # node's predecessors exactly once per move; see mark_predecessors_of), but for
-        # positions with an en-passant push, which are looked at in full.
-        counts = pawnful and not (en_passant_possible
-                                  and has_en_passant_push(spec, squares, n, stm))
+        # A position counts its moves inside the table when the un-moves reach its node(s)
+        # exactly once per move (see mark_predecessors_of): in pawn tables every position but
+        # those with an en-passant push (looked at in full); without pawns every position but
+        # those that are their own mirror image (reached once per mirrored pair of moves).
+        if pawnful:
+            counts = not (en_passant_possible and has_en_passant_push(spec, squares, n, stm))
+        else:
+            counts = not is_own_mirror(spec, squares, n)
         if counts:
             quiet = legal_quiet_count(spec, squares, n, stm, occupied)
             if legal == 0 and quiet == 0:
@@ -1161,6 +1190,24 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     return latest
 
 
+PLAIN, SKIPPED, SYMMETRIC = 0, 1, 2  # how a node generates its predecessors (unmove_role)
+
+
+@nb.njit(types.int64(types.int64, types.boolean, types.int64, I64, I64, I64, I64_2D, I64_2D),
+         cache=True)
+def unmove_role(g, pawnful, n, squares, powers, scratch, domain, king_squares):
+    """How node ``g`` (its ``squares`` decoded) generates its predecessors: ``SKIPPED`` if its
+    mirror twin, the same position, comes first and generates them for both; ``SYMMETRIC`` if
+    its position is its own mirror image (one of each mirrored pair of un-moves); else
+    ``PLAIN``. Only pawnless nodes with the white king on the long diagonal have a mirror."""
+    if pawnful or (squares[0] >> 3) != (squares[0] & 7):
+        return PLAIN
+    other = twin(g, n, powers, scratch, domain, king_squares)
+    if 0 <= other < g:
+        return SKIPPED
+    return SYMMETRIC if other < 0 else PLAIN
+
+
 MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one side's pieces, twins included (a generous bound)
 TARGETS = 2048  # predecessors gathered before the codes are touched
 
@@ -1169,9 +1216,16 @@ TARGETS = 2048  # predecessors gathered before the codes are touched
 def mark_predecessors_of(params, aux, entries, count, codes, exit_floor, wins, touched):
     """The predecessors (:func:`collect_predecessors`) of each of ``entries[:count]``, all
     decided at the same level: with ``wins`` the unresolved ones are won, else the unknown
-    ones flagged and the counts decremented (a predecessor appears once per move that leads
-    to the entry: in pawn tables no move or un-move changes the index's frame, so each node's
-    un-moves are its moves backwards). Returns how many were won, or lost."""
+    ones flagged and the counts decremented. Returns how many were won, or lost.
+
+    A counting predecessor appears once per move that leads to the entry. In pawn tables no
+    move or un-move changes the index's frame, so each node's un-moves are its moves
+    backwards. Without pawns a counting position is not its own mirror image, so each of its
+    moves into the entry's position is one un-move of the entry's position. That un-move is
+    generated once: by one node of two twins only (``unmove_role``), and from an entry that
+    is its own mirror image, one of each mirrored pair of un-moves only
+    (``collect_predecessors``). It marks the predecessor's node, and its twin if it has one
+    (the white king on the diagonal): twins count in step."""
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
@@ -1188,13 +1242,13 @@ def mark_predecessors_of(params, aux, entries, count, codes, exit_floor, wins, t
                 continue  # every predecessor of a lost position is won, in the other pass
             win = win_code(code_distance(code) + 1)
             stm = decode_node(g, pawnful, n, powers, squares, king_squares)
-            if not pawnful and (squares[0] >> 3) == (squares[0] & 7):
-                other = twin(g, n, powers, scratch, domain, king_squares)
-                if 0 <= other < g:
-                    continue  # the same position: its twin marks the predecessors of both
+            role = unmove_role(g, pawnful, n, squares, powers, scratch, domain, king_squares)
+            if role == SKIPPED:
+                continue  # the same position: its twin marks the predecessors of both
             gathered = collect_predecessors(g, spec, squares, n, stm, is_loss(code), pawnful,
-                                            en_passant_possible, wins, powers, scratch,
-                                            domain, king_squares, targets, gathered)
+                                            en_passant_possible, wins, role == SYMMETRIC,
+                                            powers, scratch, domain, king_squares, targets,
+                                            gathered)
             if gathered < TARGETS:
                 continue
         if wins:
