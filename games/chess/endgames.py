@@ -39,7 +39,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from games.chess.bitops import lsb
+from games.chess.bitops import lsb, popcount
 from games.chess.position import (BLACK, CASTLING, KING, PAWN, PAWNS, STATE, WHITE, build_position,
                                   opponent_in_check)
 from games.table_family import NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE
@@ -216,6 +216,17 @@ for _sq in range(64):
         TRIANGLE_SQUARES[_n] = _sq
         _n += 1
 
+# The eight board symmetries, as a symmetry number (1: flip the files, 2: flip the ranks, 4:
+# mirror in the a1-h8 diagonal, applied in that order) -> square -> image.
+FLIP_FILE, FLIP_RANK, DIAGONAL = 1, 2, 4
+SYMMETRY = np.zeros((8, 64), dtype=np.int64)
+for _symmetry in range(8):
+    for _sq in range(64):
+        _image = _sq ^ (7 if _symmetry & FLIP_FILE else 0) ^ (56 if _symmetry & FLIP_RANK else 0)
+        if _symmetry & DIAGONAL:
+            _image = ((_image & 7) << 3) | (_image >> 3)
+        SYMMETRY[_symmetry, _sq] = _image
+
 # --- index kernels ----------------------------------------------------------------------------
 SQUARES = types.Array(types.int64, 1, "C")
 CODES8 = types.Array(types.int8, 1, "C")
@@ -225,13 +236,8 @@ CODES8 = types.Array(types.int8, 1, "C")
          inline="always")
 def transform(square, flip_file, flip_rank, diagonal):
     """A square under the chosen board symmetry."""
-    if flip_file:
-        square ^= 7
-    if flip_rank:
-        square ^= 56
-    if diagonal:
-        square = ((square & 7) << 3) | (square >> 3)
-    return square
+    return SYMMETRY[np.int64(flip_file) * FLIP_FILE + np.int64(flip_rank) * FLIP_RANK
+                    + np.int64(diagonal) * DIAGONAL, square]
 
 
 @nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True)
@@ -241,23 +247,20 @@ def storage_index_packed(table, packed_squares, stm):
     symmetry reduction."""
     wk = packed_squares & 63
     bk = (packed_squares >> 6) & 63
-    flip_file = (wk & 7) > 3
-    flip_rank = False
-    diagonal = False
-    if not PAWNFUL[table]:
-        flip_rank = (wk >> 3) > 3
-        w = transform(wk, flip_file, flip_rank, False)
-        b = transform(bk, flip_file, flip_rank, False)
-        if (w >> 3) > (w & 7):
-            diagonal = True
-        elif (w >> 3) == (w & 7) and (b >> 3) > (b & 7):
-            diagonal = True
-    w = transform(wk, flip_file, flip_rank, diagonal)
-    b = transform(bk, flip_file, flip_rank, diagonal)
-    if PAWNFUL[table]:
-        index = ((w >> 3) * 4 + (w & 7)) * 64 + b
+    symmetry = FLIP_FILE if (wk & 7) > 3 else 0
+    pawnful = PAWNFUL[table]
+    if not pawnful:
+        if (wk >> 3) > 3:
+            symmetry |= FLIP_RANK
+        w = SYMMETRY[symmetry, wk]
+        bk_image = SYMMETRY[symmetry, bk]
+        if (w >> 3) > (w & 7) or ((w >> 3) == (w & 7) and (bk_image >> 3) > (bk_image & 7)):
+            symmetry |= DIAGONAL
+    w = SYMMETRY[symmetry, wk]
+    if pawnful:
+        index = ((w >> 3) * 4 + (w & 7)) * 64 + SYMMETRY[symmetry, bk]
     else:
-        index = TRIANGLE[w] * 64 + b
+        index = TRIANGLE[w] * 64 + SYMMETRY[symmetry, bk]
     for g in range(MAX_GROUPS):
         first = GROUPS[table, g, 0]
         count = GROUPS[table, g, 1]
@@ -265,23 +268,24 @@ def storage_index_packed(table, packed_squares, stm):
         if count == 0:
             break
         offset = 8 if SPEC[table, first] % 6 == PAWN else 0
-        # The group's squares, sorted as they come (at most three: a < b < c).
-        a = b = c = -1
-        for k in range(count):
-            x = transform((packed_squares >> (6 * (first + k))) & 63, flip_file, flip_rank,
-                          diagonal) - offset
-            if x > c:
-                a, b, c = b, c, x
-            elif x > b:
-                a, b = b, x
-            else:
-                a = x
+        # The group's squares under the symmetry, as a < b < c (the last ones of a smaller group).
+        c = SYMMETRY[symmetry, (packed_squares >> (6 * first)) & 63] - offset
         if count == 1:
             part = c
-        elif count == 2:
-            part = b + c * (c - 1) // 2
         else:
-            part = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
+            y = SYMMETRY[symmetry, (packed_squares >> (6 * first + 6)) & 63] - offset
+            b, c = min(c, y), max(c, y)
+            if count == 2:
+                part = b + c * (c - 1) // 2
+            else:
+                z = SYMMETRY[symmetry, (packed_squares >> (6 * first + 12)) & 63] - offset
+                if z < b:
+                    a = z
+                elif z < c:
+                    a, b = b, z
+                else:
+                    a, b, c = b, c, z
+                part = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
         index = index * values + part
     return stm * PER_SIDE[table] + index
 
@@ -345,6 +349,16 @@ def storage_unrank(table, index, squares):
     return stm
 
 
+@nb.njit(types.int64(types.int64), cache=True)
+def material_entry(key):
+    """``table_id * 2 + colours swapped`` of material ``key`` (see ``MATERIAL_KEYS``), -1 if no
+    table has that material."""
+    at = np.searchsorted(MATERIAL_KEYS, key)
+    if at == MATERIAL_KEYS.shape[0] or MATERIAL_KEYS[at] != key:
+        return -1
+    return MATERIAL_ENTRIES[at]
+
+
 @nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64), cache=True)
 def locate_packed(packed_codes, packed_squares, count, stm):
     """``table << TABLE_SHIFT | storage index`` of the position with pieces ``i < count`` of
@@ -357,10 +371,9 @@ def locate_packed(packed_codes, packed_squares, count, stm):
         code = (packed_codes >> (4 * i)) & 15
         if code % 6 != KING:
             key += KEY_POWERS[(code // 6) * 5 + code % 6]
-    at = np.searchsorted(MATERIAL_KEYS, key)
-    if at == MATERIAL_KEYS.shape[0] or MATERIAL_KEYS[at] != key:
+    entry = material_entry(key)
+    if entry < 0:
         return -1
-    entry = MATERIAL_ENTRIES[at]
     table = entry >> 1
     swapped = entry & 1
     used = 0
@@ -401,26 +414,33 @@ def rank_ignoring_en_passant(pos):
     """Like :func:`rank`, but the index of the position as if it had no en-passant right."""
     if pos[CASTLING] != 0:
         return -1
-    occupied = pos[WHITE] | pos[BLACK]
-    packed_codes = 0
-    packed_squares = 0
-    count = 0
-    while occupied:
-        if count == MAX_PIECES:
-            return -1
-        square = lsb(occupied)
-        bit = occupied & (~occupied + types.uint64(1))
-        occupied ^= bit
-        colour = 0 if pos[WHITE] & bit else 1
-        kind = 0
-        for piece_type in range(6):
-            if pos[PAWNS + piece_type] & bit:
-                kind = piece_type
-        packed_codes |= (colour * 6 + kind) << (4 * count)
-        packed_squares |= square << (6 * count)
-        count += 1
-    return locate_packed(packed_codes, packed_squares, count,
-                         np.int64(pos[STATE] & types.uint64(1)))
+    kings = pos[PAWNS + KING]
+    if popcount(pos[WHITE] | pos[BLACK]) > MAX_PIECES or popcount(pos[WHITE] & kings) != 1 \
+            or popcount(pos[BLACK] & kings) != 1:
+        return -1
+    key = 0  # from the piece sets: beside two kings no count can pass a digit (MAX_GROUPS)
+    for colour in range(2):
+        for kind in range(KING):
+            key += popcount(pos[colour] & pos[PAWNS + kind]) * KEY_POWERS[colour * 5 + kind]
+    entry = material_entry(key)
+    if entry < 0:
+        return -1
+    table = entry >> 1
+    swapped = entry & 1
+    # Each slot of the table's spec takes the lowest square of its piece not taken yet; with
+    # the colours swapped the board is seen from the other side.
+    taken = types.uint64(0)
+    spec_squares = 0
+    for slot in range(COUNT[table]):
+        code = np.int64(SPEC[table, slot])
+        if swapped:
+            code = (code + 6) % 12
+        square = lsb(pos[code // 6] & pos[PAWNS + code % 6] & ~taken)
+        taken |= types.uint64(1) << types.uint64(square)
+        spec_squares |= (square ^ 56 if swapped else square) << (6 * slot)
+    side = np.int64(pos[STATE] & types.uint64(1))
+    return (table << TABLE_SHIFT) | storage_index_packed(table, spec_squares,
+                                                         side ^ 1 if swapped else side)
 
 
 @nb.njit(RANK_SIGNATURE, cache=True)
