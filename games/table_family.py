@@ -76,6 +76,12 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         entries are evaluated. ``hints`` is one byte per position the kernel may use to
         resume its scan of a position's moves, or empty (the engine lends their memory to
         storage codes when distances pass the byte): every look then starts afresh.
+    ``wins_by_moves(params, aux, entries, count, d, codes, results) -> None`` (optional)
+        The wins of level ``d`` seen from the other end: for each of ``entries[:count]``
+        (unresolved) ``win_code(d)`` into ``results`` if one of its moves inside the table
+        leads to a position lost in ``d - 1``, else ``GEN_UNKNOWN``. Used in place of the
+        wins pass of ``mark_predecessors`` when few positions are left unresolved and many
+        were lost at ``d - 1``, in the tables whose space says ``wins_by_moves``.
     ``with_children(space, child_codes, child_offsets) -> aux`` (optional, Python)
         Called once the child tables are loaded: the ``aux`` the kernels get from then on
         (the space's, extended with whatever is cheaper to look up than to compute per
@@ -120,6 +126,8 @@ GEN_MARK_SIGNATURE = types.int64(GEN_PARAMS, GEN_AUX, INT64S, types.int64, BYTES
                                  types.boolean, BYTES)
 GEN_EVALUATE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, INT64S, types.int64, types.int64, BYTES,
                                     BYTES, BYTES, BYTES, CHILD_CODES, INT64S, INT64S, types.int64)
+GEN_WINS_BY_MOVES_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, INT64S, types.int64, types.int64,
+                                         BYTES, INT64S)
 GEN_STORE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, types.int64, types.int64, BYTES,
                                  CHILD_CODES, types.int64)
 
@@ -144,6 +152,9 @@ class GenerationSpace:
     params: np.ndarray
     aux: np.ndarray
     wake: bool = True  # False: no position has a wake level; the kernels get an empty array
+    # True: ``wins_by_moves`` finds exactly the positions the wins pass of ``mark_predecessors``
+    # would (chess: tables without en passant), so the engine may use either.
+    wins_by_moves: bool = False
     # The child tables ``evaluate`` reads during the levels (chess: those en passant leads
     # to), kept while they run; None: every child. The others are read by ``initialise`` only.
     children_read_later: tuple[str, ...] | None = None
@@ -160,6 +171,7 @@ class UnmoveKernels:
     evaluate: object
     to_storage: object
     with_children: Callable | None = None
+    wins_by_moves: object = None
 
 
 class TableFamily:

@@ -11,6 +11,11 @@ Level ``d`` = 1, 2, ... decides the positions won or lost in ``d`` plies:
    count their moves not yet known won for the opponent (``count_code``, set by the game's
    initialisation), have their count decremented: the one that reaches 0 is lost in ``d``
    (or at its ``exit_floor``, if later), with no look at its moves.
+   When few positions are left unresolved and many were lost at ``d - 1``, the first pass
+   runs the other way (``pull_wins``, with the game's ``wins_by_moves``, where its space
+   allows): every unresolved position looks at its own moves for one into a position lost
+   at ``d - 1``. Both ways win the same positions; the one expected to touch fewer entries
+   runs (``pull_is_cheaper``).
 2. ``settle``: the game's ``evaluate`` kernel looks at every flagged position, and at those
    whose moves out of the table or other events (``exit_floor``, ``wake``) become known at
    level ``d``; a position all of whose moves lose for it is lost in ``d``.
@@ -41,8 +46,8 @@ from numba import prange, types
 
 from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNATURE,
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_PARAMS,
-                                GEN_STORE_SIGNATURE, GEN_UNKNOWN, INT64S, NO_LEVEL,
-                                TOUCH_BLOCK)
+                                GEN_STORE_SIGNATURE, GEN_UNKNOWN, GEN_WINS_BY_MOVES_SIGNATURE,
+                                INT64S, NO_LEVEL, TOUCH_BLOCK)
 from games.value_codes import (COUNT_BASE, GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved,
                                loss_code, shifted)
 from retrograde.tables import ChildCodes, ChildSource
@@ -59,6 +64,7 @@ InitialiseKernel = types.FunctionType(GEN_INITIALISE_SIGNATURE)
 MarkKernel = types.FunctionType(GEN_MARK_SIGNATURE)
 EvaluateKernel = types.FunctionType(GEN_EVALUATE_SIGNATURE)
 StoreKernel = types.FunctionType(GEN_STORE_SIGNATURE)
+WinsByMovesKernel = types.FunctionType(GEN_WINS_BY_MOVES_SIGNATURE)
 WORDS = types.Array(types.uint64, 1, "C")
 LEVEL_MASKS = types.Array(types.uint64, 2, "C")  # per block, a bit per level (4 x 64)
 
@@ -157,6 +163,59 @@ def propagate(mark_predecessors, params, aux, d, codes, exit_win, exit_floor, co
         if count:
             won[block] += mark_predecessors(params, aux, entries, count, codes, exit_floor, wins,
                                             written_now)
+    return won.sum()
+
+
+@nb.njit(types.int64(INT64S, INT64S, types.int64, BYTES), cache=True, inline="always")
+def _write_wins(entries, results, count, codes):
+    """Write the wins a batch found (the others keep their codes: counts stay counts);
+    returns how many."""
+    won = 0
+    for k in range(count):
+        if results[k] != GEN_UNKNOWN:
+            codes[entries[k]] = results[k]
+            won += 1
+    return won
+
+
+@nb.njit(types.int64(WinsByMovesKernel, GEN_PARAMS, GEN_AUX, types.int64, BYTES, BYTES, WORDS,
+                     BYTES), cache=True, parallel=True)
+def pull_wins(wins_by_moves, params, aux, d, codes, exit_win, code_words, written_now):
+    """Level ``d``, first pass the other way round (what ``propagate`` with ``wins`` decides):
+    every unresolved position with a move inside the table into a position lost at ``d - 1``,
+    or whose moves out of the table win at ``d``, is won in ``d``; returns how many. Codes
+    change only from unresolved to won in ``d`` while the kernel looks for lost ones, so the
+    result does not depend on the threads' timing."""
+    words = code_words.shape[0]
+    blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
+    won = np.zeros(blocks, dtype=np.int64)
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
+        entries = np.empty(BATCH, dtype=np.int64)
+        results = np.empty(BATCH, dtype=np.int64)
+        count = 0
+        for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
+            if not code_words[w] & HIGHS:  # every unresolved code has its high bit set
+                continue
+            for g in range(8 * w, 8 * w + 8):
+                if not is_unresolved(codes[g]):
+                    continue
+                if exit_win[g] == d:
+                    codes[g] = 3 + 2 * d
+                    won[block] += 1
+                    continue
+                entries[count] = g
+                count += 1
+                if count == BATCH:
+                    wins_by_moves(params, aux, entries, count, d, codes, results)
+                    won[block] += _write_wins(entries, results, count, codes)
+                    count = 0
+        if count:
+            wins_by_moves(params, aux, entries, count, d, codes, results)
+            won[block] += _write_wins(entries, results, count, codes)
+        if won[block]:
+            written_now[block] = 1
     return won.sum()
 
 
@@ -341,6 +400,16 @@ def _levels_present(masks: np.ndarray) -> np.ndarray:
 CHILD_GROUP_BYTES = 768 << 20  # child codes held at once while initialising (when foldable)
 
 
+PULL_FACTOR = 3.0  # pull the wins when fewer positions are unresolved than this times the frontier
+
+
+def pull_is_cheaper(unresolved: int, frontier: int) -> bool:
+    """Whether looking at the moves of the ``unresolved`` positions should touch fewer entries
+    than un-moving from the ``frontier`` of positions lost at the level before (about as many
+    moves per position as un-moves)."""
+    return frontier >= 0 and unresolved < PULL_FACTOR * frontier
+
+
 def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.ndarray:
     """Storage codes (:mod:`databases.format`; ``uint8`` when every distance fits a byte,
     else ``uint16``) of ``table``; ``children`` holds the codes of the tables its moves
@@ -363,6 +432,9 @@ def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.
     exit_masks, event_masks = _level_masks(exit_win, wake[:0]), _level_masks(exit_floor, wake)
     exit_levels, event_levels = _levels_present(exit_masks), _levels_present(event_masks)
     written_before = np.ones(blocks, dtype=np.uint8)  # the first level scans everything
+    pulls = kernels.wins_by_moves is not None and space.wins_by_moves
+    unresolved = int(np.count_nonzero(codes >= COUNT_BASE)) if pulls else 0
+    frontier = -1  # positions lost at the level before (not counted before the first level)
     written_now = np.zeros(blocks, dtype=np.uint8)
     stored = None  # storage codes of what was decided before a shift (see _set_aside)
     ninth = np.zeros(0, dtype=np.uint8)  # their ninth bits, from the second shift
@@ -380,19 +452,25 @@ def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.
             written_before[:] = 1  # every code moved: the next level scans everything
         level = d - offset
         code_words = codes.view(np.uint64)
-        won = propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
-                        exit_floor, code_words, exit_win.view(np.uint64), True,
-                        bool(exit_levels[level]), written_before, written_now, exit_masks)
-        won += propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
+        if pulls and pull_is_cheaper(unresolved, frontier):
+            won = pull_wins(kernels.wins_by_moves, params, aux, level, codes, exit_win,
+                            code_words, written_now)
+        else:
+            won = propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
+                            exit_floor, code_words, exit_win.view(np.uint64), True,
+                            bool(exit_levels[level]), written_before, written_now, exit_masks)
+        lost = propagate(kernels.mark_predecessors, params, aux, level, codes, exit_win,
                          exit_floor, code_words, exit_win.view(np.uint64), False, False,
                          written_before, written_now, exit_masks)
         decided = settle(kernels.evaluate, params, aux, level, codes, exit_win, exit_floor,
                          wake, hints, kept.codes, kept.offsets, code_words,
                          exit_floor.view(np.uint64), wake.view(np.uint64),
                          bool(event_levels[level]), offset, written_now, event_masks)
-        progress.update(f"level {d}", 0, 0, int(won + decided))
-        if won + decided == 0 and d >= latest:
+        progress.update(f"level {d}", 0, 0, int(won + lost + decided))
+        if won + lost + decided == 0 and d >= latest:
             break
+        unresolved -= won + lost + decided
+        frontier = lost + decided  # most of what settle decides is lost
         written_before, written_now = written_now, written_before
         written_now[:] = 0
         d += 1

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numba
 
-PASSES = ("initialise", "propagate", "settle", "to_storage", "to_byte_storage", "shift_down",
+PASSES = ("initialise", "propagate", "pull_wins", "settle", "to_storage", "to_byte_storage", "shift_down",
           "_level_masks")
 
 

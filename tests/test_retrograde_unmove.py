@@ -97,3 +97,35 @@ def test_codes_set_aside_at_later_shifts_keep_their_ninth_bit():
     joined = np.empty(size, dtype=np.uint16)
     _joined(low, ninth, joined)
     assert wide.max() > 400 and np.array_equal(joined, wide)
+
+
+@pytest.mark.parametrize("table", ["KQvKR", "KRRvK", "KBNvK", "KRvKP", "KPPvK"])
+def test_wins_by_moves_are_the_wins_by_un_moves(table, tmp_path, monkeypatch):
+    # Every level's wins found the other way round (pull_wins, from the second level on)
+    # against the un-moves alone (the default picks between them level by level).
+    import retrograde.unmove as unmove
+    from retrograde.build import build_tables
+    from retrograde.tables import read_codes
+
+    pulled = []
+
+    def counted(*args):
+        pulled.append(1)
+        return original(*args)
+
+    original = unmove.pull_wins
+    monkeypatch.setattr(unmove, "pull_wins", counted)
+    results = []
+    for factor, root in ((0.0, tmp_path / "push"), (float("inf"), tmp_path / "pull")):
+        monkeypatch.setattr(unmove, "PULL_FACTOR", factor)
+        build_tables("chess", [table], root, show_progress=False)
+        results.append(read_codes(root, "chess", table))
+    assert pulled, "the wins were never pulled"
+    assert np.array_equal(results[0], results[1])
+
+
+def test_tables_with_en_passant_never_pull_their_wins():
+    from games.chess.retrograde_kernels import generation_space
+
+    assert not generation_space("KPvKP").wins_by_moves
+    assert generation_space("KRvKP").wins_by_moves and generation_space("KQvKR").wins_by_moves

@@ -62,7 +62,8 @@ from games.chess.bitops import lsb, popcount
 from games.chess.position import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
 from games.chess.tables import BETWEEN, BISHOP_RAYS, ROOK_RAYS
 from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
-                                GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE, INDEX_MASK, NO_LEVEL,
+                                GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE,
+                                GEN_WINS_BY_MOVES_SIGNATURE, INDEX_MASK, NO_LEVEL,
                                 TABLE_SHIFT, GenerationSpace, UnmoveKernels, touch)
 from games.bits import atomic_decrement
 from games.value_codes import (CODE_DRAW, COUNT_BASE, GEN_FLAGGED, GEN_UNKNOWN, MOST_COUNTED,
@@ -658,6 +659,47 @@ def has_en_passant_push(spec, squares, n, stm):
     return False
 
 
+@nb.njit(types.int64(types.int64, I64, types.int64, types.int64, types.int64, types.int64,
+                     types.boolean, types.int64, I64, I64_2D), cache=True, inline="always")
+def child_node(g, squares, n, stm, slot, to, pawnful, like, powers, domain):
+    """The node reached from node ``g`` (``squares``, ``stm`` to move) by moving the piece in
+    ``slot`` to ``to`` without a capture: an addition to ``g``, unless the move changes the
+    symmetry (the white king leaving the triangle) or the order of like pieces."""
+    start = squares[slot]
+    if (slot == 0 and not pawnful and domain[0, to] < 0) \
+            or (like and passes_partner(like, squares, slot, to)):
+        squares[slot] = to
+        child = node_index(pawnful, squares, n, 1 - stm, powers, domain)
+        squares[slot] = start
+        return child
+    child = g + (1 - 2 * stm) * powers[n]  # the other side to move
+    if slot == 0 and not pawnful:
+        return child + (domain[0, to] - domain[0, start]) * powers[0]
+    return child + move_delta(slot, start, to, n, powers)
+
+
+@nb.njit(types.boolean(types.int64, SPEC8, I64, types.int64, types.int64, types.boolean,
+                       types.int64, I64, I64_2D, U8, types.int64), cache=True)
+def has_move_into(g, spec, squares, n, stm, pawnful, like, powers, domain, codes, target):
+    """Whether node ``g`` (``squares``, ``stm`` to move) has a move inside the table (no
+    capture, no promotion) to a position whose code is ``target``."""
+    occupied = types.uint64(0)
+    for i in range(n):
+        occupied |= types.uint64(1) << types.uint64(squares[i])
+    for slot in range(n):
+        piece = np.int64(spec[slot])
+        if piece // 6 != stm:
+            continue
+        targets = quiet_targets(piece, squares[slot], stm, occupied)
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            if codes[child_node(g, squares, n, stm, slot, to, pawnful, like, powers,
+                                domain)] == target:
+                return True
+    return False
+
+
 @nb.njit(types.int64(types.int64, SPEC8, I64, types.int64, types.int64, types.int64,
                      types.boolean, types.boolean, U8, U8, U8, U16, I64, I64, I64, SPEC8, I64,
                      I64, I64_2D, U8, types.int64), cache=True)
@@ -685,8 +727,6 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
-    g_base = g - stm * powers[n]
-    child_stm_part = (1 - stm) * powers[n]
     like = like_pairs(powers, n)
     remembers = not en_passant_possible and hints.shape[0] > 0
     skip = np.int64(hints[g]) if remembers else 0
@@ -703,16 +743,8 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
             ordinal += 1
             if ordinal < skip:
                 continue  # known won at an earlier look
-            if (slot == 0 and not pawnful and domain[0, to] < 0) \
-                    or (like and passes_partner(like, squares, slot, to)):
-                squares[slot] = to  # the symmetry or the like pieces' order changes
-                child_g = node_index(pawnful, squares, n, 1 - stm, powers, domain)
-                squares[slot] = start
-            elif slot == 0 and not pawnful:
-                child_g = g_base + child_stm_part + (domain[0, to] - domain[0, start]) * powers[0]
-            else:
-                child_g = g_base + child_stm_part + move_delta(slot, start, to, n, powers)
-            child = np.int64(codes[child_g])
+            child = np.int64(codes[child_node(g, squares, n, stm, slot, to, pawnful, like,
+                                              powers, domain)])
             if child == 0:
                 continue  # the move leaves the mover's king attacked
             known = child != GEN_UNKNOWN and (child == CODE_DRAW or code_distance(child) < d)
@@ -1294,6 +1326,24 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
                               moves, child_pieces, child_squares, scratch, domain, hints, offset)
 
 
+@nb.njit(GEN_WINS_BY_MOVES_SIGNATURE, cache=True)
+def wins_by_moves_of(params, aux, entries, count, d, codes, results):
+    """For each of ``entries[:count]`` (unresolved): won in ``d`` if one of its moves inside
+    the table leads to a position lost in ``d - 1``. Exact without en passant only: a double
+    push the opponent may answer en passant does not lead to its entry's value."""
+    spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
+        table_views(params, aux)
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    like = like_pairs(powers, n)
+    target = loss_code(d - 1)
+    for k in range(count):
+        g = entries[k]
+        stm = decode_node(g, pawnful, n, powers, squares, king_squares)
+        won = has_move_into(g, spec, squares, n, stm, pawnful, like, powers, domain, codes,
+                            target)
+        results[k] = win_code(d) if won else GEN_UNKNOWN
+
+
 @nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D, types.int64),
          cache=True)
 def run_base(pawnful, squares, n, stm, powers, domain, square):
@@ -1414,10 +1464,11 @@ def generation_space(table: str) -> GenerationSpace:
                        if params[P_EN_PASSANT] and E.COUNT[E.TABLE_IDS[child]] < n)
     return GenerationSpace(size=2 * powers[n], storage_size=2 * int(E.PER_SIDE[table_id]),
                            params=params, aux=AUX, wake=bool(params[P_EN_PASSANT]),
+                           wins_by_moves=not params[P_EN_PASSANT],
                            children_read_later=read_later)
 
 
 UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,
                                mark_predecessors=mark_predecessors_of,
                                evaluate=evaluate_entries, to_storage=store_range,
-                               with_children=with_children)
+                               with_children=with_children, wins_by_moves=wins_by_moves_of)
