@@ -28,7 +28,7 @@ from retrograde.tables import read_codes
 from retrograde.verify import verify_table
 from tests.chess_positions import random_board
 
-NORMAL_TABLES = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KQvKR"]
+NORMAL_TABLES = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KQvKR", "KBBvK"]  # KBBvK: like pieces last
 GAVIOTA_TABLES = ["KQvK", "KRvK", "KPvK", "KBvK", "KNvK"]
 RANDOM_POSITIONS = 20_000
 

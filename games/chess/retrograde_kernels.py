@@ -1357,6 +1357,40 @@ def run_base(pawnful, squares, n, stm, powers, domain, square):
         square, powers[n + 2 + last], flip_file, flip_rank, diagonal) * powers[last]
 
 
+@nb.njit(types.void(types.int64, types.int64, SPEC8, I64, I64_2D, types.int64, types.int64, U8,
+                    U16, types.int64, I64), cache=True)
+def store_like_group_last(table, n, spec, powers, domain, start, stop, codes, out, offset,
+                          squares):
+    """:func:`store_range` of a table without pawns whose last slots hold like pieces. Their
+    storage part is lowest first (``a + b(b-1)/2 + ...``), so consecutive indices move the
+    lowest of them up until it meets the next one; a canonical placement has the white king
+    in the triangle, so its node has no symmetry applied and keeps the like squares in the
+    same ascending slots: along such a run only the lowest one's digit changes. One
+    ``node_index`` per run, the rest by arithmetic; a square another piece holds makes an
+    invalid node (code 0), as storage wants."""
+    first = n - 1
+    while spec[first - 1] == spec[n - 1]:
+        first -= 1
+    per_side = E.PER_SIDE[table]
+    low = ceiling = base = 0
+    absent = False
+    for index in range(start, stop):
+        if index == start or low == ceiling:
+            E.storage_unrank(table, index, squares)
+            wk, bk = squares[0], squares[1]
+            absent = (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7)  # the twin storage skips
+            low, ceiling = squares[first], squares[first + 1]
+            base = node_index(False, squares, n, index // per_side, powers, domain) \
+                - low * powers[first]
+        if absent:
+            out[index - start] = 0
+        else:
+            code = stored_code(np.int64(codes[base + low * powers[first]]), offset)
+            if code >= 0:
+                out[index - start] = code
+        low += 1
+
+
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)
 def store_range(params, aux, start, stop, codes, out, offset):
     """Storage codes of indices ``[start, stop)`` into ``out[0:stop - start]`` from generation codes counted from ``offset``
@@ -1377,13 +1411,17 @@ def store_range(params, aux, start, stop, codes, out, offset):
             if code >= 0:
                 out[index - start] = code
         return
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    last = n - 1
+    if not pawnful and spec[last - 1] == spec[last]:
+        store_like_group_last(table, n, spec, powers, domain, start, stop, codes, out, offset,
+                              squares)
+        return
     # Along a run of the last slot's storage digit (the lowest digit of both indices), when
     # that slot is alone in its group, only its generation digit changes, or, if it holds the
     # anchor pawn, also the symmetry on crossing to files e-h: one or two node_index calls per
     # run, the rest by arithmetic. Colliding squares need no test: their node holds 0
     # (invalid), as storage wants.
-    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    last = n - 1
     square_offset = 8 if spec[last] % 6 == PAWN else 0
     run_length = PAWN_RADIX if square_offset else SQUARE_RADIX
     runs = spec[last] != spec[last - 1]
