@@ -400,6 +400,23 @@ def _levels_present(masks: np.ndarray) -> np.ndarray:
 CHILD_GROUP_BYTES = 768 << 20  # child codes held at once while initialising (when foldable)
 
 
+@nb.njit(types.int64(WORDS), cache=True, parallel=True)
+def count_unresolved(code_words):
+    """How many codes are unresolved (no temporary array: the codes may be gigabytes)."""
+    words = code_words.shape[0]
+    blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
+    counts = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        for w in range(block * WORD_BLOCK, min(words, (block + 1) * WORD_BLOCK)):
+            word = code_words[w]
+            if not word & HIGHS:
+                continue
+            for lane in range(8):
+                if (word >> types.uint64(8 * lane)) & types.uint64(0xFF) >= COUNT_BASE:
+                    counts[block] += 1
+    return counts.sum()
+
+
 PULL_FACTOR = 3.0  # pull the wins when fewer positions are unresolved than this times the frontier
 
 
@@ -433,7 +450,7 @@ def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.
     exit_levels, event_levels = _levels_present(exit_masks), _levels_present(event_masks)
     written_before = np.ones(blocks, dtype=np.uint8)  # the first level scans everything
     pulls = kernels.wins_by_moves is not None and space.wins_by_moves
-    unresolved = int(np.count_nonzero(codes >= COUNT_BASE)) if pulls else 0
+    unresolved = count_unresolved(codes.view(np.uint64)) if pulls else 0
     frontier = -1  # positions lost at the level before (not counted before the first level)
     written_now = np.zeros(blocks, dtype=np.uint8)
     stored = None  # storage codes of what was decided before a shift (see _set_aside)

@@ -129,3 +129,11 @@ def test_tables_with_en_passant_never_pull_their_wins():
 
     assert not generation_space("KPvKP").wins_by_moves
     assert generation_space("KRvKP").wins_by_moves and generation_space("KQvKR").wins_by_moves
+
+
+def test_unresolved_codes_are_counted_in_every_lane():
+    from retrograde.unmove import count_unresolved
+
+    codes = np.random.default_rng(5).integers(0, 256, 8 * 3000, dtype=np.uint8)
+    codes[:8] = [206, 0, 255, 205, 254, 1, 128, 207]  # the boundary either side of COUNT_BASE
+    assert count_unresolved(codes.view(np.uint64)) == np.count_nonzero(codes >= 206)
