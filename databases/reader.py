@@ -323,12 +323,27 @@ class TableFile:
         no second copy of a large table); with ``keep`` False only the check."""
         codes = (out if out is not None else np.empty(self.entries, dtype=np.uint16)) \
             if keep else None
-        for first in range(0, self.pages, pages_per_read):
-            chunk = self.read_pages(first, min(pages_per_read, self.pages - first))
-            if keep:
-                start = first * F.PAGE_ENTRIES
-                codes[start:start + chunk.size] = chunk
+        self._read_pages_into(codes, 0, self.pages, pages_per_read)
         return codes
+
+    def read_range(self, out: np.ndarray, start: int, stop: int,
+                   pages_per_read: int = 64) -> None:
+        """The codes of entries ``start..stop`` (and the rest of the pages holding them) into
+        ``out`` (``entries`` long) at their own indices, every page read checked; the other
+        entries of ``out`` are left as they are."""
+        if start < stop:
+            last = (min(stop, self.entries) - 1) >> F.PAGE_SHIFT
+            self._read_pages_into(out, start >> F.PAGE_SHIFT, last + 1, pages_per_read)
+
+    def _read_pages_into(self, out, first_page: int, stop_page: int,
+                         pages_per_read: int) -> None:
+        """Pages ``first_page..stop_page`` read (and checked) into ``out`` at their own
+        indices; only checked when ``out`` is None."""
+        for first in range(first_page, stop_page, pages_per_read):
+            chunk = self.read_pages(first, min(pages_per_read, stop_page - first))
+            if out is not None:
+                start = first * F.PAGE_ENTRIES
+                out[start:start + chunk.size] = chunk
 
     def close(self) -> None:
         """Close the file."""

@@ -94,8 +94,8 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 import numba as nb
 import numpy as np
@@ -158,6 +158,10 @@ class GenerationSpace:
     # The child tables ``evaluate`` reads during the levels (chess: those en passant leads
     # to), kept while they run; None: every child. The others are read by ``initialise`` only.
     children_read_later: tuple[str, ...] | None = None
+    # The storage index range ``(start, stop)`` of a child table that moves reach, where it is
+    # not the whole table (chess: the half with the side to move after them); the rest of
+    # that table is never read.
+    child_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

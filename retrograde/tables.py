@@ -2,7 +2,7 @@
 deciding whether a table on disk can be trusted as built."""
 from __future__ import annotations
 
-from typing import Iterator, Protocol
+from typing import Iterator, Mapping, Protocol
 
 import numpy as np
 
@@ -16,16 +16,21 @@ MIN_PART_PAGES = 64  # a part of a child table too large for a group: at least 1
 READ_PAGES = 64  # pages read at a time
 
 
-def read_codes(root, game: str, table: str, out: np.ndarray | None = None) -> np.ndarray:
-    """Every code of a table, as uint16 (header and every page checked), into ``out`` if given
-    (UnusableTableError if its size differs); MissingTableError or UnusableTableError
-    (damaged, another format or index) naming the file."""
+def read_codes(root, game: str, table: str, out: np.ndarray | None = None,
+               entries: tuple[int, int] | None = None) -> np.ndarray:
+    """Every code of a table, as uint16 (header and every page read checked), into ``out`` if
+    given (UnusableTableError if its size differs); with ``entries`` = ``(start, stop)`` only
+    the pages holding those entries are read into ``out`` (required then). MissingTableError
+    or UnusableTableError (damaged, another format or index) naming the file."""
     handle = TableFile(table_path(root, game, table), game, table)
     try:
         if out is not None and out.size != handle.entries:
             raise UnusableTableError(f"{game}/{table}: {handle.entries} entries, expected "
                                      f"{out.size}")
-        return handle.read_all(out=out)
+        if entries is None:
+            return handle.read_all(out=out)
+        handle.read_range(out, *entries)
+        return out
     finally:
         handle.close()
 
@@ -55,22 +60,27 @@ def is_built(root, family, table: str) -> bool:
     return table_problem(root, family, table) is None
 
 
-def load_children(root, family, tables: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+def load_children(root, family, tables: list[str],
+                  ranges: Mapping[str, tuple[int, int]] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, int]:
     """Codes of ``tables`` concatenated (``uint16``), offsets by table id (-1 when absent),
     and their longest distance. Each table is read straight into its place (no second copy of
-    any of them)."""
+    any of them); of a table in ``ranges`` only the pages holding its index range
+    ``(start, stop)`` are read, the other entries are 0 and cost no memory."""
     names = family.table_names()
     offsets = np.full(max(1, len(names)), -1, dtype=np.int64)
     sizes = [family.size(table) for table in tables]
     merged = np.zeros(max(1, sum(sizes)), dtype=np.uint16)
     total, longest = 0, 0
     for table, size in zip(tables, sizes):
-        codes = read_codes(root, family.game.name, table, out=merged[total:total + size])
+        start, stop = (ranges or {}).get(table, (0, size))
+        read_codes(root, family.game.name, table, out=merged[total:total + size],
+                   entries=(start, stop))
         offsets[family.table_id(table)] = total
-        total += size
-        top = int(codes.max()) if size else 0
+        top = int(merged[total + start:total + stop].max()) if stop > start else 0
         if top >= 2:
             longest = max(longest, (top - 2) >> 1)
+        total += size
     return merged, offsets, longest
 
 
@@ -81,9 +91,11 @@ class ChildSource(Protocol):
     def load_all(self) -> "ChildCodes":
         """Every child at once."""
 
-    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()) -> Iterator["ChildCodes"]:
+    def groups(self, budget_bytes: int, first: tuple[str, ...] = (),
+               ranges: Mapping[str, tuple[int, int]] | None = None) -> Iterator["ChildCodes"]:
         """The children in groups of at most ``budget_bytes`` of codes where the source can
-        split them, the tables ``first`` forming the first group."""
+        split them, the tables ``first`` forming the first group; of a table in ``ranges``
+        only its index range ``(start, stop)`` is needed."""
 
 
 class ChildCodes:
@@ -96,9 +108,10 @@ class ChildCodes:
         self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
 
     @classmethod
-    def load(cls, root, family, tables: list[str]) -> "ChildCodes":
-        """The children ``tables`` read from ``root``."""
-        codes, offsets, _ = load_children(root, family, tables)
+    def load(cls, root, family, tables: list[str],
+             ranges: Mapping[str, tuple[int, int]] | None = None) -> "ChildCodes":
+        """The children ``tables`` read from ``root`` (see :func:`load_children`)."""
+        codes, offsets, _ = load_children(root, family, tables, ranges)
         return cls(codes, offsets)
 
     def release(self) -> None:
@@ -109,18 +122,18 @@ class ChildCodes:
         """These codes (loaded already)."""
         return self
 
-    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()) -> Iterator["ChildCodes"]:
+    def groups(self, budget_bytes: int, first: tuple[str, ...] = (),
+               ranges: Mapping[str, tuple[int, int]] | None = None) -> Iterator["ChildCodes"]:
         """The codes as groups to use one after another (see :class:`ChildLoader`): these are
-        loaded already, so one group, whatever the budget and ``first``."""
+        loaded already, so one group, whatever the budget, ``first`` and ``ranges``."""
         yield self
 
 
 class ChildLoader:
     """A :class:`ChildSource`: the child tables of a table being built, read from ``root``
-    only when asked for, in
-    groups (:meth:`groups`): a generator that can fold the moves into each group in turn
-    holds one group at a time, not every child (a five-piece pawn table's promotions lead to
-    four five-piece tables, 2.3 GB of codes)."""
+    only when asked for, in groups (:meth:`groups`): a generator that can fold the moves into
+    each group in turn holds one group at a time, not every child (a five-piece pawn table's
+    promotions lead to four five-piece tables, 2.3 GB of codes; 1.1 GB of them reachable)."""
 
     def __init__(self, root, family, tables: list[str]):
         self.root, self.family, self.tables = root, family, list(tables)
@@ -129,50 +142,63 @@ class ChildLoader:
         """Every child at once."""
         return ChildCodes.load(self.root, self.family, self.tables)
 
-    def groups(self, budget_bytes: int, first: tuple[str, ...] = ()) -> Iterator[ChildCodes]:
+    def groups(self, budget_bytes: int, first: tuple[str, ...] = (),
+               ranges: Mapping[str, tuple[int, int]] | None = None) -> Iterator[ChildCodes]:
         """The children as :class:`ChildCodes`: the tables ``first`` (if any) as a group of
         their own, then the others smallest first, each group within ``budget_bytes`` of codes;
         a table larger than that comes alone, in parts (:meth:`parts`), unless it is the first
-        group. A group is released before the next one is read. Offsets of the tables outside
-        a group are -1."""
+        group. Of a table in ``ranges`` only its index range ``(start, stop)`` is read and
+        counted. A group is released before the next one is read. Offsets of the tables
+        outside a group are -1."""
+        ranges = ranges or {}
+
+        def needed(table: str) -> tuple[int, int]:
+            return ranges.get(table, (0, self.family.size(table)))
+
+        def load(tables: list[str]) -> ChildCodes:
+            return ChildCodes.load(self.root, self.family, tables, ranges)
+
         started = bool(first)  # whether the first group (never in parts) was yielded
         if first:
-            yield ChildCodes.load(self.root, self.family, list(first))
+            yield load(list(first))
         by_size = sorted((table for table in self.tables if table not in first),
-                         key=self.family.size)
+                         key=lambda table: needed(table)[1] - needed(table)[0])
         group: list[str] = []
         held = 0
         for table in by_size:
-            size = 2 * self.family.size(table)
+            start, stop = needed(table)
+            size = 2 * (stop - start)
             if group and held + size > budget_bytes:
-                yield ChildCodes.load(self.root, self.family, group)
+                yield load(group)
                 group, held, started = [], 0, True
             if size > budget_bytes and started:
-                yield from self.parts(table, budget_bytes)
+                yield from self.parts(table, budget_bytes, start, stop)
                 continue
             group.append(table)
             held += size
         if group or not (self.tables or first):
-            yield ChildCodes.load(self.root, self.family, group)
+            yield load(group)
 
-    def parts(self, table: str, budget_bytes: int) -> Iterator[ChildCodes]:
-        """``table`` alone, in parts of at most ``budget_bytes`` of codes (whole pages, at
-        least ``MIN_PART_PAGES``): each part is the whole table's array with only the part's
-        entries read, the others 0 (INVALID, which no move's child holds: the kernels leave
-        such a move to the part that holds it). The untouched entries cost no memory."""
+    def parts(self, table: str, budget_bytes: int, start: int = 0,
+              stop: int | None = None) -> Iterator[ChildCodes]:
+        """Entries ``start..stop`` of ``table`` (all by default), alone, in parts of at most
+        ``budget_bytes`` of codes (whole pages, at least ``MIN_PART_PAGES``): each part is the
+        whole table's array with only the part's entries read, the others 0 (INVALID, which
+        no move's child holds: the kernels leave such a move to the part that holds it). The
+        untouched entries cost no memory."""
         handle = TableFile(table_path(self.root, self.family.game.name, table),
                            self.family.game.name, table)
         try:
+            stop = handle.entries if stop is None else min(stop, handle.entries)
             per_part = max(MIN_PART_PAGES, budget_bytes // (2 * F.PAGE_ENTRIES))
             offsets = np.full(max(1, len(self.family.table_names())), -1, dtype=np.int64)
             offsets[self.family.table_id(table)] = 0
-            for first in range(0, handle.pages, per_part):
-                count = min(per_part, handle.pages - first)
+            last_page = (stop - 1) >> F.PAGE_SHIFT
+            for first in range(start >> F.PAGE_SHIFT, last_page + 1, per_part):
+                count = min(per_part, last_page + 1 - first)
                 codes = np.zeros(handle.entries, dtype=np.uint16)  # untouched pages: no memory
-                for page in range(first, first + count, READ_PAGES):
-                    chunk = handle.read_pages(page, min(READ_PAGES, first + count - page))
-                    start = page * F.PAGE_ENTRIES
-                    codes[start:start + chunk.size] = chunk
+                handle.read_range(codes, first * F.PAGE_ENTRIES,
+                                  (first + count) * F.PAGE_ENTRIES, READ_PAGES)
                 yield ChildCodes(codes, offsets)
                 del codes
         finally:

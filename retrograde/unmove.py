@@ -515,7 +515,8 @@ def _initialise_all(kernels, table, space, children: ChildSource, codes, exit_wi
     aux = space.aux
     latest = 0
     kept = ChildCodes(np.zeros(1, dtype=np.uint16), np.full(1, -1, dtype=np.int64))
-    for number, group in enumerate(children.groups(CHILD_GROUP_BYTES, later or ())):
+    for number, group in enumerate(children.groups(CHILD_GROUP_BYTES, later or (),
+                                                   space.child_ranges)):
         longest_child = _longest_distance(group.codes)
         if longest_child + 1 >= NO_LEVEL:
             raise RuntimeError(f"{table}: a child table's mate in {longest_child} "

@@ -198,3 +198,35 @@ def test_storage_codes_follow_the_storage_index(table):
             expected = 0 if stm < 0 else stored_code(int(codes[RK.node_index(
                 pawnful, squares, n, stm, powers, domain)]), offset)
             assert out[index - start] == (0xFFFF if expected < 0 else expected), (table, index)
+
+
+@pytest.mark.parametrize("table", ["KBPPvK", "KRPvKR", "KPvKP", "KBPvKP", "KRvKR", "KQvKQ"])
+def test_moves_out_land_in_the_range_read_of_each_child(table):
+    # The generator reads of a child table only the range with the side to move that moves
+    # into it leave there (``child_ranges``; the rest of the table stays 0, which would drop
+    # a move silently): every capture and promotion must land inside it.
+    from games.chess.notation import parse_fen
+    from games.chess.retrograde_kernels import child_ranges
+    from games.table_family import INDEX_MASK, TABLE_SHIFT
+
+    ranges = child_ranges(table)
+    assert set(ranges) <= set(E.dependencies_of(table))
+    white = sorted(E.sides_of(table)[0])
+    rng = random.Random(11)
+    reached = set()
+    for _ in range(3000):
+        board = random_board(table, rng)
+        if sorted(p.symbol() for p in board.piece_map().values() if p.symbol().isupper()
+                  and p.symbol() != "K") != white:
+            board = board.mirror()  # the generator's positions have the table's colours
+        for move in list(board.legal_moves):
+            if not (board.is_capture(move) or move.promotion):
+                continue
+            board.push(move)
+            packed = E.rank(parse_fen(board.fen()))
+            board.pop()
+            child = E.TABLES[packed >> TABLE_SHIFT]
+            start, stop = ranges.get(child, (0, 2 * int(E.PER_SIDE[packed >> TABLE_SHIFT])))
+            assert start <= packed & INDEX_MASK < stop, (board.fen(), move.uci(), child)
+            reached.add(child)
+    assert set(ranges) & reached  # the check saw children read in part

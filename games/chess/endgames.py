@@ -90,20 +90,29 @@ def sides_of(name: str) -> tuple[str, str]:
 
 def dependencies_of(name: str) -> list[str]:
     """Tables a move can leave ``name`` for: captures, promotions, and both at once."""
+    return sorted(child_sides_to_move(name))
+
+
+def child_sides_to_move(name: str) -> dict[str, set[int]]:
+    """Each table a move can leave ``name`` for, with the sides to move (in that table's
+    colours: 0 for its first side) that such moves leave there. A child's material tells who
+    moved into it, so most children are reached with one side to move only."""
     white, black = sides_of(name)
-    result = set()
-    for mover, other, swap in ((white, black, False), (black, white, True)):
+    result: dict[str, set[int]] = {}
+    for mover, other, colour in ((white, black, WHITE), (black, white, BLACK)):
         captures = [other.replace(p, "", 1) for p in set(other)] + [other]
         for remaining in captures:
             options = [mover] if remaining != other else []
             if "P" in mover:
                 options += [mover.replace("P", q, 1) for q in "QRBN"]
             for new_mover in options:
-                w, b = (new_mover, remaining) if not swap else (remaining, new_mover)
-                if (w, b) != (white, black):
-                    result.add(canonical_name(w, b)[0])
-    result.discard(name)
-    return sorted(result)
+                w, b = (new_mover, remaining) if colour == WHITE else (remaining, new_mover)
+                if (w, b) == (white, black):
+                    continue
+                child, swapped = canonical_name(w, b)
+                if child != name:
+                    result.setdefault(child, set()).add((1 - colour) ^ int(swapped))
+    return result
 
 
 def _build_order(names: list[str]) -> list[str]:

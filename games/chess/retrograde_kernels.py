@@ -951,9 +951,10 @@ def capture_index(squares, n, captured, mover, to, child_stm, pawnful, domain):
 def fill_capture_table(spec, n, pawnful, captured, king_squares, child_codes, child_offsets,
                        out):
     """The child code of every placement of the pieces left when slot ``captured`` is taken,
-    for both sides to move (:func:`capture_index`); 0 where squares collide or a pawn stands
-    on the first or last rank."""
+    with the captured piece's side to move (:func:`capture_index`); 0 where squares collide or
+    a pawn stands on the first or last rank, and with the capturer to move (never reached)."""
     per_side = capture_table_size(n, pawnful)
+    reached = spec[captured] // 6  # the captured piece's side moves next
     blocks = (out.shape[0] + BLOCK_ENTRIES - 1) // BLOCK_ENTRIES
     for block in prange(blocks):
         pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
@@ -966,6 +967,9 @@ def fill_capture_table(spec, n, pawnful, captured, king_squares, child_codes, ch
                 count += 1
         for index in range(block * BLOCK_ENTRIES, min(out.shape[0], (block + 1) * BLOCK_ENTRIES)):
             child_stm = index // per_side
+            if child_stm != reached:
+                out[index] = 0
+                continue
             rest = index - child_stm * per_side
             for k in range(count - 1, 0, -1):
                 squares[k] = rest & 63
@@ -1032,7 +1036,7 @@ def no_promotion_table_elsewhere():
 
 @nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64), cache=True, inline="always")
 def may_promote(spec, squares, n, stm):
-    """Whether ``stm`` has a pawn on the rank before promotion."""
+    """Whether ``stm`` has a pawn on the rank before promotion (among the first ``n`` slots)."""
     rank = 6 if stm == 0 else 1
     for i in range(n):
         if spec[i] == stm * 6 + PAWN and (squares[i] >> 3) == rank:
@@ -1040,13 +1044,67 @@ def may_promote(spec, squares, n, stm):
     return False
 
 
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, I64), cache=True,
+         inline="always")
+def promotion_pushes(spec, squares, n, stm, occupied, moves):
+    """The pseudo-legal promotions of ``stm`` without a capture, packed as by
+    :func:`pseudo_moves`; their number."""
+    count = 0
+    forward = 8 if stm == 0 else -8
+    rank = 6 if stm == 0 else 1
+    for i in range(n):
+        if spec[i] != stm * 6 + PAWN or (squares[i] >> 3) != rank:
+            continue
+        to = squares[i] + forward
+        if (occupied >> types.uint64(to)) & types.uint64(1):
+            continue
+        for promotion in (QUEEN, ROOK, BISHOP, KNIGHT):
+            moves[count] = i | (to << 3) | (promotion << 9)
+            count += 1
+    return count
+
+
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, I64, types.int64, types.int64, U8,
+                     U8, U16, I64, SPEC8, I64, I64, types.Array(types.boolean, 1, "C")),
+         cache=True)
+def fold_moves(spec, squares, n, stm, moves, count, node, exit_win, exit_floor, child_codes,
+               child_offsets, child_pieces, child_squares, scratch, elsewhere):
+    """Fold the legal captures and promotions among ``moves[:count]`` that lead into the
+    child tables loaded now into ``node``'s levels; the later of the two levels (0 if
+    neither is set). ``elsewhere`` (see :func:`no_promotion_table_elsewhere`) is updated."""
+    win = np.int64(exit_win[node])
+    floor = np.int64(exit_floor[node])
+    for m in range(count):
+        move = moves[m]
+        promotion = (move >> 9) & 7
+        capture = (move >> 12) & 7
+        if not (promotion or capture) or (not capture and elsewhere[promotion]) \
+                or not move_is_legal(spec, squares, n, stm, move):
+            continue
+        child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
+                          child_pieces, child_squares, scratch)
+        if child < 0 and not capture:
+            elsewhere[promotion] = True
+        if child > 0:  # 0: in another part of its table (no move's child is invalid)
+            win, floor = folded_exit(child, win, floor)
+    exit_win[node] = win
+    exit_floor[node] = floor
+    latest = 0
+    for level in (win, floor):
+        if level != NO_LEVEL and level > latest:
+            latest = level
+    return latest
+
+
 @nb.njit(types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, U8, U8, U8, U16, I64),
          cache=True)
 def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_codes,
                child_offsets):
     """:func:`initialise_range` for a later group of child tables: the moves of every
-    unresolved position into the tables loaded now folded into its levels. When they all
-    have the table's piece count, only promotions reach them."""
+    unresolved position into the tables loaded now folded into its levels. A run of nodes
+    (all slots but the last fixed) is decoded once. When the tables loaded all have the
+    table's piece count, only promotions reach them: only the nodes where the side to move
+    has a pawn on the rank before promotion are looked at."""
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     promotions_only = True
@@ -1060,47 +1118,33 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     elsewhere = no_promotion_table_elsewhere()
     latest = 0
-    last_radix = powers[n + 2 + n - 1]
-    # The last piece is no pawn: whether a pawn may promote is a whole run's to tell.
-    by_run = promotions_only and spec[n - 1] % 6 != PAWN
-    g = start
-    while g < stop:
-        if by_run and (g == start or g % last_radix == 0):
-            stm = decode_node(g, pawnful, n, powers, squares, king_squares)
-            if not may_promote(spec, squares, n, stm):
-                g = min(stop, (g // last_radix + 1) * last_radix)
+    last = n - 1
+    last_radix = powers[n + 2 + last]
+    run = start // last_radix
+    while run * last_radix < stop:
+        base = run * last_radix
+        first, end = max(start, base), min(stop, base + last_radix)
+        run += 1
+        stm = decode_node(base, pawnful, n, powers, squares, king_squares)
+        whole_run = not promotions_only or may_promote(spec, squares, last, stm)
+        if not whole_run and spec[last] != stm * 6 + PAWN:
+            continue  # no pawn of the side to move among the other slots, nor in the last
+        rank = 6 if stm == 0 else 1
+        for node in range(first, end):
+            square = digit_square(node - base, last_radix)
+            if not (whole_run or (square >> 3) == rank) or not is_unresolved(codes[node]):
                 continue
-        g += 1
-        if not is_unresolved(codes[g - 1]):
-            continue
-        stm = decode_node(g - 1, pawnful, n, powers, squares, king_squares)
-        if promotions_only and not may_promote(spec, squares, n, stm):
-            continue
-        occupied = types.uint64(0)
-        for i in range(n):
-            occupied |= types.uint64(1) << types.uint64(squares[i])
-        node = g - 1
-        win = np.int64(exit_win[node])
-        floor = np.int64(exit_floor[node])
-        for m in range(pseudo_moves(spec, squares, n, stm, occupied, moves, True, False)):
-            move = moves[m]
-            promotion = (move >> 9) & 7
-            capture = (move >> 12) & 7
-            if not (promotion or capture) or (promotions_only and capture) \
-                    or (not capture and elsewhere[promotion]) \
-                    or not move_is_legal(spec, squares, n, stm, move):
-                continue
-            child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
-                              child_pieces, child_squares, scratch)
-            if child < 0 and not capture:
-                elsewhere[promotion] = True
-            if child > 0:  # 0: in another part of its table (no move's child is invalid)
-                win, floor = folded_exit(child, win, floor)
-        exit_win[node] = win
-        exit_floor[node] = floor
-        for level in (win, floor):
-            if level != NO_LEVEL and level > latest:
-                latest = level
+            squares[last] = square
+            occupied = types.uint64(0)
+            for i in range(n):
+                occupied |= types.uint64(1) << types.uint64(squares[i])
+            if promotions_only:
+                count = promotion_pushes(spec, squares, n, stm, occupied, moves)
+            else:
+                count = pseudo_moves(spec, squares, n, stm, occupied, moves, True, False)
+            latest = max(latest, fold_moves(spec, squares, n, stm, moves, count, node,
+                                            exit_win, exit_floor, child_codes, child_offsets,
+                                            child_pieces, child_squares, scratch, elsewhere))
     return latest
 
 
@@ -1391,6 +1435,38 @@ def store_like_group_last(table, n, spec, powers, domain, start, stop, codes, ou
         low += 1
 
 
+@nb.njit(types.void(types.int64, types.int64, SPEC8, I64, I64_2D, types.int64, types.int64, U8,
+                    U16, types.int64, I64), cache=True)
+def store_pawn_group_last(table, n, spec, powers, domain, start, stop, codes, out, offset,
+                          squares):
+    """:func:`store_range` of a table whose last slots hold the anchor pawn's like pawns.
+    Consecutive indices move the lowest of them (the anchor, as the storage unranks it) up
+    until it meets the next one; along such a run only the anchor's digit changes, and the
+    frame, which flips when it crosses to files e-h. Two ``node_index`` calls per run (one per
+    frame), the rest by arithmetic; a square another piece holds makes an invalid node (code
+    0), as storage wants."""
+    anchor = powers[n + 1]
+    per_side = E.PER_SIDE[table]
+    low = ceiling = base = base_flipped = 0
+    for index in range(start, stop):
+        if index == start or low == ceiling:
+            E.storage_unrank(table, index, squares)  # colliding squares: see above
+            low, ceiling = squares[anchor], squares[anchor + 1]
+            stm = index // per_side
+            squares[anchor] = 8  # a2: the frame as it is
+            base = node_index(True, squares, n, stm, powers, domain)
+            squares[anchor] = 12  # e2: the frame flipped, the anchor's digit that of d2
+            base_flipped = node_index(True, squares, n, stm, powers, domain) \
+                - frame_digit(12, ANCHOR_RADIX, True, False, False) * powers[anchor]
+        flipped = (low & 7) > 3
+        node = (base_flipped if flipped else base) \
+            + frame_digit(low, ANCHOR_RADIX, flipped, False, False) * powers[anchor]
+        code = stored_code(np.int64(codes[node]), offset)
+        if code >= 0:
+            out[index - start] = code
+        low += 1
+
+
 @nb.njit(GEN_STORE_SIGNATURE, cache=True)
 def store_range(params, aux, start, stop, codes, out, offset):
     """Storage codes of indices ``[start, stop)`` into ``out[0:stop - start]`` from generation codes counted from ``offset``
@@ -1415,6 +1491,10 @@ def store_range(params, aux, start, stop, codes, out, offset):
     last = n - 1
     if not pawnful and spec[last - 1] == spec[last]:
         store_like_group_last(table, n, spec, powers, domain, start, stop, codes, out, offset,
+                              squares)
+        return
+    if pawnful and spec[last - 1] == spec[last] and spec[powers[n + 1]] == spec[last]:
+        store_pawn_group_last(table, n, spec, powers, domain, start, stop, codes, out, offset,
                               squares)
         return
     # Along a run of the last slot's storage digit (the lowest digit of both indices), when
@@ -1503,7 +1583,19 @@ def generation_space(table: str) -> GenerationSpace:
     return GenerationSpace(size=2 * powers[n], storage_size=2 * int(E.PER_SIDE[table_id]),
                            params=params, aux=AUX, wake=bool(params[P_EN_PASSANT]),
                            wins_by_moves=not params[P_EN_PASSANT],
-                           children_read_later=read_later)
+                           children_read_later=read_later, child_ranges=child_ranges(table))
+
+
+def child_ranges(table: str) -> dict[str, tuple[int, int]]:
+    """The storage index range each child table is reached in, where moves reach it with one
+    side to move only: that side's half (the storage index starts with the side to move)."""
+    ranges = {}
+    for child, sides in E.child_sides_to_move(table).items():
+        if len(sides) == 1:
+            per_side = int(E.PER_SIDE[E.TABLE_IDS[child]])
+            side = next(iter(sides))
+            ranges[child] = (side * per_side, (side + 1) * per_side)
+    return ranges
 
 
 UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,
