@@ -2,7 +2,8 @@
 measured in the same run.
 
 Each build runs in a fresh process (so peak memory is its own), after a warm-up that loads the
-compiled kernels from numba's cache; the table's sub-tables are built beforehand, not timed.
+compiled kernels from numba's cache; the table's sub-tables are built (and checked) beforehand,
+not timed: the clock covers the table's build as `solver build` runs it (``build_one``).
 The reference is Syzygy's generator (syzygy1/tb: ``rtbgen`` for pawnless tables, ``rtbgenp``
 for tables with pawns) from ``--rtbgen DIR`` (default $RTBGEN_DIR, or ``rtbgen`` on PATH),
 run as ``rtbgen -t THREADS TABLE`` in a scratch directory where it has generated the
@@ -15,6 +16,7 @@ stops with one line, unless ``--no-reference`` (ours alone, no ratios).
     python scripts/bench_build.py --rtbgen DIR         # KQvKR KRvKP KPvKP KBNvK, 1 and 2 threads
     python scripts/bench_build.py --rtbgen DIR --tables KQRvKR KRPvKR --threads 2 --reference-threads 1
     python scripts/bench_build.py --tables KQvKR --threads 1 --no-reference
+    python scripts/bench_build.py --rtbgen DIR --rtbgen-tables RTB5 --tables KBPPvK --threads 2 --reference-threads 1
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 
 def peak_resident_mib() -> float:
@@ -48,14 +51,18 @@ def child(table: str, threads: int, root: str) -> None:
     import h5py
     import numba
 
-    from retrograde.build import build_tables
+    from databases.families import get_family
+    from databases.writer import DEFAULT_COMPRESSION
+    from retrograde.build import build_one, build_tables
 
     numba.set_num_threads(threads)
     with tempfile.TemporaryDirectory() as scratch:  # warm-up: load every kernel from the cache
         build_tables("chess", ["KQvK"], scratch, show_progress=False)
         build_tables("chess", ["KPvK"], scratch, show_progress=False)
+    # The table's build as `solver build` runs it once it has checked the directory (the
+    # parent built and checked the sub-tables), as scripts/bench_build_all.py times it.
     started = time.perf_counter()
-    build_tables("chess", [table], root, show_progress=False, force=True, workers=threads)
+    build_one(get_family("chess"), table, Path(root), False, DEFAULT_COMPRESSION)
     wall = time.perf_counter() - started
     with h5py.File(os.path.join(root, "chess", f"{table}.h5"), "r") as handle:
         attrs = handle.attrs
@@ -97,12 +104,16 @@ def run_rtbgen(directory: str, table: str, threads: int, scratch: str,
 
 
 def rtbgen_times(directory: str, tables: list[str], threads_list: list[int], repeat: int,
-                 dependencies: dict[str, list[str]]) -> dict[tuple[str, int, bool], float]:
+                 dependencies: dict[str, list[str]], kept: str | None = None
+                 ) -> dict[tuple[str, int, bool], float]:
     """Median wall seconds of rtbgen per (table, threads, generation only); sub-tables
-    generated first, untimed."""
-    scratch = tempfile.mkdtemp(prefix="bench-rtbgen-")
+    generated first, untimed, into a temporary directory, or into ``kept`` (where those
+    already there are used, and the new ones stay)."""
+    scratch = kept or tempfile.mkdtemp(prefix="bench-rtbgen-")
     try:
-        done: set[str] = set()
+        done: set[str] = {name for name in sum(dependencies.values(), [])
+                          if kept and all(os.path.exists(os.path.join(kept, name + suffix))
+                                          for suffix in (".rtbw", ".rtbz"))}
         times = {}
         for table in tables:
             for needed in syzygy_tables(dependencies[table]):
@@ -117,7 +128,8 @@ def rtbgen_times(directory: str, tables: list[str], threads_list: list[int], rep
             done.add(table)
         return times
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not kept:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main() -> int:
@@ -129,6 +141,10 @@ def main() -> int:
     parser.add_argument("--rtbgen", help="directory of Syzygy's rtbgen and rtbgenp binaries")
     parser.add_argument("--reference-threads", type=int,
                         help="threads for rtbgen (default: the same as ours in each row)")
+    parser.add_argument("--rtbgen-tables", metavar="DIR",
+                        help="rtbgen's sub-tables already generated there (e.g. by "
+                             "scripts/rtbgen_all.py --scratch DIR); missing ones are generated "
+                             "into it and kept (default: a temporary directory)")
     parser.add_argument("--no-reference", action="store_true",
                         help="measure ours alone when rtbgen is missing (no ratios)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -154,8 +170,11 @@ def main() -> int:
         print(f"machine: {os.cpu_count()} cores, load average {' '.join(load.read().split()[:3])}; "
               f"tables in {root}; rtbgen: {rtbgen or 'not measured (--no-reference)'}")
     reference_threads = [args.reference_threads] if args.reference_threads else args.threads
+    if args.rtbgen_tables and not os.path.isdir(args.rtbgen_tables):
+        print(f"bench_build: --rtbgen-tables {args.rtbgen_tables}: not a directory", file=sys.stderr)
+        return 2
     reference = rtbgen_times(rtbgen, args.tables, reference_threads, args.repeat,
-                             dependencies) if rtbgen else {}
+                             dependencies, args.rtbgen_tables) if rtbgen else {}
     print(f"{'table':8} {'thr':>3} {'wall s':>7} {'positions/s':>12} {'peak MiB':>8} "
           f"{'size KiB':>8} {'rtb thr':>7} {'rtb full':>8} {'x full':>6} {'rtb -g':>7} {'x -g':>6}")
     for table in args.tables:
