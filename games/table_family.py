@@ -71,9 +71,11 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
     ``evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
     child_codes, child_offsets, results, offset) -> None``
         For each of ``entries[:count]`` (flagged, or unresolved at one of its levels): its
-        code at level ``d`` into ``results``, or ``GEN_UNKNOWN``. Children count as known only
-        when decided below distance ``d``, so the result never depends on the order in which
-        entries are evaluated. ``hints`` is one byte per position the kernel may use to
+        code at level ``d`` into ``results``, or ``GEN_UNKNOWN``, or (a space with ``wake``)
+        ``revisit_at(level)``: unresolved, and to be looked at again at that later level
+        (chess: an en-passant answer decided, but known only at its own level). Children
+        count as known only when decided below distance ``d``, so the result never depends on
+        the order in which entries are evaluated. ``hints`` is one byte per position the kernel may use to
         resume its scan of a position's moves, or empty (the engine lends their memory to
         storage codes when distances pass the byte): every look then starts afresh.
     ``wins_by_moves(params, aux, entries, count, d, codes, results) -> None`` (optional)
@@ -134,6 +136,16 @@ GEN_STORE_SIGNATURE = types.void(GEN_PARAMS, GEN_AUX, types.int64, types.int64, 
 
 TOUCH_SHIFT = 13  # a block of 8 KiB of one-byte codes: the unit the engine's scans skip or visit
 TOUCH_BLOCK = 1 << TOUCH_SHIFT
+
+
+REVISIT_SHIFT = 8  # an evaluate result above a byte: GEN_UNKNOWN, and the level to look again
+
+
+@nb.njit(types.int64(types.int64), cache=True, inline="always")
+def revisit_at(level):
+    """An ``evaluate`` result: still unresolved, to be looked at again at ``level`` (its
+    ``wake`` level becomes that)."""
+    return GEN_UNKNOWN | (level << REVISIT_SHIFT)
 
 
 @nb.njit(types.void(BYTES, types.int64), cache=True, inline="always")

@@ -47,7 +47,7 @@ from numba import prange, types
 from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNATURE,
                                 GEN_INITIALISE_SIGNATURE, GEN_MARK_SIGNATURE, GEN_PARAMS,
                                 GEN_STORE_SIGNATURE, GEN_UNKNOWN, GEN_WINS_BY_MOVES_SIGNATURE,
-                                INT64S, NO_LEVEL, TOUCH_BLOCK)
+                                INT64S, NO_LEVEL, REVISIT_SHIFT, TOUCH_BLOCK)
 from games.value_codes import (COUNT_BASE, GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved,
                                loss_code, shifted)
 from retrograde.tables import ChildCodes, ChildSource
@@ -219,13 +219,22 @@ def pull_wins(wins_by_moves, params, aux, d, codes, exit_win, code_words, writte
     return won.sum()
 
 
-@nb.njit(types.int64(INT64S, INT64S, types.int64, BYTES), cache=True, inline="always")
-def _write_results(entries, results, count, codes):
-    """Write the codes a batch decided and unflag the rest; returns how many were decided."""
+@nb.njit(types.int64(INT64S, INT64S, types.int64, BYTES, BYTES, LEVEL_MASKS, types.int64),
+         cache=True, inline="always")
+def _write_results(entries, results, count, codes, wake, event_masks, block):
+    """Write the codes a batch decided and unflag the rest; a revisit (``revisit_at``) sets
+    the entry's ``wake`` level and records it in its ``block``'s ``event_masks``. Returns how
+    many were decided."""
     decided = 0
     for k in range(count):
-        codes[entries[k]] = results[k]
-        if results[k] != GEN_UNKNOWN:
+        result = results[k]
+        if result > GEN_UNKNOWN:
+            level = result >> REVISIT_SHIFT
+            wake[entries[k]] = level
+            event_masks[block, level >> 6] |= types.uint64(1) << types.uint64(level & 63)
+            result = GEN_UNKNOWN
+        codes[entries[k]] = result
+        if result != GEN_UNKNOWN:
             decided += 1
     return decided
 
@@ -239,8 +248,10 @@ def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
     """Level ``d``, second half: evaluate every flagged position (in the blocks
     ``written_now``) and, when ``events_now``, every ``GEN_UNKNOWN`` one whose ``exit_floor``
     or ``wake`` level is ``d`` (in the blocks whose ``event_masks`` hold ``d``); the flags are
-    cleared. A count that reached 0 before its ``exit_floor`` is lost at that level. Returns
-    the number decided. A thread writes only inside the block it scans."""
+    cleared. A count that reached 0 before its ``exit_floor`` is lost at that level. A
+    position to be looked at again later gets that ``wake`` level, recorded in its block's
+    ``event_masks``. Returns the number decided. A thread writes only inside the block it
+    scans."""
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     decided = np.zeros(blocks, dtype=np.int64)
@@ -274,12 +285,14 @@ def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
                 if count == BATCH:
                     evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
                              child_codes, child_offsets, results, offset)
-                    decided[block] += _write_results(entries, results, count, codes)
+                    decided[block] += _write_results(entries, results, count, codes, wake,
+                                                     event_masks, block)
                     count = 0
         if count:
             evaluate(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
                      child_codes, child_offsets, results, offset)
-            decided[block] += _write_results(entries, results, count, codes)
+            decided[block] += _write_results(entries, results, count, codes, wake, event_masks,
+                                             block)
         if decided[block]:
             written_now[block] = 1
     return decided.sum()
@@ -483,6 +496,9 @@ def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.
                          wake, hints, kept.codes, kept.offsets, code_words,
                          exit_floor.view(np.uint64), wake.view(np.uint64),
                          bool(event_levels[level]), offset, written_now, event_masks)
+        if space.wake:  # settle may have set wake levels (revisits)
+            event_levels = _levels_present(event_masks)
+            latest = max(latest, offset + int(np.flatnonzero(event_levels).max(initial=0)))
         progress.update(f"level {d}", 0, 0, int(won + lost + decided))
         if won + lost + decided == 0 and d >= latest:
             break

@@ -64,7 +64,8 @@ from games.chess.tables import BETWEEN, BISHOP_RAYS, ROOK_RAYS
 from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_SIGNATURE,
                                 GEN_MARK_SIGNATURE, GEN_PARAMS, GEN_STORE_SIGNATURE,
                                 GEN_WINS_BY_MOVES_SIGNATURE, INDEX_MASK, NO_LEVEL,
-                                TABLE_SHIFT, GenerationSpace, UnmoveKernels, touch)
+                                TABLE_SHIFT, GenerationSpace, UnmoveKernels, revisit_at,
+                                touch)
 from games.bits import atomic_decrement
 from games.value_codes import (CODE_DRAW, COUNT_BASE, GEN_FLAGGED, GEN_UNKNOWN, MOST_COUNTED,
                                better, code_distance, count_code, is_count, is_loss,
@@ -714,6 +715,8 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
     look starts there; a loss found at level ``d`` is then a loss in ``d`` (its last child was won in
     ``d - 1``, or its leaving moves become known at ``d``). Codes and levels count from
     ``offset`` plies; an en-passant answer read from a child table is shifted to match.
+    A double push whose answer is decided (the capture) but known only at a later level
+    makes the result ``revisit_at`` the soonest such level when nothing else decides it.
     ``g`` is the position's node (``squares``, ``stm`` to move)."""
     if exit_win[g] <= d:
         return win_code(np.int64(exit_win[g]))
@@ -731,6 +734,7 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
     remembers = not en_passant_possible and hints.shape[0] > 0
     skip = np.int64(hints[g]) if remembers else 0
     ordinal = -1
+    pending = np.int64(NO_LEVEL)  # the soonest level at which an en-passant answer is known
     for slot in range(n):
         piece = np.int64(spec[slot])
         if piece // 6 != stm:
@@ -755,12 +759,15 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
                                            scratch)
                 if option >= 0:
                     option = shifted(option, offset)
-                    if known:
-                        if better(option, child):
-                            child = option
-                    elif is_win(option):
-                        child = option  # they win at least this fast by capturing
-                        known = code_distance(child) < d
+                    # Their answer is the capture when it is better than the child's value, or
+                    # (that value unknown) a win: they win at least that fast by capturing.
+                    if (known and better(option, child)) or (not known and is_win(option)):
+                        child = option
+                        # Decided, but known only at its own level: a look now could miss a
+                        # quicker win by another move (its child not known yet).
+                        known = child == CODE_DRAW or code_distance(child) < d
+                        if not known:
+                            pending = min(pending, code_distance(child) + 1)
             if not known or child == CODE_DRAW:
                 if not en_passant_possible:
                     if remembers:
@@ -778,6 +785,8 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
         if not en_passant_possible:
             return loss_code(d)
         return loss_code(longest + 1)
+    if pending < NO_LEVEL:
+        return revisit_at(pending)
     return GEN_UNKNOWN
 
 
