@@ -128,8 +128,9 @@ def test_castling_rights_and_six_pieces_are_not_covered():
 @pytest.mark.parametrize("table", ["KBBvKQ", "KBBBvK", "KBBvKP", "KRRPvK", "KPPPvK"])
 def test_generation_index_keeps_like_pieces_in_order(table):
     # The generator holds each position once: like pieces (but the anchor pawn) in ascending
-    # square order. Any order of them gives the same node, that node decodes to the sorted
-    # order, and a move that keeps the order is the plain index arithmetic the kernels use.
+    # square order, the anchor the canonical one of its like pawns. Any order of them gives
+    # the same node, that node decodes to the sorted order, and a move that keeps the order
+    # and the anchor is the plain index arithmetic the kernels use.
     from games.chess import retrograde_kernels as RK
 
     space = RK.generation_space(table)
@@ -143,7 +144,8 @@ def test_generation_index_keeps_like_pieces_in_order(table):
         g = int(rng.integers(0, space.size))
         stm = RK.decode_node(g, pawnful, n, powers, decoded, king_squares)
         squares = decoded.copy()
-        if len(set(squares[:n])) < n or not RK.like_in_order(like, squares, n):
+        if len(set(squares[:n])) < n or not RK.like_in_order(like, squares, n) \
+                or not RK.anchor_is_canonical(squares, n, powers):
             continue
         assert RK.node_index(pawnful, squares, n, stm, powers, domain) == g
         for i in range(n - 1):
@@ -152,7 +154,8 @@ def test_generation_index_keeps_like_pieces_in_order(table):
                 swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
                 assert RK.node_index(pawnful, swapped, n, stm, powers, domain) == g
         slot = int(rng.integers(1 if not pawnful else 0, n))
-        if spec[slot] % 6 == 0 or (pawnful and slot == powers[n + 1]):
+        if spec[slot] % 6 == 0 or (pawnful and slot == powers[n + 1]) \
+                or RK.anchor_moves(squares, n, powers, slot):
             continue  # pawns move along files; the anchor decides the symmetry
         to = int(rng.integers(0, 64))
         if to in squares[:n]:
@@ -230,3 +233,35 @@ def test_moves_out_land_in_the_range_read_of_each_child(table):
             assert start <= packed & INDEX_MASK < stop, (board.fen(), move.uci(), child)
             reached.add(child)
     assert set(ranges) & reached  # the check saw children read in part
+
+
+@pytest.mark.parametrize("table", ["KPPvK", "KPPPvK", "KBPPvK", "KPPvKP", "KPPvKB"])
+def test_like_pawns_share_one_node_whichever_is_the_anchor(table):
+    # A position whose anchor pawn has like partners has one node: any of them in the anchor's
+    # slot, and the board's left-right mirror, give the same node, and it is canonical.
+    from games.chess import retrograde_kernels as RK
+
+    space = RK.generation_space(table)
+    spec, n, pawnful, _, powers, domain, king_squares = RK.table_views(space.params, space.aux)
+    anchor, end = powers[n + 1], RK.anchor_group_end(powers, n)
+    assert end > anchor
+    rng = np.random.default_rng(11)
+    squares = np.zeros(E.MAX_PIECES, dtype=np.int64)
+    checked = 0
+    while checked < 2000:
+        g = int(rng.integers(0, space.size))
+        stm = RK.decode_node(g, pawnful, n, powers, squares, king_squares)
+        if len(set(squares[:n])) < n:
+            continue
+        node = RK.node_index(pawnful, squares, n, stm, powers, domain)
+        canonical = np.zeros(E.MAX_PIECES, dtype=np.int64)
+        RK.decode_node(node, pawnful, n, powers, canonical, king_squares)
+        assert RK.anchor_is_canonical(canonical, n, powers)
+        for slot in range(anchor + 1, end + 1):
+            swapped = squares.copy()
+            swapped[anchor], swapped[slot] = swapped[slot], swapped[anchor]
+            assert RK.node_index(pawnful, swapped, n, stm, powers, domain) == node
+        mirrored = squares.copy()
+        mirrored[:n] ^= 7
+        assert RK.node_index(pawnful, mirrored, n, stm, powers, domain) == node
+        checked += 1

@@ -477,6 +477,67 @@ def like_pairs(powers, n):
     return powers[2 * n + 2]
 
 
+@nb.njit(types.int64(I64, types.int64), cache=True, inline="always")
+def anchor_group_end(powers, n):
+    """The last slot of the anchor pawn's like pawns (the anchor's own slot if it has none;
+    see the anchor group above)."""
+    return powers[2 * n + 3]
+
+
+@nb.njit(types.int64(types.int64), cache=True, inline="always")
+def pawn_key(square):
+    """A square's rank and distance from the a- or h-file, which the left-right mirror keeps:
+    the anchor group's pawn of least key is the anchor."""
+    file = square & 7
+    return (square >> 3) * 4 + min(file, 7 - file)
+
+
+@nb.njit(types.int64(I64, types.int64, I64), cache=True, inline="always")
+def canonical_anchor(squares, n, powers):
+    """The slot whose pawn is the anchor of the placement ``squares``: of the anchor group, the
+    pawn of least key; of two with the same key (mirror images on one rank), the one whose
+    frame puts the white king on files a-d."""
+    anchor = powers[n + 1]
+    best = anchor
+    for slot in range(anchor + 1, anchor_group_end(powers, n) + 1):
+        key, least = pawn_key(squares[slot]), pawn_key(squares[best])
+        if key < least or (key == least and ((squares[0] ^ squares[slot]) & 4) == 0):
+            best = slot  # (same half of the board as the king: the king stays on a-d)
+    return best
+
+
+@nb.njit(types.boolean(I64, types.int64, I64), cache=True, inline="always")
+def anchor_is_canonical(squares, n, powers):
+    """Whether a node's squares (its frame: the anchor on files a-d) hold the anchor where
+    :func:`canonical_anchor` puts it; the other nodes of the position hold 0."""
+    anchor = powers[n + 1]
+    key = pawn_key(squares[anchor])
+    for slot in range(anchor + 1, anchor_group_end(powers, n) + 1):
+        other = pawn_key(squares[slot])
+        if other < key or (other == key and (squares[0] & 7) > 3):
+            return False
+    return True
+
+
+@nb.njit(types.boolean(I64, types.int64, I64, types.int64), cache=True, inline="always")
+def anchor_moves(squares, n, powers, slot):
+    """Whether moving the piece in ``slot`` may change which pawn is the anchor: a pawn of the
+    anchor group, or the white king when two of them tie (see :func:`canonical_anchor`)."""
+    anchor = powers[n + 1]
+    end = anchor_group_end(powers, n)
+    if end == anchor:
+        return False
+    if anchor <= slot <= end:
+        return True
+    if slot != 0:
+        return False
+    for i in range(anchor, end + 1):
+        for j in range(i + 1, end + 1):
+            if pawn_key(squares[i]) == pawn_key(squares[j]):
+                return True
+    return False
+
+
 @nb.njit(types.boolean(types.int64, I64, types.int64), cache=True, inline="always")
 def like_in_order(like, squares, n):
     """Whether every like pair of ``squares`` stands in ascending order (a canonical node)."""
@@ -548,7 +609,7 @@ def node_symmetry(pawnful, squares, n, powers):
     """(flip_file, flip_rank, diagonal): the symmetry that brings the white king (without
     pawns) or the anchor pawn (with pawns) into its domain, the generation index's frame."""
     if pawnful:
-        return (squares[powers[n + 1]] & 7) > 3, False, False
+        return (squares[canonical_anchor(squares, n, powers)] & 7) > 3, False, False
     wk = squares[0]
     flip_file = (wk & 7) > 3
     flip_rank = (wk >> 3) > 3
@@ -559,8 +620,14 @@ def node_symmetry(pawnful, squares, n, powers):
 @nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D), cache=True)
 def node_index(pawnful, squares, n, stm, powers, domain):
     """Generation index of a placement (any squares, like pieces in any order): the symmetry
-    that brings the white king (without pawns) or the anchor pawn (with pawns) into its
-    domain is applied first, and like pairs are sorted."""
+    that brings the white king (without pawns) or the anchor pawn (with pawns, the one
+    :func:`canonical_anchor` picks) into its domain is applied first, and like pairs are
+    sorted."""
+    anchor = chosen = powers[n + 1]
+    if pawnful:
+        chosen = canonical_anchor(squares, n, powers)
+        # Another pawn of the anchor's group takes the anchor's slot (until the end).
+        squares[anchor], squares[chosen] = squares[chosen], squares[anchor]
     like = like_pairs(powers, n)
     flip_file, flip_rank, diagonal = node_symmetry(pawnful, squares, n, powers)
     if pawnful:
@@ -580,6 +647,7 @@ def node_index(pawnful, squares, n, stm, powers, domain):
             if size > 2 else 0
         g += group_part(first, size, d0, d1, d2, powers)
         first += size
+    squares[anchor], squares[chosen] = squares[chosen], squares[anchor]
     return g + stm * powers[n]
 
 
@@ -665,10 +733,11 @@ def has_en_passant_push(spec, squares, n, stm):
 def child_node(g, squares, n, stm, slot, to, pawnful, like, powers, domain):
     """The node reached from node ``g`` (``squares``, ``stm`` to move) by moving the piece in
     ``slot`` to ``to`` without a capture: an addition to ``g``, unless the move changes the
-    symmetry (the white king leaving the triangle) or the order of like pieces."""
+    symmetry (the white king leaving the triangle), the order of like pieces or the anchor."""
     start = squares[slot]
     if (slot == 0 and not pawnful and domain[0, to] < 0) \
-            or (like and passes_partner(like, squares, slot, to)):
+            or (like and passes_partner(like, squares, slot, to)) \
+            or anchor_moves(squares, n, powers, slot):
         squares[slot] = to
         child = node_index(pawnful, squares, n, 1 - stm, powers, domain)
         squares[slot] = start
@@ -849,8 +918,9 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
             # An impossible predecessor (the side to move now in check) holds code 0, so the
             # caller's code tests skip it without an attack test here.
             if (i == 0 and not pawnful and domain[0, origin] < 0) \
-                    or (like and passes_partner(like, squares, i, origin)):
-                # out of the triangle, or a like piece past its partner
+                    or (like and passes_partner(like, squares, i, origin)) \
+                    or anchor_moves(squares, n, powers, i):
+                # out of the triangle, a like piece past its partner, or the anchor changes
                 parent = node_index(pawnful, squares, n, them, powers, domain)
             elif i == 0 and not pawnful:
                 parent = g_base + parent_stm_part + (domain[0, origin] - domain[0, sq]) * powers[0]
@@ -909,7 +979,7 @@ def table_views(params, aux):
     possible, powers, king domain, king squares."""
     n = params[P_COUNT]
     spec = params[P_SPEC:P_SPEC + 1].view(np.int8)[:n]
-    powers = params[P_POWERS:P_POWERS + 2 * n + 3]  # and the anchor, radices, like pairs
+    powers = params[P_POWERS:P_POWERS + 2 * n + 4]  # the anchor, radices, like pairs, group
     domain = aux[DOMAIN_AT:KING_SQUARES_AT].view(np.int64).reshape((2, 64))
     king_squares = aux[KING_SQUARES_AT:KING_SQUARES_AT + 64].view(np.int64).reshape((2, 32))
     return (spec, n, params[P_PAWNFUL] != 0, params[P_EN_PASSANT] != 0, powers, domain,
@@ -1200,8 +1270,9 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
             run_valid = placement_valid(spec, squares, n, stm)
         if not (run_valid and (last < 2 or placement_completes(
                 spec, squares, n, stm, run_occupied, rays, attackers))) \
-                or (like and not like_in_order(like, squares, n)):
-            codes[g] = 0  # no position, or like pieces out of order (another node holds it)
+                or (like and not like_in_order(like, squares, n)) \
+                or not anchor_is_canonical(squares, n, powers):
+            codes[g] = 0  # no position, or not its canonical node (another node holds it)
             continue
         occupied = run_occupied | (types.uint64(1) << types.uint64(squares[last]))
         count = pseudo_moves(spec, squares, n, stm, occupied, moves, True,
@@ -1449,14 +1520,15 @@ def store_like_group_last(table, n, spec, powers, domain, start, stop, codes, ou
 def store_pawn_group_last(table, n, spec, powers, domain, start, stop, codes, out, offset,
                           squares):
     """:func:`store_range` of a table whose last slots hold the anchor pawn's like pawns.
-    Consecutive indices move the lowest of them (the anchor, as the storage unranks it) up
-    until it meets the next one; along such a run only the anchor's digit changes, and the
-    frame, which flips when it crosses to files e-h. Two ``node_index`` calls per run (one per
-    frame), the rest by arithmetic; a square another piece holds makes an invalid node (code
-    0), as storage wants."""
+    Consecutive indices move the lowest of them up until it meets the next one. While it
+    stands on a lower rank than the others it is the anchor (:func:`canonical_anchor`), and
+    along the run only its digit changes, and the frame, which flips when it crosses to files
+    e-h: two ``node_index`` calls per run (one per frame), the rest by arithmetic. On the next
+    one's rank the anchor may be another pawn: ``node_index`` for each square. A square
+    another piece holds makes an invalid node (code 0), as storage wants."""
     anchor = powers[n + 1]
     per_side = E.PER_SIDE[table]
-    low = ceiling = base = base_flipped = 0
+    low = ceiling = base = base_flipped = stm = 0
     for index in range(start, stop):
         if index == start or low == ceiling:
             E.storage_unrank(table, index, squares)  # colliding squares: see above
@@ -1467,9 +1539,13 @@ def store_pawn_group_last(table, n, spec, powers, domain, start, stop, codes, ou
             squares[anchor] = 12  # e2: the frame flipped, the anchor's digit that of d2
             base_flipped = node_index(True, squares, n, stm, powers, domain) \
                 - frame_digit(12, ANCHOR_RADIX, True, False, False) * powers[anchor]
-        flipped = (low & 7) > 3
-        node = (base_flipped if flipped else base) \
-            + frame_digit(low, ANCHOR_RADIX, flipped, False, False) * powers[anchor]
+        if (low >> 3) < (ceiling >> 3):
+            flipped = (low & 7) > 3
+            node = (base_flipped if flipped else base) \
+                + frame_digit(low, ANCHOR_RADIX, flipped, False, False) * powers[anchor]
+        else:
+            squares[anchor] = low
+            node = node_index(True, squares, n, stm, powers, domain)
         code = stored_code(np.int64(codes[node]), offset)
         if code >= 0:
             out[index - start] = code
@@ -1582,9 +1658,12 @@ def generation_space(table: str) -> GenerationSpace:
         if spec[i] == spec[i + 1] and spec[i] % 6 != KING and not (
                 pawnful and anchor in (i, i + 1)):
             like |= 1 << i
+    group_end = anchor  # the last slot of the anchor's like pawns
+    while pawnful and group_end + 1 < n and spec[group_end + 1] == spec[anchor]:
+        group_end += 1
     params = np.array([n, pawnful, "P" in white and "P" in black, table_id,
                        int(packed_spec.view(np.int64)[0])] + powers + [anchor] + radices
-                      + [like], dtype=np.int64)
+                      + [like, group_end], dtype=np.int64)
     # Only en passant is answered from a child table during the levels: by a capture, into a
     # table of one piece fewer.
     read_later = tuple(child for child in E.dependencies_of(table)
