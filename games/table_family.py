@@ -75,9 +75,10 @@ Optional: un-move generation (``TableFamily.unmoves``, an :class:`UnmoveKernels`
         ``revisit_at(level)``: unresolved, and to be looked at again at that later level
         (chess: an en-passant answer decided, but known only at its own level). Children
         count as known only when decided below distance ``d``, so the result never depends on
-        the order in which entries are evaluated. ``hints`` is one byte per position the kernel may use to
-        resume its scan of a position's moves, or empty (the engine lends their memory to
-        storage codes when distances pass the byte): every look then starts afresh.
+        the order in which entries are evaluated. ``hints`` is one byte per position the
+        kernel may use to resume its scan of a position's moves, or empty (the engine lends
+        their memory to storage codes when distances pass the byte): every look then starts
+        afresh.
     ``wins_by_moves(params, aux, entries, count, d, codes, results) -> None`` (optional)
         The wins of level ``d`` seen from the other end: for each of ``entries[:count]``
         (unresolved) ``win_code(d)`` into ``results`` if one of its moves inside the table

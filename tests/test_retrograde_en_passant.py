@@ -37,7 +37,8 @@ def node_of(space, fen: str) -> int:
 
 def evaluate_at(d: int, capture_child: int, push_child: int) -> int:
     """``evaluate`` of POSITION at level ``d``, its push's child coded ``push_child`` and every
-    position after the en-passant capture (KPvK with colours swapped, white to move) ``capture_child``."""
+    position after the en-passant capture (KPvK with colours swapped, white to move)
+    ``capture_child``."""
     space = K.generation_space(TABLE)
     size = space.size + (-space.size) % 8
     codes = np.full(size, GEN_UNKNOWN, dtype=np.uint8)
