@@ -2,6 +2,7 @@
 in index order, on every core, resumable.
 
     python scripts/check_syzygy_all.py KQRvKR KRPvKR --db DIR [--workers N] [--state FILE]
+    python scripts/check_syzygy_all.py KRPvKR --db DIR --fathom FATHOM_CHECKOUT
 
 This is the exhaustive form of the random-position oracle test (tests/test_retrograde_chess5.py):
 every index of each table whose stored code is not INVALID is unranked, set up as a
@@ -11,14 +12,20 @@ our unranking rejects though its code is valid, is a disagreement. Positions wit
 right have no index of their own; the random test covers them.
 
 python-chess probes about 10,000 positions a second per process, so a five-piece table takes
-hours: work goes in chunks of pages, one process per worker, and each finished chunk is a JSON
-line in ``--state`` (default ``docs/results/syzygy-check.jsonl``); a run resumes where the last
-one stopped. Exit status 1 when a disagreement was found, 2 for bad arguments.
+hours. With ``--fathom`` (a checkout of https://github.com/jdart1/Fathom, see
+``fathom_probe.py``) the positions are probed in bulk by Fathom, hundreds of times faster, and
+one position in ``--cross-check`` is probed by python-chess as well: a disagreement between
+the two probers is counted apart and fails the run like any other. Work goes in chunks of
+pages, one process per worker, and each finished chunk is a JSON line in ``--state`` (default
+``docs/results/syzygy-check.jsonl``); a run resumes where the last one stopped (a chunk checked
+with either prober counts as done). Exit status 1 when a disagreement was found, 2 for bad
+arguments.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -32,6 +39,7 @@ from numba import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import fathom_probe  # noqa: E402
 from databases import format as F  # noqa: E402
 from databases.location import table_path  # noqa: E402
 from databases.reader import TableFile  # noqa: E402
@@ -61,23 +69,24 @@ def unrank_chunk(table, first, codes, squares, sides):
 
 
 _tablebase = None
+_fathom = None
 
 
-def _open_tablebase(directories: list[str]) -> None:
-    """Worker initialiser: python-chess's tablebase over ``directories``."""
-    global _tablebase
+def _open_tablebase(directories: list[str], fathom_library: str | None) -> None:
+    """Worker initialiser: python-chess's tablebase over ``directories``, and Fathom's if
+    its library is given."""
+    global _tablebase, _fathom
     _tablebase = chess.syzygy.open_tablebase(directories[0])
     for directory in directories[1:]:
         _tablebase.add_directory(directory)
+    if fathom_library:
+        _fathom = fathom_probe.Fathom(Path(fathom_library), directories)
 
 
-def our_wdl(code: int) -> int:
-    """1, 0 or -1 for the side to move from a stored code."""
-    return 0 if code == F.CODE_DRAW else (1 if code & 1 else -1)
-
-
-def check_chunk(root: str, table: str, chunk: int) -> dict:
-    """Compare the indices of pages ``[chunk * CHUNK_PAGES, +CHUNK_PAGES)`` of ``table``."""
+def check_chunk(root: str, table: str, chunk: int, cross_check: int = 0) -> dict:
+    """Compare the indices of pages ``[chunk * CHUNK_PAGES, +CHUNK_PAGES)`` of ``table``: with
+    python-chess, or with Fathom when the worker has it (then every ``cross_check``-th position
+    with python-chess as well)."""
     handle = TableFile(table_path(root, "chess", table), "chess", table)
     try:
         first_page = chunk * CHUNK_PAGES
@@ -92,24 +101,46 @@ def check_chunk(root: str, table: str, chunk: int) -> dict:
     sides = np.zeros(codes.size, dtype=np.int64)
     unrank_chunk(table_id, first, codes, squares, sides)
     pieces = [chess.Piece(PIECE_TYPES[code % 6], code // 6 == 0) for code in spec]
-    checked, wrong, examples = 0, 0, []
-    board = chess.Board(None)
-    for k in np.flatnonzero(sides != -1):
-        if sides[k] == -2:
-            wrong += 1
-            if len(examples) < EXAMPLES:
-                examples.append(f"index {first + k}: valid code {codes[k]} but no position")
-            continue
+    row = {"table": table, "chunk": chunk, "checked": 0, "wrong": 0, "examples": []}
+
+    def disagree(message: str) -> None:
+        row["wrong"] += 1
+        if len(row["examples"]) < EXAMPLES:
+            row["examples"].append(message)
+
+    def board_at(k: int) -> chess.Board:
+        board = chess.Board(None)
         board.set_piece_map({int(square): piece for square, piece in zip(squares[k], pieces)})
         board.turn = bool(sides[k] == 0)
+        return board
+
+    for k in np.flatnonzero(sides == -2):
+        disagree(f"index {first + k}: valid code {codes[k]} but no position")
+    valid = np.flatnonzero(sides >= 0)
+    ours = np.where(codes[valid] == F.CODE_DRAW, 0, np.where(codes[valid] & 1, 1, -1))
+    row["checked"] = int(valid.size)
+    if _fathom is None:
+        for k, mine in zip(valid, ours):
+            board = board_at(k)
+            value = _tablebase.probe_wdl(board)
+            if mine != (value > 0) - (value < 0):
+                disagree(f"{board.fen()}: ours {mine}, Syzygy {value}")
+        return row
+    wdl = _fathom.probe_wdl(fathom_probe.bitboards(
+        squares[valid], [piece.piece_type for piece in pieces], [piece.color for piece in pieces]),
+        sides[valid] == 0)
+    for i in np.flatnonzero((wdl == fathom_probe.FAILED) | (np.sign(wdl) != ours)):
+        board = board_at(valid[i])
+        disagree(f"{board.fen()}: ours {ours[i]}, Syzygy (Fathom) {wdl[i]}")
+    row |= {"prober": "fathom", "cross_checked": 0, "probers_disagree": 0}
+    for i in range(0, valid.size, cross_check or valid.size + 1):
+        board = board_at(valid[i])
         value = _tablebase.probe_wdl(board)
-        checked += 1
-        if our_wdl(int(codes[k])) != (value > 0) - (value < 0):
-            wrong += 1
-            if len(examples) < EXAMPLES:
-                examples.append(f"{board.fen()}: ours {our_wdl(int(codes[k]))}, Syzygy {value}")
-    return {"table": table, "chunk": chunk, "checked": checked, "wrong": wrong,
-            "examples": examples}
+        row["cross_checked"] += 1
+        if value != wdl[i]:
+            row["probers_disagree"] += 1
+            disagree(f"{board.fen()}: Fathom {wdl[i]}, python-chess {value}")
+    return row
 
 
 def finished_chunks(state: Path) -> dict[tuple[str, int], dict]:
@@ -125,8 +156,14 @@ def summary(tables: list[str], done: dict, chunks: dict[str, int]) -> int:
         checked = sum(row["checked"] for row in rows)
         wrong = sum(row["wrong"] for row in rows)
         total_wrong += wrong
+        by_fathom = [row for row in rows if row.get("prober") == "fathom"]
         print(f"{table}: {len(rows)} of {chunks[table]} chunks, {checked:,} positions checked, "
               f"{wrong:,} disagree with Syzygy")
+        if by_fathom:
+            print(f"  {sum(row['checked'] for row in by_fathom):,} of them probed by Fathom; "
+                  f"{sum(row['cross_checked'] for row in by_fathom):,} of those by python-chess "
+                  f"too, {sum(row['probers_disagree'] for row in by_fathom):,} answered "
+                  "differently by the two probers")
         for row in rows:
             for example in row["examples"]:
                 print(f"  {example}")
@@ -145,6 +182,10 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--state", default="docs/results/syzygy-check.jsonl",
                         help="finished chunks, one JSON line each (the run resumes from it)")
+    parser.add_argument("--fathom", metavar="CHECKOUT",
+                        help="probe with Fathom built from this checkout of its sources")
+    parser.add_argument("--cross-check", type=int, default=1000, metavar="N",
+                        help="with --fathom, probe every N-th position with python-chess too")
     parser.add_argument("--report", action="store_true", help="summarise --state and stop")
     args = parser.parse_args()
     unknown = [t for t in args.tables if t not in E.TABLE_IDS]
@@ -153,6 +194,8 @@ def main() -> int:
     directories = [d for d in (args.syzygy, args.syzygy5) if os.path.isdir(d)]
     if not directories:
         parser.error(f"no Syzygy directory at {args.syzygy}")
+    if args.cross_check < 1:
+        parser.error("--cross-check must be at least 1")
     chunks = {}
     for table in args.tables:
         path = table_path(args.db, "chess", table)
@@ -170,9 +213,16 @@ def main() -> int:
           f"({sum(chunks.values()) - len(todo)} done before), {args.workers} workers",
           flush=True)
     started, checked = time.perf_counter(), 0
+    library = None
+    if args.fathom:
+        try:
+            library = str(fathom_probe.build(Path(args.fathom)))
+        except (OSError, subprocess.CalledProcessError) as error:
+            parser.error(f"cannot build Fathom from {args.fathom}: {error}")
     with ProcessPoolExecutor(args.workers, initializer=_open_tablebase,
-                             initargs=(directories,)) as pool:
-        futures = [pool.submit(check_chunk, args.db, table, chunk) for table, chunk in todo]
+                             initargs=(directories, library)) as pool:
+        futures = [pool.submit(check_chunk, args.db, table, chunk, args.cross_check)
+                   for table, chunk in todo]
         for finished, future in enumerate(as_completed(futures), 1):
             row = future.result()
             append_row(state, row)
