@@ -20,13 +20,14 @@ from retrograde.tables import load_children, read_codes
 
 CODES = types.Array(types.uint16, 1, "C")
 OFFSETS = types.Array(types.int64, 1, "C")
+RANKS = types.Array(types.int64, 1, "C")  # a rank kernel's answer for each move of a position
 
 
-@nb.njit(types.int64(RankKernel, types.int64, CODES, CODES, OFFSETS, K.POSITION), cache=True)
-def stored_code(rank, table_id, codes, other_codes, offsets, pos):
-    """The stored code of ``pos`` (a table being checked or a child table), UNKNOWN if no table
-    holds it, NEEDS_CHILDREN if its value must come from its own moves."""
-    packed = rank(pos)
+@nb.njit(types.int64(types.int64, types.int64, CODES, CODES, OFFSETS), cache=True)
+def code_at(packed, table_id, codes, other_codes, offsets):
+    """The stored code at ``packed`` (what a rank kernel returns: the table being checked or a
+    child table), UNKNOWN if no table holds it, NEEDS_CHILDREN if its value must come from its
+    own moves."""
     if packed == NEEDS_CHILDREN:
         return NEEDS_CHILDREN
     if packed < 0:
@@ -53,10 +54,27 @@ def choose(best, child):
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, RankKernel, types.int64,
+                     CODES, CODES, OFFSETS, K.POSITION, K.POSITION, K.MOVE_BUFFER), cache=True)
+def code_from_moves(legal_moves, play, outcome, rank, table_id, codes, other_codes, offsets,
+                    child, grandchild, more_moves):
+    """The code of ``child``, a position whose entry does not tell its value (an en-passant
+    right), from the stored codes of its own children; -1 if one of them is undecidable."""
+    inner = legal_moves(child, more_moves)
+    if inner == 0:
+        result = outcome(child, inner)
+        return F.CODE_DRAW if result == K.DRAW else (2 if result == K.LOSS else -1)
+    code = -1
+    for j in range(inner):
+        play(child, more_moves[j], grandchild)
+        code = choose(code, code_at(rank(grandchild), table_id, codes, other_codes, offsets))
+    return code if code >= 0 else -1
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, RankKernel, types.int64,
                      CODES, CODES, OFFSETS, K.POSITION, K.POSITION, K.MOVE_BUFFER, K.POSITION,
-                     K.MOVE_BUFFER), cache=True)
+                     K.MOVE_BUFFER, RANKS), cache=True)
 def minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes, offsets, pos,
-                 child, moves, grandchild, more_moves):
+                 child, moves, grandchild, more_moves, ranks):
     """The code ``pos`` must have given the stored codes of its children (one ply; a child whose
     entry does not tell its value is valued from its own children). -2 if undecidable."""
     count = legal_moves(pos, moves)
@@ -65,32 +83,29 @@ def minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes,
         if result == K.DRAW:
             return F.CODE_DRAW
         return 3 if result == K.WIN else (2 if result == K.LOSS else -2)
-    best = -1
+    # Every child is ranked before any code is read: the reads, independent of each other, then
+    # overlap their cache misses (in a table of hundreds of MB they are most of the cost).
     for i in range(count):
         play(pos, moves[i], child)
-        code = stored_code(rank, table_id, codes, other_codes, offsets, child)
+        ranks[i] = rank(child)
+    best = -1
+    for i in range(count):
+        code = code_at(ranks[i], table_id, codes, other_codes, offsets)
         if code == NEEDS_CHILDREN:
-            inner = legal_moves(child, more_moves)
-            if inner == 0:
-                result = outcome(child, inner)
-                code = F.CODE_DRAW if result == K.DRAW else (2 if result == K.LOSS else -2)
-            else:
-                code = -1
-                for j in range(inner):
-                    play(child, more_moves[j], grandchild)
-                    code = choose(code, stored_code(rank, table_id, codes, other_codes, offsets,
-                                                    grandchild))
-                if code < 0:
-                    return -2
+            play(pos, moves[i], child)
+            code = code_from_moves(legal_moves, play, outcome, rank, table_id, codes,
+                                   other_codes, offsets, child, grandchild, more_moves)
+            if code < 0:
+                return -2
         best = choose(best, code)
     return best
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, UnrankKernel, RankKernel,
                      types.int64, CODES, CODES, OFFSETS, K.POSITION, K.POSITION, K.MOVE_BUFFER,
-                     K.POSITION, K.MOVE_BUFFER, types.int64, types.int64), cache=True)
+                     K.POSITION, K.MOVE_BUFFER, RANKS, types.int64, types.int64), cache=True)
 def count_disagreements(legal_moves, play, outcome, unrank, rank, table_id, codes, other_codes,
-                        offsets, pos, child, moves, grandchild, more_moves, start, stop):
+                        offsets, pos, child, moves, grandchild, more_moves, ranks, start, stop):
     """Entries in ``[start, stop)`` whose stored code differs from the one-ply minimax."""
     errors = 0
     for index in range(start, stop):
@@ -99,7 +114,7 @@ def count_disagreements(legal_moves, play, outcome, unrank, rank, table_id, code
             errors += stored != F.INVALID
             continue
         expected = minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes,
-                                offsets, pos, child, moves, grandchild, more_moves)
+                                offsets, pos, child, moves, grandchild, more_moves, ranks)
         errors += expected != stored
     return errors
 
@@ -121,10 +136,12 @@ def count_disagreements_parallel(legal_moves, play, outcome, unrank, rank, table
                                   np.empty_like(template))
         moves = np.empty(max_moves, dtype=np.int32)
         more_moves = np.empty(max_moves, dtype=np.int32)
+        ranks = np.empty(max_moves, dtype=np.int64)
         low = start + task * SPAN
         errors[task] = count_disagreements(legal_moves, play, outcome, unrank, rank, table_id,
                                            codes, other_codes, offsets, pos, child, moves,
-                                           grandchild, more_moves, low, min(stop, low + SPAN))
+                                           grandchild, more_moves, ranks, low,
+                                           min(stop, low + SPAN))
     return errors.sum()
 
 
