@@ -2,9 +2,9 @@
 
 Issue 11 asks for 0 errors from ``solver verify`` on every five-piece table built. Verifying
 re-derives each entry from its children by forward moves (``retrograde/verify.py``): about
-0.6 us an entry on two cores, 7-8 hours for the 45 G entries of the five-piece set. So each
-table's result goes as one JSON line to ``--out`` the moment it is known (entries, errors,
-seconds, the commit of the code), and a later run skips the tables recorded there.
+0.4-0.9 us an entry on two cores, several hours for the 45 G entries of the five-piece set.
+So each table's result goes as one JSON line to ``--out`` the moment it is known (entries,
+errors, seconds, the commit of the code), and a later run skips the tables recorded there.
 ``--report`` summarises the file. Exit status 1 when any table has an error.
 
     python scripts/verify_all.py --db DIR [--out docs/results/verify5.jsonl]
