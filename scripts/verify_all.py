@@ -72,6 +72,7 @@ def main() -> int:
     if not args.db:
         parser.error("--db is needed to verify")
     missing = [t for t in tables if not table_path(args.db, "chess", t).is_file()]
+    total = len(tables)
     if missing and args.skip_missing:
         print(f"{len(missing)} table(s) not built yet in {args.db}: passed over", flush=True)
         tables = [t for t in tables if t not in missing]
@@ -93,8 +94,8 @@ def main() -> int:
         append_row(out, row)
         rows.append(row)
         print(f"{table}: {row['entries']:,} entries, {row['errors']:,} error(s), "
-              f"{row['seconds']:.0f} s ({len(rows)}/{len(tables)})", flush=True)
-    return 1 if report(rows, len(tables)) else 0
+              f"{row['seconds']:.0f} s ({len(rows)}/{total})", flush=True)
+    return 1 if report(rows, total) else 0
 
 
 if __name__ == "__main__":
