@@ -207,18 +207,18 @@ def main() -> int:
     done = finished_chunks(state)
     if args.report:
         return 1 if summary(args.tables, done, chunks) else 0
-    todo = [(table, chunk) for table in args.tables for chunk in range(chunks[table])
-            if (table, chunk) not in done]
-    print(f"{len(todo)} chunks of {CHUNK_PAGES * F.PAGE_ENTRIES:,} indices to check "
-          f"({sum(chunks.values()) - len(todo)} done before), {args.workers} workers",
-          flush=True)
-    started, checked = time.perf_counter(), 0
     library = None
     if args.fathom:
         try:
             library = str(fathom_probe.build(Path(args.fathom)))
         except (OSError, subprocess.CalledProcessError) as error:
             parser.error(f"cannot build Fathom from {args.fathom}: {error}")
+    todo = [(table, chunk) for table in args.tables for chunk in range(chunks[table])
+            if (table, chunk) not in done]
+    print(f"{len(todo)} chunks of {CHUNK_PAGES * F.PAGE_ENTRIES:,} indices to check "
+          f"({sum(chunks.values()) - len(todo)} done before), {args.workers} workers",
+          flush=True)
+    started, checked = time.perf_counter(), 0
     with ProcessPoolExecutor(args.workers, initializer=_open_tablebase,
                              initargs=(directories, library)) as pool:
         futures = [pool.submit(check_chunk, args.db, table, chunk, args.cross_check)
