@@ -40,8 +40,8 @@ import numpy as np
 from numba import types
 
 from games.chess.bitops import lsb, popcount
-from games.chess.position import (BLACK, CASTLING, KING, PAWN, PAWNS, STATE, WHITE, build_position,
-                                  opponent_in_check)
+from games.chess.position import (BLACK, CASTLING, KING, PAWN, PAWNS, STATE, WHITE, clear_position,
+                                  opponent_in_check, place_piece, set_side_to_move)
 from games.table_family import NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE
 
 LETTERS = "PNBRQK"  # by piece type
@@ -225,6 +225,15 @@ for _sq in range(64):
         TRIANGLE_SQUARES[_n] = _sq
         _n += 1
 
+# Decoding a combinatorial index: the largest b with C(b, 2) <= part, and the largest c with
+# C(c, 3) <= part, for every part a pair or a triple of like pieces can have.
+PAIR_TOP = np.zeros(comb(64, 2), dtype=np.int8)
+for _b in range(1, 64):
+    PAIR_TOP[comb(_b, 2):comb(_b + 1, 2)] = _b
+TRIPLE_TOP = np.zeros(comb(64, 3), dtype=np.int8)
+for _c in range(2, 64):
+    TRIPLE_TOP[comb(_c, 3):comb(_c + 1, 3)] = _c
+
 # The eight board symmetries, as a symmetry number (1: flip the files, 2: flip the ranks, 4:
 # mirror in the a1-h8 diagonal, applied in that order) -> square -> image.
 FLIP_FILE, FLIP_RANK, DIAGONAL = 1, 2, 4
@@ -309,14 +318,16 @@ def storage_index(table, squares, stm):
     return storage_index_packed(table, packed, stm)
 
 
-@nb.njit(types.int64(types.int64, types.int64, SQUARES), cache=True)
-def storage_unrank(table, index, squares):
-    """Inverse of :func:`storage_index`: writes the (canonical) squares in spec order and
-    returns the side to move, or -1 if two pieces would share a square or the index is one
-    that :func:`storage_index` never produces (a placement symmetric to a canonical one)."""
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64), cache=True)
+def storage_unrank_packed(table, index):
+    """Inverse of :func:`storage_index`: ``(side to move, squares)``, the (canonical) squares in
+    spec order packed 6 bits each (slot i at bits 6i..6i+5). The side is -1 if two pieces would
+    share a square or the index is one that :func:`storage_index` never produces (a placement
+    symmetric to a canonical one); the squares are decoded all the same."""
     per_side = PER_SIDE[table]
     stm = index // per_side
     rest = index % per_side
+    packed = 0
     for g in range(MAX_GROUPS - 1, -1, -1):
         count = GROUPS[table, g, 1]
         if count == 0:
@@ -327,34 +338,41 @@ def storage_unrank(table, index, squares):
         part = rest % values
         rest //= values
         if count == 3:
-            c = 2
-            while (c + 1) * c * (c - 1) // 6 <= part:
-                c += 1
+            c = np.int64(TRIPLE_TOP[part])
             part -= c * (c - 1) * (c - 2) // 6
-            squares[first + 2] = c + offset
+            packed |= (c + offset) << (6 * (first + 2))
         if count >= 2:
-            b = 1
-            while (b + 1) * b // 2 <= part:
-                b += 1
+            b = np.int64(PAIR_TOP[part])
             part -= b * (b - 1) // 2
-            squares[first + 1] = b + offset
-        squares[first] = part + offset
-    squares[1] = rest % 64
+            packed |= (b + offset) << (6 * (first + 1))
+        packed |= (part + offset) << (6 * first)
+    bk = rest % 64
     kings = rest // 64
     if PAWNFUL[table]:
-        squares[0] = (kings // 4) * 8 + kings % 4
+        wk = (kings // 4) * 8 + kings % 4
     else:
-        squares[0] = TRIANGLE_SQUARES[kings]
-    n = COUNT[table]
-    for i in range(n):
-        for j in range(i):
-            if squares[i] == squares[j]:
-                return -1
+        wk = TRIANGLE_SQUARES[kings]
+    packed |= wk | (bk << 6)
+    occupied = 0
+    for i in range(COUNT[table]):
+        bit = np.int64(1) << ((packed >> (6 * i)) & 63)
+        if occupied & bit:
+            return -1, packed
+        occupied |= bit
     # The one symmetric duplicate storage_index never produces: without pawns, the white king
     # on the a1-h8 diagonal and the black king above it (the diagonal mirror is used instead).
-    wk, bk = squares[0], squares[1]
     if not PAWNFUL[table] and (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7):
-        return -1
+        return -1, packed
+    return stm, packed
+
+
+@nb.njit(types.int64(types.int64, types.int64, SQUARES), cache=True)
+def storage_unrank(table, index, squares):
+    """:func:`storage_unrank_packed` with the squares written to ``squares`` (spec order);
+    returns the side to move, or -1."""
+    stm, packed = storage_unrank_packed(table, index)
+    for i in range(COUNT[table]):
+        squares[i] = (packed >> (6 * i)) & 63
     return stm
 
 
@@ -465,21 +483,19 @@ def rank(pos):
 @nb.njit(UNRANK_SIGNATURE, cache=True)
 def unrank(table, index, pos):
     """The canonical position at a storage index; False if squares collide, a pawn stands on
-    the first or last rank, or the side not to move is in check."""
-    squares = np.empty(MAX_PIECES, dtype=np.int64)
-    stm = storage_unrank(table, index, squares)
+    the first or last rank, or the side not to move is in check. (No allocation: it runs once
+    per entry when a table is verified.)"""
+    stm, packed = storage_unrank_packed(table, index)
     if stm < 0:
         return False
-    n = COUNT[table]
-    for i in range(n):
-        if SPEC[table, i] % 6 == PAWN and (squares[i] < 8 or squares[i] >= 56):
+    clear_position(pos)
+    for i in range(COUNT[table]):
+        piece = np.int64(SPEC[table, i])
+        square = (packed >> (6 * i)) & 63
+        if piece % 6 == PAWN and (square < 8 or square >= 56):
             return False
-    codes = np.empty(MAX_PIECES, dtype=np.int8)
-    sq8 = np.empty(MAX_PIECES, dtype=np.int8)
-    for i in range(n):
-        codes[i] = SPEC[table, i]
-        sq8[i] = squares[i]
-    build_position(codes, sq8, n, stm, pos)
+        place_piece(pos, piece, square)
+    set_side_to_move(pos, stm)
     return not opponent_in_check(pos)
 
 

@@ -144,6 +144,32 @@ def piece_count(pos):
     return popcount(pos[WHITE] | pos[BLACK])
 
 
+@nb.njit(types.void(K.POSITION), cache=True, inline="always")
+def clear_position(pos):
+    """Empty ``pos``: no pieces, White to move (see :func:`set_side_to_move`), hash 0."""
+    for i in range(POSITION_WIDTH):
+        pos[i] = 0
+
+
+@nb.njit(types.void(K.POSITION, types.int64, types.int64), cache=True, inline="always")
+def place_piece(pos, piece, square):
+    """Put ``piece`` (code 0..11) on the empty ``square`` of ``pos``, hash included."""
+    bit = ONE << types.uint64(square)
+    colour = 1 if piece >= 6 else 0
+    pos[colour] |= bit
+    pos[PAWNS + piece - 6 * colour] |= bit
+    pos[HASH] ^= PIECE_KEYS[piece * 64 + square]
+
+
+@nb.njit(types.void(K.POSITION, types.int64), cache=True, inline="always")
+def set_side_to_move(pos, side_to_move):
+    """Finish a position built with :func:`place_piece` on a cleared one: ``side_to_move`` (0
+    White, 1 Black) to move, halfmove clock 0, fullmove 1."""
+    if side_to_move:
+        pos[HASH] ^= types.uint64(SIDE_KEY)
+    pos[STATE] = types.uint64(side_to_move) | (ONE << types.uint64(STATE_FULLMOVE_SHIFT))
+
+
 @nb.njit(types.void(PIECE_CODES, SQUARES, types.int64, types.int64, K.POSITION), cache=True)
 def build_position(pieces, squares, count, side_to_move, pos):
     """Write into ``pos`` the position with ``pieces[i]`` (codes 0..11) on ``squares[i]`` for
@@ -151,21 +177,10 @@ def build_position(pieces, squares, count, side_to_move, pos):
     square, halfmove clock 0, fullmove 1, and its hash. Nothing is validated (see
     ``opponent_in_check`` and the notation module for that): it is the retrograde builder's
     fast path, no allocation."""
-    for i in range(POSITION_WIDTH):
-        pos[i] = 0
-    h = types.uint64(0)
+    clear_position(pos)
     for i in range(count):
-        piece = np.int64(pieces[i])
-        square = np.int64(squares[i])
-        bit = ONE << types.uint64(square)
-        colour = 1 if piece >= 6 else 0
-        pos[colour] |= bit
-        pos[PAWNS + piece - 6 * colour] |= bit
-        h ^= PIECE_KEYS[piece * 64 + square]
-    if side_to_move:
-        h ^= types.uint64(SIDE_KEY)
-    pos[STATE] = types.uint64(side_to_move) | (ONE << types.uint64(STATE_FULLMOVE_SHIFT))
-    pos[HASH] = h
+        place_piece(pos, np.int64(pieces[i]), np.int64(squares[i]))
+    set_side_to_move(pos, side_to_move)
 
 
 @nb.njit(types.int64(K.POSITION, types.int64), cache=True)
