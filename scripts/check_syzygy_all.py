@@ -44,6 +44,7 @@ from databases import format as F  # noqa: E402
 from databases.location import table_path  # noqa: E402
 from databases.reader import TableFile  # noqa: E402
 from games.chess import endgames as E  # noqa: E402
+from games.value_codes import is_loss, is_win  # noqa: E402
 from results_log import append_row, recorded  # noqa: E402
 
 CHUNK_PAGES = 16  # 262,144 indices per task
@@ -66,6 +67,16 @@ def unrank_chunk(table, first, codes, squares, sides):
         sides[k] = stm if stm >= 0 else -2  # -2: a valid code on an index we cannot unrank
         for i in range(squares.shape[1]):
             squares[k, i] = scratch[i]
+
+
+@nb.njit(types.Array(types.int64, 1, "C")(types.Array(types.uint16, 1, "C")), cache=True)
+def wdl_of_codes(codes):
+    """1, 0 or -1 for the side to move of each stored code (a draw is neither win nor loss)."""
+    wdl = np.zeros(codes.shape[0], dtype=np.int64)
+    for k in range(codes.shape[0]):
+        code = np.int64(codes[k])
+        wdl[k] = 1 if is_win(code) else (-1 if is_loss(code) else 0)
+    return wdl
 
 
 _tablebase = None
@@ -117,7 +128,7 @@ def check_chunk(root: str, table: str, chunk: int, cross_check: int = 0) -> dict
     for k in np.flatnonzero(sides == -2):
         disagree(f"index {first + k}: valid code {codes[k]} but no position")
     valid = np.flatnonzero(sides >= 0)
-    ours = np.where(codes[valid] == F.CODE_DRAW, 0, np.where(codes[valid] & 1, 1, -1))
+    ours = wdl_of_codes(codes[valid])
     row["checked"] = int(valid.size)
     if _fathom is None:
         for k, mine in zip(valid, ours):
