@@ -39,6 +39,22 @@ def test_dependencies_come_first():
     assert set(E.dependencies_of("KPvKP")) >= {"KQvKP", "KPvK", "KQvK"}
 
 
+def test_material_lookup_finds_each_table_and_nothing_else():
+    expected = {}
+    for name in E.TABLES:
+        codes = E.spec_of(name)
+        expected[E._key_of_codes(codes)] = E.TABLE_IDS[name] * 2
+        swapped = E._key_of_codes([(code + 6) % 12 for code in codes])
+        expected.setdefault(swapped, E.TABLE_IDS[name] * 2 + 1)
+    assert len(expected) > 2 * 110
+    # Every key a position with two kings and at most three more pieces can have.
+    for counts in np.ndindex(*(E.KEY_BASE,) * 10):
+        if sum(counts) > E.MAX_GROUPS:
+            continue
+        key = sum(int(count) * int(power) for count, power in zip(counts, E.KEY_POWERS))
+        assert E.material_entry(key) == expected.get(key, -1), counts
+
+
 @pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK", "KPPvK", "KBvKP", "KvK", "KQvK", "KQRvKR",
                                    "KRPvKR", "KPPPvK", "KBBBvK", "KRRvKR", "KPPvKP", "KNNvKN"])
 def test_storage_index_round_trip(table):

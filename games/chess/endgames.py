@@ -194,8 +194,10 @@ for _t, _name in enumerate(TABLES):
     PER_SIDE[_t] = per_side_size(_name)
 
 # Material key: the counts of the 10 non-king coloured pieces as digits in base KEY_BASE (a
-# count is at most MAX_GROUPS). The keys of the tables' materials, both colourings, sorted, with
-# ``table_id * 2 + colours swapped`` beside each; looked up by binary search.
+# count is at most MAX_GROUPS). The keys of the tables' materials, both colourings, with
+# ``table_id * 2 + colours swapped`` for each, are looked up in a small hash table: slot
+# ``key % MATERIAL_MODULUS``, the smallest modulus under which no two of them share a slot. (It
+# runs for every child a verify or a search leaf ranks; a binary search cost 25-75 ns there.)
 KEY_BASE = MAX_GROUPS + 1
 KEY_POWERS = np.array([KEY_BASE ** i for i in range(10)], dtype=np.int64)
 
@@ -204,17 +206,31 @@ def _key_of_codes(codes) -> int:
     return sum(KEY_BASE ** ((code // 6) * 5 + code % 6) for code in codes if code % 6 != KING)
 
 
-def _material_index() -> tuple[np.ndarray, np.ndarray]:
+def _material_entries() -> dict[int, int]:
+    """``{material key: table_id * 2 + colours swapped}`` for every table, both colourings."""
     entries: dict[int, int] = {}
     for name in TABLES:
         codes = spec_of(name)
         entries[_key_of_codes(codes)] = TABLE_IDS[name] * 2
         entries.setdefault(_key_of_codes([(c + 6) % 12 for c in codes]), TABLE_IDS[name] * 2 + 1)
+    return entries
+
+
+def _material_hash(entries: dict[int, int]) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(modulus, slot keys, slot entries)``: the smallest modulus that gives every key a
+    slot of its own, and per slot its key (-1 if none) and entry."""
     keys = np.array(sorted(entries), dtype=np.int64)
-    return keys, np.array([entries[k] for k in keys], dtype=np.int64)
+    modulus = keys.size
+    while np.unique(keys % modulus).size < keys.size:
+        modulus += 1
+    slot_keys = np.full(modulus, -1, dtype=np.int64)
+    slot_entries = np.full(modulus, -1, dtype=np.int64)
+    slot_keys[keys % modulus] = keys
+    slot_entries[keys % modulus] = [entries[k] for k in keys]
+    return modulus, slot_keys, slot_entries
 
 
-MATERIAL_KEYS, MATERIAL_ENTRIES = _material_index()
+MATERIAL_MODULUS, MATERIAL_SLOT_KEYS, MATERIAL_SLOT_ENTRIES = _material_hash(_material_entries())
 
 TRIANGLE = np.full(64, -1, dtype=np.int64)  # a1-d1-d4 triangle squares -> 0..9
 TRIANGLE_SQUARES = np.zeros(10, dtype=np.int64)
@@ -378,12 +394,12 @@ def storage_unrank(table, index, squares):
 
 @nb.njit(types.int64(types.int64), cache=True)
 def material_entry(key):
-    """``table_id * 2 + colours swapped`` of material ``key`` (see ``MATERIAL_KEYS``), -1 if no
-    table has that material."""
-    at = np.searchsorted(MATERIAL_KEYS, key)
-    if at == MATERIAL_KEYS.shape[0] or MATERIAL_KEYS[at] != key:
+    """``table_id * 2 + colours swapped`` of material ``key`` (a key as ``_key_of_codes`` makes
+    it), -1 if no table has that material."""
+    slot = key % MATERIAL_MODULUS
+    if MATERIAL_SLOT_KEYS[slot] != key:
         return -1
-    return MATERIAL_ENTRIES[at]
+    return MATERIAL_SLOT_ENTRIES[slot]
 
 
 @nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64), cache=True)
