@@ -1,8 +1,9 @@
 """Verifying tables: every entry re-derived from its successors by forward moves alone.
 
 This code shares nothing with the builders' propagation: for each index it unranks the
-position, plays every legal move, ranks the child, and recomputes the value as a one-ply
-minimax over the stored children (win: the quickest mate, loss: the slowest, else draw).
+position, plays every legal move, ranks the child (or has the family rank every child at
+once, ``rank_children``, where it can), and recomputes the value as a one-ply minimax over
+the stored children (win: the quickest mate, loss: the slowest, else draw).
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from numba import prange, types
 from databases import format as F
 from databases.families import get_family
 from games import kernels as K
-from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
+from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, RANK_CHILDREN_SIGNATURE, TABLE_SHIFT,
+                                RankChildrenKernel, RankKernel, UnrankKernel)
 from games.value_codes import better, parent_code
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
@@ -70,13 +72,22 @@ def code_from_moves(legal_moves, play, outcome, rank, table_id, codes, other_cod
     return code if code >= 0 else -1
 
 
-@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, RankKernel, types.int64,
-                     CODES, CODES, OFFSETS, K.POSITION, K.POSITION, K.MOVE_BUFFER, K.POSITION,
-                     K.MOVE_BUFFER, RANKS), cache=True)
-def minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes, offsets, pos,
-                 child, moves, grandchild, more_moves, ranks):
+@nb.njit(RANK_CHILDREN_SIGNATURE, cache=True)
+def no_rank_children(pos, moves, count, child, ranks):
+    """Stands in for a family without ``rank_children`` (never called: each move is then played
+    and ranked)."""
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, RankKernel,
+                     RankChildrenKernel, types.boolean, types.int64, CODES, CODES, OFFSETS,
+                     K.POSITION, K.POSITION, K.MOVE_BUFFER, K.POSITION, K.MOVE_BUFFER, RANKS),
+         cache=True)
+def minimax_code(legal_moves, play, outcome, rank, rank_children, batched, table_id, codes,
+                 other_codes, offsets, pos, child, moves, grandchild, more_moves, ranks):
     """The code ``pos`` must have given the stored codes of its children (one ply; a child whose
-    entry does not tell its value is valued from its own children). -2 if undecidable."""
+    entry does not tell its value is valued from its own children). -2 if undecidable.
+    ``batched``: the children are ranked by ``rank_children``, else played and ranked one by
+    one."""
     count = legal_moves(pos, moves)
     if count == 0:
         result = outcome(pos, count)
@@ -85,9 +96,12 @@ def minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes,
         return 3 if result == K.WIN else (2 if result == K.LOSS else -2)
     # Every child is ranked before any code is read: the reads, independent of each other, then
     # overlap their cache misses (in a table of hundreds of MB they are most of the cost).
-    for i in range(count):
-        play(pos, moves[i], child)
-        ranks[i] = rank(child)
+    if batched:
+        rank_children(pos, moves, count, child, ranks)
+    else:
+        for i in range(count):
+            play(pos, moves[i], child)
+            ranks[i] = rank(child)
     best = -1
     for i in range(count):
         code = code_at(ranks[i], table_id, codes, other_codes, offsets)
@@ -102,10 +116,12 @@ def minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes,
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, UnrankKernel, RankKernel,
-                     types.int64, CODES, CODES, OFFSETS, K.POSITION, K.POSITION, K.MOVE_BUFFER,
-                     K.POSITION, K.MOVE_BUFFER, RANKS, types.int64, types.int64), cache=True)
-def count_disagreements(legal_moves, play, outcome, unrank, rank, table_id, codes, other_codes,
-                        offsets, pos, child, moves, grandchild, more_moves, ranks, start, stop):
+                     RankChildrenKernel, types.boolean, types.int64, CODES, CODES, OFFSETS,
+                     K.POSITION, K.POSITION, K.MOVE_BUFFER, K.POSITION, K.MOVE_BUFFER, RANKS,
+                     types.int64, types.int64), cache=True)
+def count_disagreements(legal_moves, play, outcome, unrank, rank, rank_children, batched,
+                        table_id, codes, other_codes, offsets, pos, child, moves, grandchild,
+                        more_moves, ranks, start, stop):
     """Entries in ``[start, stop)`` whose stored code differs from the one-ply minimax."""
     errors = 0
     for index in range(start, stop):
@@ -113,8 +129,9 @@ def count_disagreements(legal_moves, play, outcome, unrank, rank, table_id, code
         if not unrank(table_id, index, pos):
             errors += stored != F.INVALID
             continue
-        expected = minimax_code(legal_moves, play, outcome, rank, table_id, codes, other_codes,
-                                offsets, pos, child, moves, grandchild, more_moves, ranks)
+        expected = minimax_code(legal_moves, play, outcome, rank, rank_children, batched,
+                                table_id, codes, other_codes, offsets, pos, child, moves,
+                                grandchild, more_moves, ranks)
         errors += expected != stored
     return errors
 
@@ -123,10 +140,12 @@ SPAN = 1 << 16  # entries per parallel task
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, UnrankKernel, RankKernel,
-                     types.int64, CODES, CODES, OFFSETS, K.POSITION, types.int64, types.int64,
-                     types.int64), cache=True, parallel=True, nogil=True)
-def count_disagreements_parallel(legal_moves, play, outcome, unrank, rank, table_id, codes,
-                                 other_codes, offsets, template, max_moves, start, stop):
+                     RankChildrenKernel, types.boolean, types.int64, CODES, CODES, OFFSETS,
+                     K.POSITION, types.int64, types.int64, types.int64),
+         cache=True, parallel=True, nogil=True)
+def count_disagreements_parallel(legal_moves, play, outcome, unrank, rank, rank_children,
+                                 batched, table_id, codes, other_codes, offsets, template,
+                                 max_moves, start, stop):
     """:func:`count_disagreements` over ``[start, stop)`` on every thread, each task with its
     own positions and move buffers (the count does not depend on the number of threads)."""
     tasks = (stop - start + SPAN - 1) // SPAN
@@ -138,10 +157,10 @@ def count_disagreements_parallel(legal_moves, play, outcome, unrank, rank, table
         more_moves = np.empty(max_moves, dtype=np.int32)
         ranks = np.empty(max_moves, dtype=np.int64)
         low = start + task * SPAN
-        errors[task] = count_disagreements(legal_moves, play, outcome, unrank, rank, table_id,
-                                           codes, other_codes, offsets, pos, child, moves,
-                                           grandchild, more_moves, ranks, low,
-                                           min(stop, low + SPAN))
+        errors[task] = count_disagreements(legal_moves, play, outcome, unrank, rank,
+                                           rank_children, batched, table_id, codes,
+                                           other_codes, offsets, pos, child, moves, grandchild,
+                                           more_moves, ranks, low, min(stop, low + SPAN))
     return errors.sum()
 
 
@@ -155,12 +174,15 @@ def verify_table(game: str, table: str, root, progress=None, chunk: int = 1 << 2
     kernels = family.game.kernels
     game = family.game
     table_id = family.table_id(table)
+    batched = family.rank_children is not None
+    rank_children = family.rank_children if batched else no_rank_children
     errors = 0
     for start in range(0, codes.size, chunk):
         stop = min(codes.size, start + chunk)
         errors += int(count_disagreements_parallel(
             kernels.legal_moves, kernels.play, kernels.outcome, family.unrank, family.rank,
-            table_id, codes, children, offsets, game.new_position(), game.max_moves, start, stop))
+            rank_children, batched, table_id, codes, children, offsets, game.new_position(),
+            game.max_moves, start, stop))
         progress.update("verify", stop, codes.size, stop - start)
     progress.done()
     return {"table": table, "entries": int(codes.size), "errors": errors}

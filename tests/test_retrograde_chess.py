@@ -23,6 +23,8 @@ import pytest
 from databases import format as F
 from databases import open_database
 from games.chess import endgames as E
+from games.kernels import WIN
+from games.value_codes import decode, encode
 from retrograde.build import build_tables
 from retrograde.tables import read_codes
 from retrograde.verify import verify_table
@@ -97,6 +99,29 @@ def test_kvk_is_drawn_everywhere(normal_db):
 @pytest.mark.parametrize("table", NORMAL_TABLES)
 def test_verify_finds_no_errors(normal_db, table):
     assert verify_table("chess", table, normal_db)["errors"] == 0
+
+
+def test_verify_catches_wrong_entries_in_a_chess_table(normal_db, tmp_path):
+    # The chess family ranks a position's children in one batch (quiet moves by arithmetic):
+    # wrong codes must still be found, each at its own entry at least.
+    import shutil
+
+    from databases.location import table_path
+    from databases.writer import write_table
+
+    for table in E.dependencies_of("KQvKR"):
+        target = table_path(tmp_path, "chess", table)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(table_path(normal_db, "chess", table), target)
+    codes = read_codes(normal_db, "chess", "KQvKR")
+    wins = [i for i in range(0, codes.size, 99_991) if decode(codes[i])[0] == WIN][:5]
+    for i in wins:  # each of these wins now claims a mate one move slower
+        codes[i] = encode(WIN, decode(codes[i])[1] + 2)
+    write_table(table_path(tmp_path, "chess", "KQvKR"), codes, game="chess", table="KQvKR",
+                index_scheme=E.INDEX_SCHEME, index_version=E.INDEX_VERSION, sides=2,
+                generator="test", generator_version="0", settings={}, build_seconds=0)
+    assert len(wins) == 5
+    assert verify_table("chess", "KQvKR", tmp_path)["errors"] >= 5
 
 
 def test_probe_answers_the_issue_example(normal_db):

@@ -131,6 +131,38 @@ def test_unrank_then_rank_is_identity(table):
     assert checked > 500
 
 
+@pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK", "KRBvKR", "KPPvKP", "KBBBvK",
+                                   "KRPvKR", "KBvKP", "KQQvKQ", "KPPPvK"])
+def test_rank_children_agrees_with_play_then_rank(table):
+    # Positions of either colouring (so the children are seen from both sides), en passant
+    # rights among them, and castling rights in a few: every move's child ranked both ways.
+    family = get_family("chess")
+    game = family.game
+    kernels = game.kernels
+    pos, child = game.new_position(), game.new_position()
+    moves = np.empty(game.max_moves, dtype=np.int32)
+    ranks = np.empty(game.max_moves, dtype=np.int64)
+    rng = random.Random(table)
+    quiet = others = 0
+    for _ in range(300):
+        board = random_board(table, rng)
+        pos[:] = game.parse_position(board.fen())
+        count = kernels.legal_moves(pos, moves)
+        family.rank_children(pos, moves, count, child, ranks)
+        for i in range(count):
+            kernels.play(pos, moves[i], child)
+            assert ranks[i] == family.rank(child), (board.fen(), int(moves[i]))
+            quiet += int(family.rank(child) >> E.TABLE_SHIFT == family.rank(pos) >> E.TABLE_SHIFT)
+            others += 1
+    assert quiet > 1000 and others > quiet
+    pos[:] = game.parse_position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")
+    count = kernels.legal_moves(pos, moves)
+    family.rank_children(pos, moves, count, child, ranks)
+    for i in range(count):
+        kernels.play(pos, moves[i], child)
+        assert ranks[i] == family.rank(child)
+
+
 def test_castling_rights_and_six_pieces_are_not_covered():
     family = get_family("chess")
     game = family.game

@@ -7,8 +7,8 @@ Imports go one way: the kernels need the index, this module needs both, neither 
 from __future__ import annotations
 
 from games.chess.endgames import (INDEX_SCHEME, INDEX_VERSION, MAX_PIECES, TABLE_IDS, TABLES,
-                                  dependencies_of, per_side_size, rank, rank_ignoring_en_passant,
-                                  rank_many, tables_up_to, unrank)
+                                  dependencies_of, per_side_size, rank, rank_children,
+                                  rank_ignoring_en_passant, rank_many, tables_up_to, unrank)
 from games.chess.position import BLACK, CASTLING, STATE, WHITE
 from games.table_family import TABLE_SHIFT, TableFamily
 
@@ -27,6 +27,7 @@ class ChessEndgames(TableFamily):
         self.game = games.get("chess")
         self.rank = rank
         self.rank_many = rank_many
+        self.rank_children = rank_children
         self.unrank = unrank
 
     def table_names(self, max_pieces=None):

@@ -42,7 +42,10 @@ from numba import types
 from games.chess.bitops import lsb, popcount
 from games.chess.position import (BLACK, CASTLING, KING, PAWN, PAWNS, STATE, WHITE, clear_position,
                                   opponent_in_check, place_piece, set_side_to_move)
-from games.table_family import NEEDS_CHILDREN, RANK_SIGNATURE, TABLE_SHIFT, UNRANK_SIGNATURE
+from games.chess.makemove import play
+from games.kernels import POSITION
+from games.table_family import (NEEDS_CHILDREN, RANK_CHILDREN_SIGNATURE, RANK_SIGNATURE,
+                                TABLE_SHIFT, UNRANK_SIGNATURE)
 
 LETTERS = "PNBRQK"  # by piece type
 STRENGTH = {"Q": 5, "R": 4, "B": 3, "N": 2, "P": 1}
@@ -452,22 +455,24 @@ def locate_pieces(codes, squares, count, stm, spec_squares):
 # --- the family over the chess position layout --------------------------------------------------
 
 
-@nb.njit(RANK_SIGNATURE, cache=True)
-def rank_ignoring_en_passant(pos):
-    """Like :func:`rank`, but the index of the position as if it had no en-passant right."""
+@nb.njit(types.UniTuple(types.int64, 3)(POSITION), cache=True)
+def table_placement(pos):
+    """``(table, colours swapped, spec squares)`` of a position's pieces: the squares in the
+    table's spec order packed 6 bits each (seen from the other side when the colours are
+    swapped); table -1 when it has castling rights or no table has its material."""
     if pos[CASTLING] != 0:
-        return -1
+        return -1, 0, 0
     kings = pos[PAWNS + KING]
     if popcount(pos[WHITE] | pos[BLACK]) > MAX_PIECES or popcount(pos[WHITE] & kings) != 1 \
             or popcount(pos[BLACK] & kings) != 1:
-        return -1
+        return -1, 0, 0
     key = 0  # from the piece sets: beside two kings no count can pass a digit (MAX_GROUPS)
     for colour in range(2):
         for kind in range(KING):
             key += popcount(pos[colour] & pos[PAWNS + kind]) * KEY_POWERS[colour * 5 + kind]
     entry = material_entry(key)
     if entry < 0:
-        return -1
+        return -1, 0, 0
     table = entry >> 1
     swapped = entry & 1
     # Each slot of the table's spec takes the lowest square of its piece not taken yet; with
@@ -481,9 +486,17 @@ def rank_ignoring_en_passant(pos):
         square = lsb(pos[code // 6] & pos[PAWNS + code % 6] & ~taken)
         taken |= types.uint64(1) << types.uint64(square)
         spec_squares |= (square ^ 56 if swapped else square) << (6 * slot)
+    return table, swapped, spec_squares
+
+
+@nb.njit(RANK_SIGNATURE, cache=True)
+def rank_ignoring_en_passant(pos):
+    """Like :func:`rank`, but the index of the position as if it had no en-passant right."""
+    table, swapped, spec_squares = table_placement(pos)
+    if table < 0:
+        return -1
     side = np.int64(pos[STATE] & types.uint64(1))
-    return (table << TABLE_SHIFT) | storage_index_packed(table, spec_squares,
-                                                         side ^ 1 if swapped else side)
+    return (table << TABLE_SHIFT) | storage_index_packed(table, spec_squares, side ^ swapped)
 
 
 @nb.njit(RANK_SIGNATURE, cache=True)
@@ -494,6 +507,37 @@ def rank(pos):
     if (pos[STATE] >> types.uint64(8)) & types.uint64(63):
         return NEEDS_CHILDREN
     return rank_ignoring_en_passant(pos)
+
+
+@nb.njit(RANK_CHILDREN_SIGNATURE, cache=True)
+def rank_children(pos, moves, count, child, ranks):
+    """``ranks[i] = rank(position after moves[i])`` for the first ``count`` legal moves of
+    ``pos`` (``child`` is scratch). A quiet move (no capture, no promotion, no castling, not a
+    double push that may give an en-passant right) keeps the table and every other piece: its
+    child's index is the parent's placement with one square changed, so only the others are
+    played and ranked in full."""
+    table, swapped, spec_squares = table_placement(pos)
+    occupied = pos[WHITE] | pos[BLACK]
+    pawns = pos[PAWNS + PAWN]
+    flip = 56 if swapped else 0
+    child_side = np.int64(pos[STATE] & types.uint64(1)) ^ 1 ^ swapped
+    for i in range(count):
+        move = np.int64(moves[i])
+        origin = move & 63
+        to = (move >> 6) & 63
+        step = to - origin
+        pawn = (pawns >> types.uint64(origin)) & types.uint64(1)
+        if table < 0 or move >> 12 or (occupied >> types.uint64(to)) & types.uint64(1) \
+                or (pawn and step != 8 and step != -8):
+            play(pos, moves[i], child)
+            ranks[i] = rank(child)
+            continue
+        seen_from = origin ^ flip
+        slot = 0
+        while (spec_squares >> (6 * slot)) & 63 != seen_from:
+            slot += 1
+        moved = (spec_squares & ~(np.int64(63) << (6 * slot))) | ((to ^ flip) << (6 * slot))
+        ranks[i] = (table << TABLE_SHIFT) | storage_index_packed(table, moved, child_side)
 
 
 @nb.njit(UNRANK_SIGNATURE, cache=True)
