@@ -47,9 +47,9 @@ def test_material_lookup_finds_each_table_and_nothing_else():
         swapped = E._key_of_codes([(code + 6) % 12 for code in codes])
         expected.setdefault(swapped, E.TABLE_IDS[name] * 2 + 1)
     assert len(expected) > 2 * 110
-    # Every key a position with two kings and at most three more pieces can have.
+    # Every key of two kings and up to four more pieces (four: no table, so -1).
     for counts in np.ndindex(*(E.KEY_BASE,) * 10):
-        if sum(counts) > E.MAX_GROUPS:
+        if sum(counts) > E.MAX_GROUPS + 1:
             continue
         key = sum(int(count) * int(power) for count, power in zip(counts, E.KEY_POWERS))
         assert E.material_entry(key) == expected.get(key, -1), counts
@@ -155,12 +155,16 @@ def test_rank_children_agrees_with_play_then_rank(table):
             quiet += int(family.rank(child) >> E.TABLE_SHIFT == family.rank(pos) >> E.TABLE_SHIFT)
             others += 1
     assert quiet > 1000 and others > quiet
-    pos[:] = game.parse_position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")
-    count = kernels.legal_moves(pos, moves)
-    family.rank_children(pos, moves, count, child, ranks)
-    for i in range(count):
-        kernels.play(pos, moves[i], child)
-        assert ranks[i] == family.rank(child)
+    # Castling rights: no table holds such a position, nor the children of Black's moves.
+    for fen in ("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "4k3/8/8/8/8/8/8/R3K3 b Q - 0 1"):
+        pos[:] = game.parse_position(fen)
+        count = kernels.legal_moves(pos, moves)
+        family.rank_children(pos, moves, count, child, ranks)
+        for i in range(count):
+            kernels.play(pos, moves[i], child)
+            assert ranks[i] == family.rank(child)
+        if fen.split()[1] == "b":
+            assert (ranks[:count] == -1).all()
 
 
 def test_castling_rights_and_six_pieces_are_not_covered():
