@@ -1,6 +1,7 @@
 """Writing a proof file never replaces what the user pointed at: links, FIFOs, devices, modes."""
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -81,7 +82,13 @@ def start_fifo_reader(fifo, received: list) -> threading.Thread:
 def release_fifo_reader(fifo, reader: threading.Thread) -> None:
     """If nothing opened ``fifo`` for writing, open and close it so that the reader ends."""
     if reader.is_alive():
-        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError as error:
+            # ENXIO: no reader has the FIFO open, so the reader has already read it to its end
+            # and is only finishing (it is alive for a moment after closing the FIFO).
+            if error.errno != errno.ENXIO:
+                raise
     reader.join(timeout=10)
 
 
