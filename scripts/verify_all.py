@@ -7,9 +7,15 @@ So each table's result goes as one JSON line to ``--out`` the moment it is known
 errors, seconds, the commit of the code), and a later run skips the tables recorded there.
 ``--report`` summarises the file. Exit status 1 when any table has an error.
 
+A row also names what it verified: the table's ``content_crc32`` (the checksum of all its
+pages, stored in the file) and ``children_crc32`` (one checksum over its child tables'). A
+row counts for a table only while both match the files in ``--db``: a table built again with
+other contents (or a row from before the checksums were recorded) is verified again, and one
+built again identically, on this machine or another, is not.
+
     python scripts/verify_all.py --db DIR [--out docs/results/verify5.jsonl]
     python scripts/verify_all.py --db DIR --tables KQRvKR KRPvKR
-    python scripts/verify_all.py --out docs/results/verify5.jsonl --report
+    python scripts/verify_all.py --out docs/results/verify5.jsonl --report [--db DIR]
     python scripts/verify_all.py --db DIR --skip-missing   # beside a build still running
 """
 from __future__ import annotations
@@ -17,12 +23,42 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results_log import append_row, recorded, source_commit  # noqa: E402
 
+
+def content_crc32(db: str, table: str) -> int:
+    """The ``content_crc32`` attribute of ``table``'s file in ``db`` (its pages' checksum)."""
+    from databases.location import table_path
+    from databases.reader import TableFile
+
+    handle = TableFile(table_path(db, "chess", table), "chess", table)
+    try:
+        return int(handle.attrs["content_crc32"])
+    finally:
+        handle.close()
+
+
+def checksums(db: str, family, table: str) -> dict:
+    """``content_crc32`` of ``table`` and ``children_crc32``, one CRC-32 over the names and
+    ``content_crc32`` of the tables it depends on (in the family's order)."""
+    children = ";".join(f"{child}:{content_crc32(db, child)}"
+                        for child in family.dependencies(table))
+    return {"content_crc32": content_crc32(db, table),
+            "children_crc32": zlib.crc32(children.encode())}
+
+
+
+def rows_of_these_contents(rows: list[dict], current: dict[str, dict]) -> list[dict]:
+    """The last row of each table in ``current`` whose checksums are the table's now: a row
+    of other contents (or without checksums) does not verify the table on disk."""
+    matching = {row["table"]: row for row in rows
+                if row["table"] in current and current[row["table"]].items() <= row.items()}
+    return list(matching.values())
 
 
 def report(rows: list[dict], total: int) -> int:
@@ -50,7 +86,8 @@ def main() -> int:
                         help="verify the tables built so far and pass over the others (a table "
                              "is written only after those it depends on, so this can follow a "
                              "build still running)")
-    parser.add_argument("--report", action="store_true", help="summarise --out and stop")
+    parser.add_argument("--report", action="store_true", help="summarise --out and stop (with --db: only the rows "
+                             "whose checksums match the tables there)")
     args = parser.parse_args()
 
     from databases.families import get_family
@@ -67,7 +104,7 @@ def main() -> int:
         tables = [t for t in family.table_names(args.pieces) if len(t) - 1 == args.pieces]
     out = Path(args.out)
     rows = [row for row in recorded(out) if row["table"] in tables]
-    if args.report:
+    if args.report and not args.db:
         return 1 if report(rows, len(tables)) else 0
     if not args.db:
         parser.error("--db is needed to verify")
@@ -80,6 +117,11 @@ def main() -> int:
         shown = " ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
         parser.error(f"not built in {args.db}: {shown}")
 
+    rows = rows_of_these_contents(rows, {table: checksums(args.db, family, table)
+                                         for table in tables})
+    if args.report:
+        return 1 if report(rows, total) else 0
+
     from retrograde.verify import verify_table
 
     done = {row["table"] for row in rows}
@@ -89,8 +131,9 @@ def main() -> int:
             continue
         started = time.perf_counter()
         result = verify_table("chess", table, args.db)
-        row = result | {"seconds": round(time.perf_counter() - started, 1), "commit": commit,
-                        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        row = result | checksums(args.db, family, table) | {
+            "seconds": round(time.perf_counter() - started, 1), "commit": commit,
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         append_row(out, row)
         rows.append(row)
         print(f"{table}: {row['entries']:,} entries, {row['errors']:,} error(s), "
