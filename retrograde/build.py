@@ -86,24 +86,34 @@ def build_order(family, tables: list[str] | None, max_pieces: int | None) -> lis
 
 
 def plan_build(family, tables: list[str] | None, root, max_pieces: int | None,
-               force: bool) -> tuple[list[str], list[str], dict[str, str]]:
+               force: bool, show_progress: bool | None = False
+               ) -> tuple[list[str], list[str], dict[str, str]]:
     """(tables to build, tables skipped as already built and valid, tables to rebuild because
     their file cannot be used: {table: why}); the lists in dependency order. A table is
-    skipped only after its file is checked page by page. ``force`` rebuilds the requested
-    tables, their dependencies only when not valid."""
+    skipped only after its file is checked page by page (minutes for the five-piece set: a
+    progress line shows which, ``show_progress`` as in :func:`build_tables`). ``force``
+    rebuilds the requested tables, their dependencies only when not valid."""
+    progress = Progress(family.game.name, show_progress) if show_progress is not False \
+        else Silent()
     requested = set(tables) if tables else set(family.table_names(max_pieces))
     to_build, skipped, unusable = [], [], {}
-    for table in build_order(family, tables, max_pieces):
+    order = build_order(family, tables, max_pieces)
+    entries_checked = 0  # of the table checked last, for the rate shown
+    for checked, table in enumerate(order):
         if force and table in requested:
             to_build.append(table)
             continue
+        progress.update(f"checking the tables built before ({checked}/{len(order)}: {table})",
+                        checked, len(order), entries_checked)
         problem = table_problem(root, family, table)
+        entries_checked = family.size(table)
         if problem is None:
             skipped.append(table)
             continue
         to_build.append(table)
         if problem != MISSING:
             unusable[table] = problem
+    progress.done()
     return to_build, skipped, unusable
 
 
@@ -131,7 +141,8 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
     if workers:
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
     started = time.perf_counter()
-    to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force)
+    to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force,
+                                             show_progress)
     removed = clean_temporaries(root, game, notify)
     built = []
     for table in to_build:

@@ -248,7 +248,8 @@ def build_tables_distributed(game: str, tables: list[str] | None = None, root=No
     root = Path(root).expanduser().resolve()  # workers may run in another directory
     notify = notify or (lambda line: None)
     started = time.perf_counter()
-    to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force)
+    to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force,
+                                             show_progress)
     removed = clean_temporaries(root, game, notify)
     for table, problem in unusable.items():
         notify(f"rebuilding {table}: {problem}")
