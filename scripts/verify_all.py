@@ -104,8 +104,9 @@ def main() -> int:
         tables = [t for t in family.table_names(args.pieces) if len(t) - 1 == args.pieces]
     out = Path(args.out)
     rows = [row for row in recorded(out) if row["table"] in tables]
-    if args.report and not args.db:
-        return 1 if report(rows, len(tables)) else 0
+    if args.report and not args.db:  # the last row of each table, whatever it verified
+        return 1 if report(list({row["table"]: row for row in rows}.values()), len(tables)) \
+            else 0
     if not args.db:
         parser.error("--db is needed to verify")
     missing = [t for t in tables if not table_path(args.db, "chess", t).is_file()]
