@@ -51,14 +51,16 @@ def checksums(db: str, family, table: str) -> dict:
     return {"content_crc32": content_crc32(db, table),
             "children_crc32": zlib.crc32(children.encode())}
 
+def last_row_of_each_table(rows: list[dict]) -> list[dict]:
+    """The latest of the rows of each table (a table verified twice counts once)."""
+    return list({row["table"]: row for row in rows}.values())
 
 
 def rows_of_these_contents(rows: list[dict], current: dict[str, dict]) -> list[dict]:
     """The last row of each table in ``current`` whose checksums are the table's now: a row
     of other contents (or without checksums) does not verify the table on disk."""
-    matching = {row["table"]: row for row in rows
-                if row["table"] in current and current[row["table"]].items() <= row.items()}
-    return list(matching.values())
+    return last_row_of_each_table([row for row in rows if row["table"] in current
+                                   and current[row["table"]].items() <= row.items()])
 
 
 def report(rows: list[dict], total: int) -> int:
@@ -86,8 +88,9 @@ def main() -> int:
                         help="verify the tables built so far and pass over the others (a table "
                              "is written only after those it depends on, so this can follow a "
                              "build still running)")
-    parser.add_argument("--report", action="store_true", help="summarise --out and stop (with --db: only the rows "
-                             "whose checksums match the tables there)")
+    parser.add_argument("--report", action="store_true",
+                        help="summarise --out and stop (with --db: only the rows whose "
+                             "checksums match the tables there)")
     args = parser.parse_args()
 
     from databases.families import get_family
@@ -104,9 +107,8 @@ def main() -> int:
         tables = [t for t in family.table_names(args.pieces) if len(t) - 1 == args.pieces]
     out = Path(args.out)
     rows = [row for row in recorded(out) if row["table"] in tables]
-    if args.report and not args.db:  # the last row of each table, whatever it verified
-        return 1 if report(list({row["table"]: row for row in rows}.values()), len(tables)) \
-            else 0
+    if args.report and not args.db:  # whatever contents each row verified
+        return 1 if report(last_row_of_each_table(rows), len(tables)) else 0
     if not args.db:
         parser.error("--db is needed to verify")
     missing = [t for t in tables if not table_path(args.db, "chess", t).is_file()]
@@ -118,8 +120,8 @@ def main() -> int:
         shown = " ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
         parser.error(f"not built in {args.db}: {shown}")
 
-    rows = rows_of_these_contents(rows, {table: checksums(args.db, family, table)
-                                         for table in tables})
+    current = {table: checksums(args.db, family, table) for table in tables}
+    rows = rows_of_these_contents(rows, current)
     if args.report:
         return 1 if report(rows, total) else 0
 
@@ -132,7 +134,7 @@ def main() -> int:
             continue
         started = time.perf_counter()
         result = verify_table("chess", table, args.db)
-        row = result | checksums(args.db, family, table) | {
+        row = result | current[table] | {
             "seconds": round(time.perf_counter() - started, 1), "commit": commit,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         append_row(out, row)
