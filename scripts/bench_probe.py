@@ -1,5 +1,7 @@
-"""Benchmark: probing the chess tables from Python, single and batch, cold and warm cache,
-next to python-chess probing the Syzygy WDL tables on the same positions, in the same run.
+"""Benchmark: probing the chess tables, single and batch, cold and warm, against python-chess.
+
+Our probes from Python next to python-chess probing the Syzygy WDL tables on the same
+positions, in the same run.
 
     python scripts/bench_probe.py [--db DIR] [--syzygy DIR] [--positions N] [--batch N]
         [--tables KRvK KQRvKR ...] [--cold-pages N] [--cache-mib N]
@@ -18,8 +20,9 @@ holds KQRvKR, KRRvKR, KRBvKR, KRNvKR and KRPvKR). What each column measures:
   ``posix_fadvise(POSIX_FADV_DONTNEED)``; the file is opened (header and page checksums read)
   before the clock starts; then one position on each page of the table (a random valid index
   of the page, pages in random order; at most ``--cold-pages`` pages, drawn at random), so
-  every timed probe reads and decodes a page that is on disk only. The bytes this process read from the disk during the timed probes
-  (``/proc/self/io`` ``read_bytes``) are printed beside it.
+  every timed probe reads and decodes a page that is on disk only. The bytes this process
+  read from the disk during the timed probes (``/proc/self/io`` ``read_bytes``) are printed
+  beside it.
 * single warm: the same ``--positions`` random positions as python-chess, second pass (every
   page resident).
 * batch warm: ``Database.probe_batch`` on ``--batch`` distinct positions (random distinct
