@@ -51,6 +51,7 @@ def checksums(db: str, family, table: str) -> dict:
     return {"content_crc32": content_crc32(db, table),
             "children_crc32": zlib.crc32(children.encode())}
 
+
 def last_row_of_each_table(rows: list[dict]) -> list[dict]:
     """The latest of the rows of each table (a table verified twice counts once)."""
     return list({row["table"]: row for row in rows}.values())
