@@ -14,7 +14,8 @@ holds KQRvKR, KRRvKR, KRBvKR, KRNvKR and KRPvKR). What each column measures:
 
 * python-chess: ``probe_wdl`` on ``--positions`` random legal positions (``chess.Board``s),
   second pass (the first, untimed, opens the files and faults their pages in), so that its
-  rate and ours in *single warm* are measured alike.
+  rate and ours in *single warm* are measured alike; "(no table)" when the Syzygy
+  directories lack the table.
 * single cold: one ``Database.probe_wdl`` call per position, on a fresh ``Database`` (no page
   read yet by this process) after the table's file was evicted from the OS page cache with
   ``posix_fadvise(POSIX_FADV_DONTNEED)``; the file is opened (header and page checksums read)
@@ -149,6 +150,20 @@ def rate(count: int, seconds: float) -> float:
     return count / max(seconds, 1e-9)
 
 
+def python_chess_rate(syzygy: chess.syzygy.Tablebase, boards: list) -> float | None:
+    """python-chess's ``probe_wdl`` rate on ``boards``, timed on a second pass (the first opens
+    its files lazily and faults their pages in); None when it has no Syzygy file for them."""
+    try:
+        for board in boards:
+            syzygy.probe_wdl(board)
+    except chess.syzygy.MissingTableError:
+        return None
+    started = time.perf_counter()
+    for board in boards:
+        syzygy.probe_wdl(board)
+    return rate(len(boards), time.perf_counter() - started)
+
+
 def page_sizes(root: Path, table: str = "KQvKR") -> None:
     """The measurement behind the page size: file size and the cost of a cold random probe
     (read and decode one page) for several page sizes and compressions."""
@@ -274,12 +289,7 @@ def main() -> None:
         db.probe_codes("KQvK", np.arange(10, dtype=np.int64))
     for table in args.tables:
         boards = [random_board(table, rng, en_passant=False) for _ in range(args.positions)]
-        for board in boards:  # untimed first pass: python-chess opens its tables lazily
-            syzygy.probe_wdl(board)
-        started = time.perf_counter()
-        for board in boards:
-            syzygy.probe_wdl(board)
-        reference = rate(len(boards), time.perf_counter() - started)
+        reference = python_chess_rate(syzygy, boards)
         with open_database(root, "chess") as db:
             family = db.family
             cold_positions = one_position_per_page(family, table, generator, args.cold_pages)
@@ -309,8 +319,10 @@ def main() -> None:
             started = time.perf_counter()
             db.probe_codes(table, indices)
             by_index = rate(indices.size, time.perf_counter() - started)
-        print(f"{table:7} {reference:14,.0f} {len(cold_positions):11,} {disk:8.1f} {cold:13,.0f} "
-              f"{warm:13,.0f} {warm / reference:7.1f} {many.shape[0]:10,} {batch:13,.0f} {by_index:12,.0f}",
+        ratio = f"{warm / reference:7.1f}" if reference else f"{'-':>7}"
+        reference_text = f"{reference:14,.0f}" if reference else f"{'(no table)':>14}"
+        print(f"{table:7} {reference_text} {len(cold_positions):11,} {disk:8.1f} {cold:13,.0f} "
+              f"{warm:13,.0f} {ratio} {many.shape[0]:10,} {batch:13,.0f} {by_index:12,.0f}",
               flush=True)
     print("bars: single >= 10x python-chess's Syzygy WDL rate; batch >= 5,000,000/s warm")
     open_every_table(root)
