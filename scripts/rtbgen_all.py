@@ -1,5 +1,7 @@
-"""Reference: Syzygy's rtbgen over every chess table of N pieces, one thread, resumable; and
-each table's build time of ours next to it.
+"""Reference: Syzygy's rtbgen on every chess table of N pieces, beside our build times.
+
+rtbgen runs on one thread and the run is resumable; ``--report`` sets each table's build time
+of ours next to rtbgen's.
 
 Issue 11's bar asks every five-piece table of ours to build within rtbgen's full time (WDL and
 DTZ generated, compressed and written) on one thread. ``bench_build.py`` times both side by side
