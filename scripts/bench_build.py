@@ -133,7 +133,7 @@ def rtbgen_times(directory: str, tables: list[str], threads_list: list[int], rep
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", nargs="+", default=["KQvKR", "KRvKP", "KPvKP", "KBNvK"])
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--repeat", type=int, default=1, help="runs per build (the median is shown)")

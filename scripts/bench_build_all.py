@@ -95,7 +95,7 @@ def report(rows: list[dict], total: int) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pieces", type=int, default=5)
     parser.add_argument("--db", help="directory for the tables (kept; needed but for --report)")
     parser.add_argument("--out", default="docs/results/build5.jsonl",

@@ -84,7 +84,7 @@ def ideal_wall(order: list[str], seconds: dict, workers: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pieces", type=int, default=4)
     parser.add_argument("--local-workers", type=int, default=2,
                         help="worker processes of the LocalCluster (default 2)")

@@ -86,7 +86,7 @@ def time_stockfish(binary: str, fen: str, depth: int, repeat: int) -> tuple[int,
 
 def main() -> None:
     """Run every case and print a table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--stockfish", help="path of a Stockfish binary for the chess comparison")
     args = parser.parse_args()

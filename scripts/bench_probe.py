@@ -226,7 +226,7 @@ def open_every_table(root: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="database directory")
     parser.add_argument("--syzygy", help="Syzygy directory (3-4 pieces)")
     parser.add_argument("--syzygy5", help="Syzygy directory of five-piece tables")

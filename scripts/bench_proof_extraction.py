@@ -1,5 +1,6 @@
-"""What `--proof` costs: each position is proven twice with an empty transposition table of the
-same size, once as `solver prove` does without `--proof` (the search alone), once as it does
+"""What `--proof` costs: each position proven without it and with it, the ratio of the times.
+
+Each position is proven twice with an empty transposition table of the same size, once as `solver prove` does without `--proof` (the search alone), once as it does
 with it (the search, the proof extracted and written to a file); the ratio is the second time
 over the first. The table is allocated once and emptied before each search, untimed: the first
 touch of a newly allocated table's pages costs the kernel's zeroing of them (2 MiB huge pages

@@ -262,7 +262,7 @@ def load_average() -> str:
 
 def main() -> int:
     """Run every set and print a table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=None, help="positions per set (default: all)")
     parser.add_argument("--table-mb", type=float, default=64.0)
     parser.add_argument("--only", choices=("connect4", "chess"), default=None)

@@ -182,7 +182,7 @@ def summary(tables: list[str], done: dict, chunks: dict[str, int]) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tables", nargs="+", metavar="TABLE")
     parser.add_argument("--db", required=True, help="database directory holding the tables")
     oracle = os.environ.get("SOLVER_ORACLE_DATA", "")

@@ -24,7 +24,7 @@ PASSES = ("initialise", "propagate", "pull_wins", "settle", "to_storage", "to_by
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("table", help="a chess table name, e.g. KNPvKB")
     parser.add_argument("--db", required=True, help="directory holding its dependencies")
     parser.add_argument("--threads", type=int, default=2)

@@ -93,7 +93,7 @@ def report(rows: list[dict], ours_path: Path, pieces: int) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pieces", type=int, default=5)
     parser.add_argument("--rtbgen", help="directory of rtbgen and rtbgenp (syzygy1/tb)")
     parser.add_argument("--scratch", help="directory for rtbgen's tables (kept between runs)")

@@ -78,7 +78,7 @@ def report(rows: list[dict], total: int) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="directory holding the tables (needed but for --report)")
     parser.add_argument("--pieces", type=int, default=5)
     parser.add_argument("--tables", nargs="+", metavar="TABLE",
