@@ -1,15 +1,16 @@
 """What `--proof` costs: each position proven without it and with it, the ratio of the times.
 
-Each position is proven twice with an empty transposition table of the same size, once as `solver prove` does without `--proof` (the search alone), once as it does
-with it (the search, the proof extracted and written to a file); the ratio is the second time
-over the first. The table is allocated once and emptied before each search, untimed: the first
-touch of a newly allocated table's pages costs the kernel's zeroing of them (2 MiB huge pages
-here, at times with compaction: up to tens of milliseconds, at random), which would swamp the
-small searches. Each proof goes to a new file, as when a user names one: replacing an existing
-file costs this VM's ext4 about 0.2-0.4 ms more (the rename over it starts the new file's
-writeback, and freeing the old blocks is a discard), a fixed cost that would dominate searches
-of about a millisecond. Every proof written is then re-read and checked by the independent
-checker (`proofsearch.checker`, as `solver check-proof`; not timed) and deleted.
+Each position is proven twice with an empty transposition table of the same size, once as
+`solver prove` does without `--proof` (the search alone), once as it does with it (the search,
+the proof extracted and written to a file); the ratio is the second time over the first. The
+table is allocated once and emptied before each search, untimed: the first touch of a newly
+allocated table's pages costs the kernel's zeroing of them (2 MiB huge pages here, at times with
+compaction: up to tens of milliseconds, at random), which would swamp the small searches. Each
+proof goes to a new file, as when a user names one: replacing an existing file costs this VM's
+ext4 about 0.2-0.4 ms more (the rename over it starts the new file's writeback, and freeing the
+old blocks is a discard), a fixed cost that would dominate searches of about a millisecond.
+Every proof written is then re-read and checked by the independent checker
+(`proofsearch.checker`, as `solver check-proof`; not timed) and deleted.
 
     SOLVER_ORACLE_DATA=../shared/data python scripts/bench_proof_extraction.py --db DIR
         [--long 6] [--long-min 10] [--long-max 40] [--connect4 20] [--table-mb 256] [--seed 1]
