@@ -16,6 +16,18 @@ def default_database_dir(explicit: str | os.PathLike | None = None) -> Path:
     return Path(data_home) / "solver" / "db"
 
 
-def table_path(root: str | os.PathLike, game: str, table: str) -> Path:
-    """``<root>/<game>/<table>.h5``."""
-    return Path(root) / game / f"{table}.h5"
+DTM = "dtm"  # the rule-free tables: value and distance to mate
+DTZ50 = "dtz50"  # the 50-move-rule tables: distance to the next zeroing move (retrograde.dtz50)
+METRICS = (DTM, DTZ50)
+
+
+def table_path(root: str | os.PathLike, game: str, table: str, metric: str = DTM) -> Path:
+    """``<root>/<game>/<table>.h5`` for the rule-free table, ``<root>/<game>/dtz50/<table>.h5``
+    for its DTZ50 table (a sibling file in a folder of its own: the two are built at different
+    times from different inputs, each written whole, and a directory listing of the rule-free
+    tables never meets the other kind)."""
+    if metric == DTM:
+        return Path(root) / game / f"{table}.h5"
+    if metric == DTZ50:
+        return Path(root) / game / DTZ50 / f"{table}.h5"
+    raise ValueError(f"no table metric {metric!r}")

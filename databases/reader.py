@@ -16,6 +16,15 @@ loses); ``probe_dtm`` gives the distance to the end of the game in plies, positi
 to move wins, negative when it loses, 0 for a draw or a position already lost (python-chess's
 Gaviota convention).
 
+Under the 50-move rule (chess, from the DTZ50 tables ``solver build`` writes beside the
+others): ``probe_wdl50`` gives python-chess's Syzygy WDL (2 win, 1 cursed win, 0 draw, -1
+blessed loss, -2 loss) and ``probe_dtz`` its DTZ (signed plies to the next capture, pawn move
+or mate; -1 for a mated position), ours exact where Syzygy's may be one ply short::
+
+    with open_database("~/.local/share/solver/db", "chess") as db:
+        db.probe_wdl50("8/8/3k4/8/8/8/8/K1Q5 w - - 0 1")   # 2
+        db.probe_dtz("8/8/3k4/8/8/8/8/K1Q5 w - - 0 1")     # 17
+
 Every table file is checked when first opened and every page when read; a damaged file raises
 an :class:`~databases.errors.UnusableTableError` naming it and spoils only its own table.
 """
@@ -36,10 +45,11 @@ from databases.cache import PageCache, gather_resident
 from databases.errors import (DamagedPageError, DamagedTableError, DatabaseError, FormatError,
                               MissingTableError, NotCoveredError, UnusableTableError)
 from databases.families import get_family
-from databases.location import table_path
+from databases.location import DTM, DTZ50, table_path
 from games.kernels import DRAW, LOSS, WIN
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
-from games.value_codes import better, parent_code
+from games.value_codes import (better, parent_code, python_chess_dtz, wdl50,
+                               zeroing_value)
 
 DEFAULT_CACHE_BYTES = 64 << 20
 
@@ -367,12 +377,15 @@ class Database:
     """
 
     def __init__(self, root: str | os.PathLike, game: str, cache_bytes: int = DEFAULT_CACHE_BYTES,
-                 max_open: int = 64):
+                 max_open: int = 64, metric: str = DTM):
         self.root = Path(root)
+        self.metric = metric  # DTM: the rule-free tables; DTZ50: their 50-move-rule tables
+        self._rule50: Database | None = None
         self.family = get_family(game)
         self.game = self.family.game
         self.game_name = game
         self.cache = PageCache(cache_bytes)
+        self.cache_bytes = cache_bytes
         self.max_open = max_open
         self._files: OrderedDict[str, TableFile] = OrderedDict()
         self._bases: dict[str, int] = {}
@@ -391,11 +404,24 @@ class Database:
         """Close every open file (the page cache is kept)."""
         while self._files:
             self._files.popitem()[1].close()
+        if self._rule50 is not None:
+            self._rule50.close()
+
+    @property
+    def rule50(self) -> "Database":
+        """The DTZ50 tables beside these (opened on first use, with a page cache of the same
+        budget): what :meth:`probe_dtz` and :meth:`probe_wdl50` read."""
+        if self.metric == DTZ50:
+            return self
+        if self._rule50 is None:
+            self._rule50 = Database(self.root, self.game_name, self.cache_bytes,
+                                    self.max_open, DTZ50)
+        return self._rule50
 
     # --- tables and pages ----------------------------------------------------------------
     def path(self, table: str) -> Path:
         """Where ``table`` lives."""
-        return table_path(self.root, self.game_name, table)
+        return table_path(self.root, self.game_name, table, self.metric)
 
     def has_table(self, table: str) -> bool:
         """Whether the table's file exists (not whether it is valid)."""
@@ -571,8 +597,12 @@ class Database:
             return F.encode(int(result), 0) if result in (WIN, DRAW, L) else F.CODE_DRAW
         best = None
         for move in moves:
-            child = self._code(game.play(position, move))
-            mine = int(parent_code(int(child)))
+            child = game.play(position, move)
+            code = int(self._code(child))
+            if self.metric == DTZ50 and game.player.reversible_plies(child) == 0:
+                mine = int(zeroing_value(code))  # a capture or pawn move counts afresh
+            else:
+                mine = int(parent_code(code))
             if best is None or better(mine, best):
                 best = mine
         return best
@@ -592,6 +622,23 @@ class Database:
     def probe_dtm(self, position) -> int:
         """Signed distance to mate in plies (see the module docstring)."""
         return self.probe(position).dtm
+
+    def probe_dtz50_code(self, position) -> int:
+        """The DTZ50 code of ``position`` (:mod:`games.value_codes`), from the DTZ50 tables;
+        MissingTableError naming the file when they are not built."""
+        return self.rule50._code(self.position(position))
+
+    def probe_wdl50(self, position) -> int:
+        """python-chess's Syzygy WDL under the 50-move rule, counted from a zeroing move: 2
+        win, 1 cursed win (drawn by the rule), 0 draw, -1 blessed loss, -2 loss."""
+        return wdl50(self.probe_dtz50_code(position))
+
+    def probe_dtz(self, position) -> int:
+        """python-chess's Syzygy DTZ: plies to the next capture, pawn move or mate, positive
+        when the side to move wins, negative when it loses, 0 for a draw, -1 for a mated
+        position; above 100 (below -100) for a cursed win (blessed loss). Exact (Syzygy's may
+        be one ply longer than the truth away from the 100-ply edge; python-chess allows it)."""
+        return python_chess_dtz(self.probe_dtz50_code(position))
 
     def get_wdl(self, position: np.ndarray, default=None):
         """Like :meth:`probe_wdl`, but ``default`` when the position is not in the tables."""

@@ -211,6 +211,9 @@ class TableFamily:
     unrank = None
     rank_many = None  # optional: a kernel ranking every row of a 2-D array (faster batches)
     rank_children = None  # optional: a kernel ranking every child of a position (faster verify)
+    # optional: ``rank`` of the entry that holds a NEEDS_CHILDREN position's placement (chess:
+    # the position without its en-passant right), for generators that value it from there
+    rank_entry = None
     unmoves: UnmoveKernels | None = None  # optional: solve by un-move generation
 
     def table_names(self, max_pieces: int | None = None) -> list[str]:

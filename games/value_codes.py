@@ -19,6 +19,12 @@ lost when the count reaches 0). Every one reads as a distance no level reaches, 
 known. ``STORE_UNKNOWN`` in ``uint16`` arrays (forward passes; a batch probe whose page is not
 resident). None of them reaches a file.
 
+The same codes carry DTZ50 (distance to the next zeroing move under the 50-move rule, the
+tables of :mod:`retrograde.dtz50`): ``d`` counts plies to the next capture, pawn move or mate,
+and a distance above ``CURSE_PLIES`` marks a result the rule overturns (a cursed win or a
+blessed loss). :func:`zeroing_value`, :func:`wdl50` and :func:`python_chess_dtz` are their
+arithmetic.
+
 Order, for the side to move (:func:`better`): a win beats a draw beats a loss; a quicker win
 beats a slower one, a slower loss a quicker one.
 
@@ -34,6 +40,10 @@ pay for it); Python calls them too, at the cost of a dispatch.
 (14, 5, True, True)
 >>> int(shifted(13, 2)), int(shifted(13, 9)), int(stored_code(5, 100)), int(stored_code(3, 100))
 (9, 3, 205, -1)
+>>> wdl50(win_code(100)), wdl50(win_code(101)), wdl50(loss_code(120)), wdl50(CODE_DRAW)
+(2, 1, -1, 0)
+>>> int(zeroing_value(loss_code(7))), int(zeroing_value(loss_code(150))), python_chess_dtz(2)
+(5, 205, -1)
 """
 from __future__ import annotations
 
@@ -50,6 +60,9 @@ MOST_COUNTED = GEN_FLAGGED - 1 - COUNT_BASE  # 47 moves; an entry with more is G
 STORE_UNKNOWN = 0xFFFF
 LONGEST_BYTE_DISTANCE = 101  # win_code(101) = 205: a win in 102 plies would be a count
 INVALID_VALUE = 3  # the value decode() reports for an invalid index
+CURSE_PLIES = 100  # DTZ50: the 50-move rule draws after 100 plies without a zeroing move
+ZEROING_WORTH = 1  # DTZ50: a zeroing move into a position lost under the rule
+CURSED_WORTH = CURSE_PLIES + 1  # DTZ50: one into a position whose loss the rule saves
 
 
 @nb.njit(cache=True, inline="always")
@@ -158,6 +171,51 @@ def stored_code(code, offset):
     return shifted(code, -offset)
 
 
+@nb.njit(cache=True, inline="always")
+def within_rule(code):
+    """Whether a decided DTZ50 code's win or loss holds under the 50-move rule (counted from
+    a zeroing move): its distance is at most ``CURSE_PLIES``."""
+    return code_distance(code) <= CURSE_PLIES
+
+
+@nb.njit(cache=True, inline="always")
+def zeroing_value(child):
+    """The DTZ50 code, for the mover, of a zeroing move (capture, pawn move) into a position
+    with DTZ50 code ``child``, counted afresh from that move: a win or loss in
+    ``ZEROING_WORTH`` ply if the child's result holds under the rule, in ``CURSED_WORTH`` if
+    the rule overturns it; a draw stays a draw. (A quiet move's value is
+    :func:`parent_code`.)"""
+    if child == CODE_DRAW:
+        return CODE_DRAW
+    worth = ZEROING_WORTH if within_rule(child) else CURSED_WORTH
+    if child & 1:
+        return loss_code(worth)
+    return win_code(worth)
+
+
+def wdl50(code: int) -> int:
+    """python-chess's WDL of a DTZ50 code: 2 win, 1 cursed win, 0 draw, -1 blessed loss, -2
+    loss, for the side to move."""
+    code = int(code)
+    if code == CODE_DRAW:
+        return 0
+    strength = 2 if (code - 2) >> 1 <= CURSE_PLIES else 1
+    return strength if code & 1 else -strength
+
+
+def python_chess_dtz(code: int) -> int:
+    """The DTZ of a DTZ50 code as python-chess's ``probe_dtz`` reports Syzygy's: signed plies
+    to the next zeroing move (positive when the side to move wins), 0 for a draw, -1 for a
+    mated position. Ours is exact; Syzygy's may be one ply short away from the 100-ply edge."""
+    code = int(code)
+    if code == CODE_DRAW:
+        return 0
+    distance = (code - 2) >> 1
+    if code & 1:
+        return distance
+    return -max(distance, 1)
+
+
 def encode(value: int, dtm: int) -> int:
     """The code of ``value`` (WIN/DRAW/LOSS for the side to move) reached in ``dtm`` plies."""
     if value == DRAW:
@@ -182,4 +240,6 @@ def decode(code: int) -> tuple[int, int]:
 __all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "GEN_FLAGGED", "COUNT_BASE", "MOST_COUNTED",
            "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE", "win_code", "loss_code",
            "code_distance", "is_win", "is_loss", "parent_code", "better", "is_unresolved",
-           "count_code", "is_count", "shifted", "stored_code", "encode", "decode"]
+           "count_code", "is_count", "shifted", "stored_code", "encode", "decode", "CURSE_PLIES",
+           "ZEROING_WORTH", "CURSED_WORTH", "within_rule", "zeroing_value", "wdl50",
+           "python_chess_dtz"]

@@ -9,11 +9,11 @@ from pathlib import Path
 import numba
 
 from databases.families import get_family
-from databases.location import table_path
+from databases.location import DTZ50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent
-from retrograde.tables import MISSING, ChildLoader, load_children, table_problem
+from retrograde.tables import MISSING, ChildLoader, load_children, read_codes, table_problem
 from retrograde.unmove import solve_by_unmoves
 
 GENERATOR = "solver-retrograde"
@@ -129,12 +129,15 @@ def solve_table(family, table: str, root, progress) -> tuple:
 def build_tables(game: str, tables: list[str] | None = None, root=None, *,
                  max_pieces: int | None = None, workers: int | None = None,
                  show_progress: bool | None = None, force: bool = False,
-                 compression: str = DEFAULT_COMPRESSION, notify=None) -> dict:
+                 compression: str = DEFAULT_COMPRESSION, notify=None,
+                 dtz50: bool = True) -> dict:
     """Build ``tables`` of ``game`` (default: all, or all up to ``max_pieces``) under ``root``,
-    and the tables they depend on if missing or unusable. ``force`` rebuilds the requested
-    tables even if they are valid. ``notify(line)`` hears of each damaged file being rebuilt
-    and each leftover temporary file removed. Returns ``{"built": [...], "skipped": [...],
-    "rebuilt": {table: why}, "removed": [temporary files], "seconds": s}``."""
+    and the tables they depend on if missing or unusable; then, for a game with the 50-move
+    rule and ``dtz50``, their DTZ50 tables (:func:`build_dtz50_tables`). ``force`` rebuilds
+    the requested tables even if they are valid. ``notify(line)`` hears of each damaged file
+    being rebuilt and each leftover temporary file removed. Returns ``{"built": [...],
+    "skipped": [...], "rebuilt": {table: why}, "removed": [temporary files], "dtz50_built":
+    [...], "seconds": s}``."""
     family = get_family(game)
     root = Path(root)
     notify = notify or (lambda line: None)
@@ -150,8 +153,63 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
             notify(f"rebuilding {table}: {unusable[table]}")
         build_one(family, table, root, show_progress, compression)
         built.append(table)
+    dtz50_built = build_dtz50_tables(family, tables, root, max_pieces=max_pieces,
+                                     show_progress=show_progress, compression=compression,
+                                     renewed=built, notify=notify) if dtz50 else []
     return {"built": built, "skipped": skipped, "rebuilt": unusable, "removed": removed,
-            "seconds": round(time.perf_counter() - started, 3)}
+            "dtz50_built": dtz50_built, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def has_dtz50(family) -> bool:
+    """Whether the family's game has the 50-move rule, so its tables get DTZ50 tables."""
+    return family.game.fifty_move_plies > 0 and family.game.player is not None
+
+
+def build_dtz50_tables(family, tables: list[str] | None, root, *, max_pieces: int | None = None,
+                       show_progress: bool | None = None, compression: str = DEFAULT_COMPRESSION,
+                       renewed=(), notify=None) -> list[str]:
+    """The DTZ50 tables (:mod:`retrograde.dtz50`) of ``tables`` (default: all, or all up to
+    ``max_pieces``) and of the tables they depend on, whose rule-free tables are built: each
+    one missing, unusable, or whose rule-free table is in ``renewed`` (built in this run), in
+    dependency order. Returns the tables whose DTZ50 table was built."""
+    if not has_dtz50(family):
+        return []
+    notify = notify or (lambda line: None)
+    root = Path(root)
+    built: list[str] = []
+    for table in build_order(family, tables, max_pieces):
+        problem = table_problem(root, family, table, DTZ50)
+        if problem is None and table not in renewed \
+                and not any(child in built for child in family.dependencies(table)):
+            continue
+        if problem not in (None, MISSING):
+            notify(f"rebuilding the DTZ50 table of {table}: {problem}")
+        build_dtz50_one(family, table, root, show_progress, compression)
+        built.append(table)
+    return built
+
+
+def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,
+                    compression: str) -> None:
+    """Solve the DTZ50 table of ``table`` (its rule-free table and its children's DTZ50
+    tables on disk) and write it atomically."""
+    from retrograde.dtz50 import solve_dtz50  # here: compiles its kernels
+
+    game = family.game.name
+    progress = Progress(f"{game} {table} DTZ50", show_progress) if show_progress is not False \
+        else Silent()
+    started = time.perf_counter()
+    rule_free = read_codes(root, game, table)
+    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
+    codes = solve_dtz50(family, table, rule_free, children, offsets, progress)
+    del children, rule_free
+    write_table(table_path(root, game, table, DTZ50), codes, game=game, table=table,
+                index_scheme=family.index_scheme, index_version=family.index_version,
+                sides=family.sides, generator=GENERATOR, generator_version=GENERATOR_VERSION,
+                settings={"metric": DTZ50, "method": "forward",
+                          "threads": numba.get_num_threads()},
+                build_seconds=time.perf_counter() - started, compression=compression)
+    progress.done()
 
 
 def clean_temporaries(root: Path, game: str, notify) -> list[str]:

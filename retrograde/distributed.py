@@ -110,8 +110,9 @@ def build_table_task(game: str, table: str, root: str, threads: int | None,
                     f"dependency {dependency} is missing at {table_path(root, game, dependency)}; "
                     "the database directory must be on a filesystem every worker shares")
         # build_tables rebuilds exactly `table` here: force covers it, its dependencies exist
+        # (DTZ50 tables are built afterwards on the machine that asked: solver build)
         result = build_tables(game, [table], root, workers=threads, show_progress=False,
-                              force=True, compression=compression)
+                              force=True, compression=compression, dtz50=False)
         if result["built"] != [table]:
             raise RuntimeError(f"expected to build only {table}, built {result['built']}")
     except Exception as error:

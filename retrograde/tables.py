@@ -8,7 +8,7 @@ import numpy as np
 
 from databases import format as F
 from databases.errors import MissingTableError, UnusableTableError
-from databases.location import table_path
+from databases.location import DTM, table_path
 from databases.reader import TableFile
 
 MISSING = "missing"
@@ -17,12 +17,13 @@ READ_PAGES = 64  # pages read at a time
 
 
 def read_codes(root, game: str, table: str, out: np.ndarray | None = None,
-               entries: tuple[int, int] | None = None) -> np.ndarray:
+               entries: tuple[int, int] | None = None, metric: str = DTM) -> np.ndarray:
     """Every code of a table, as uint16 (header and every page read checked), into ``out`` if
     given (UnusableTableError if its size differs); with ``entries`` = ``(start, stop)`` only
     the pages holding those entries are read into ``out`` (required then). MissingTableError
-    or UnusableTableError (damaged, another format or index) naming the file."""
-    handle = TableFile(table_path(root, game, table), game, table)
+    or UnusableTableError (damaged, another format or index) naming the file. ``metric``:
+    the rule-free table or its DTZ50 table (:mod:`databases.location`)."""
+    handle = TableFile(table_path(root, game, table, metric), game, table)
     try:
         if out is not None and out.size != handle.entries:
             raise UnusableTableError(f"{game}/{table}: {handle.entries} entries, expected "
@@ -35,13 +36,13 @@ def read_codes(root, game: str, table: str, out: np.ndarray | None = None,
         handle.close()
 
 
-def table_problem(root, family, table: str) -> str | None:
+def table_problem(root, family, table: str, metric: str = DTM) -> str | None:
     """None when the file of ``table`` can be trusted as built: it opens and validates (format,
     game, name, index scheme and version, size) and every page reads back and matches its
     checksums. Else :data:`MISSING`, or why the file cannot be used (naming it)."""
     game = family.game.name
     try:
-        handle = TableFile(table_path(root, game, table), game, table, family)
+        handle = TableFile(table_path(root, game, table, metric), game, table, family)
     except MissingTableError:
         return MISSING
     except UnusableTableError as error:
@@ -61,12 +62,13 @@ def is_built(root, family, table: str) -> bool:
 
 
 def load_children(root, family, tables: list[str],
-                  ranges: Mapping[str, tuple[int, int]] | None = None
+                  ranges: Mapping[str, tuple[int, int]] | None = None, metric: str = DTM
                   ) -> tuple[np.ndarray, np.ndarray, int]:
     """Codes of ``tables`` concatenated (``uint16``), offsets by table id (-1 when absent),
     and their longest distance. Each table is read straight into its place (no second copy of
     any of them); of a table in ``ranges`` only the pages holding its index range
-    ``(start, stop)`` are read, the other entries are 0 and cost no memory."""
+    ``(start, stop)`` are read, the other entries are 0 and cost no memory. ``metric``: the
+    rule-free tables or their DTZ50 tables."""
     names = family.table_names()
     offsets = np.full(max(1, len(names)), -1, dtype=np.int64)
     sizes = [family.size(table) for table in tables]
@@ -75,7 +77,7 @@ def load_children(root, family, tables: list[str],
     for table, size in zip(tables, sizes):
         start, stop = (ranges or {}).get(table, (0, size))
         read_codes(root, family.game.name, table, out=merged[total:total + size],
-                   entries=(start, stop))
+                   entries=(start, stop), metric=metric)
         offsets[family.table_id(table)] = total
         top = int(merged[total + start:total + stop].max()) if stop > start else 0
         if top >= 2:

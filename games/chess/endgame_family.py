@@ -28,6 +28,7 @@ class ChessEndgames(TableFamily):
         self.rank = rank
         self.rank_many = rank_many
         self.rank_children = rank_children
+        self.rank_entry = rank_ignoring_en_passant
         self.unrank = unrank
 
     def table_names(self, max_pieces=None):

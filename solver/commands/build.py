@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 from databases.location import default_database_dir
@@ -65,6 +66,10 @@ def register(subparsers) -> None:
                         "core). The --db directory must be a path every worker sees (a shared "
                         "filesystem). Needs the 'distributed' extra")
     parser.add_argument("--force", action="store_true", help="rebuild tables already built")
+    parser.add_argument("--no-dtz50", dest="dtz50", action="store_false",
+                        help="chess: skip the DTZ50 tables (the 50-move rule: distance to the "
+                        "next capture or pawn move, cursed wins and blessed losses), built by "
+                        "default into <db>/chess/dtz50/ after the tables they belong to")
     parser.add_argument("--compression", choices=COMPRESSIONS, default=DEFAULT_COMPRESSION,
                         help=f"page compression (default {DEFAULT_COMPRESSION})")
     add_json_flag(parser)
@@ -128,8 +133,9 @@ def run(args: argparse.Namespace) -> int:
     emit(result, args.json,
          lambda r: f"built {len(r['built'])} table(s)"
                    + (f" ({len(r['rebuilt'])} replacing damaged files)" if "rebuilt" in r else "")
-                   + f", skipped {len(r['skipped'])} already built, in {r['seconds']:.1f} s "
-                   f"({root}){where}")
+                   + f", skipped {len(r['skipped'])} already built"
+                   + (f", {len(r['dtz50_built'])} DTZ50 table(s)" if r.get("dtz50_built") else "")
+                   + f", in {r['seconds']:.1f} s ({root}){where}")
     return 0
 
 
@@ -143,9 +149,20 @@ def build(args: argparse.Namespace, root: Path) -> dict:
     options = dict(max_pieces=args.pieces, workers=args.workers,
                    show_progress=False if args.json else None, force=args.force,
                    compression=args.compression, notify=notify)
-    if args.scheduler:
-        return build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
-    return build_tables(args.game, args.tables or None, root, **options)
+    if not args.scheduler:
+        return build_tables(args.game, args.tables or None, root, dtz50=args.dtz50, **options)
+    result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
+    if args.dtz50:  # on this machine, once the cluster has built the tables they belong to
+        from databases.families import get_family
+        from retrograde.build import build_dtz50_tables
+
+        started = time.perf_counter()
+        result["dtz50_built"] = build_dtz50_tables(
+            get_family(args.game), args.tables or None, root, max_pieces=args.pieces,
+            show_progress=options["show_progress"], compression=args.compression,
+            renewed=result["built"], notify=notify)
+        result["seconds"] = round(result["seconds"] + time.perf_counter() - started, 3)
+    return result
 
 
 def one_line(error: OSError) -> str:

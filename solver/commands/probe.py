@@ -18,7 +18,11 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "probe", help="value of a position from the endgame tables",
         description="Look POSITION up in the tables: win/draw/loss for the side to move, the "
-        "distance to mate in plies (positive when the side to move wins), and a best move.",
+        "distance to mate in plies (positive when the side to move wins), and a best move. "
+        "Chess also reports the value under the 50-move rule from the DTZ50 tables (JSON "
+        "'wdl': 2 win, 1 cursed win, 0 draw, -1 blessed loss, -2 loss, as python-chess "
+        "reports Syzygy's; 'dtz': plies to the next capture or pawn move, Syzygy's sign "
+        "convention), both null when those tables are not built.",
         epilog=BATCH_HELP)
     add_game_argument(parser)
     parser.add_argument("position", metavar="POSITION", help="position in the game's notation, "
@@ -34,8 +38,26 @@ def answer(db: "Database", text: str) -> dict:
     position = game.parse_position(text)
     result = db.probe(position)
     move = db.best_move(position)
-    return {"value": result.value, "dtm": result.dtm,
-            "best": game.format_move(position, move) if move is not None else None}
+    answer = {"value": result.value, "dtm": result.dtm}
+    if game.fifty_move_plies:
+        answer.update(rule50(db, position))
+    answer["best"] = game.format_move(position, move) if move is not None else None
+    return answer
+
+
+def rule50(db: "Database", position) -> dict:
+    """``wdl`` and ``dtz`` under the 50-move rule, None when the DTZ50 table is not built (a
+    damaged one raises, like a damaged rule-free table)."""
+    from databases.errors import MissingTableError
+
+    try:
+        return {"wdl": db.probe_wdl50(position), "dtz": db.probe_dtz(position)}
+    except MissingTableError:
+        return {"wdl": None, "dtz": None}
+
+
+RULE50_WORDS = {2: "wins", 1: "cursed win: drawn", 0: "draw", -1: "blessed loss: drawn",
+                -2: "loses"}
 
 
 def summary(result: dict) -> str:
@@ -43,6 +65,11 @@ def summary(result: dict) -> str:
     line = f"{result['value']}"
     if result["value"] != "draw":
         line += f" (mate distance {result['dtm']} plies)"
+    if result.get("wdl") is not None and result["value"] != "draw":
+        line += (f"; 50-move rule: {RULE50_WORDS[result['wdl']]}, zeroing distance "
+                 f"{result['dtz']} plies")
+    elif "wdl" in result and result["wdl"] is None:
+        line += "; 50-move rule: no DTZ50 table (solver build chess TABLE)"
     if result.get("best"):
         line += f", best {result['best']}"
     return line

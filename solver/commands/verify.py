@@ -17,7 +17,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "verify", help="re-check built tables entry by entry",
         description="Re-derive every entry of the named tables (default: every table on disk) "
-        "from its successors with forward moves only, and count disagreements.")
+        "from its successors with forward moves only, and count disagreements. Chess tables "
+        "with a DTZ50 table (the 50-move rule, built by solver build) have it checked too, "
+        "against the table and against its successors' DTZ50 tables.")
     add_game_argument(parser)
     parser.add_argument("tables", metavar="TABLE", nargs="*", help="tables to verify")
     add_db_argument(parser)
@@ -59,9 +61,13 @@ def run(args: argparse.Namespace) -> int:
 def verify_tables(args: argparse.Namespace, tables: list[str], root) -> tuple[list, dict]:
     """(reports of the tables verified, {table: why it could not be} for the others: its file
     or a file it depends on is missing, damaged or of another format)."""
+    from databases.location import DTZ50, table_path
+    from retrograde.build import has_dtz50
+    from retrograde.dtz50 import verify_dtz50
     from retrograde.verify import verify_table
 
     reports, unusable = [], {}
+    rule50 = has_dtz50(load_family(args.game))
     for table in tables:
         progress = Silent() if args.json else Progress(f"{args.game} {table}")
         try:
@@ -69,6 +75,16 @@ def verify_tables(args: argparse.Namespace, tables: list[str], root) -> tuple[li
         except DatabaseError as error:
             progress.done()
             unusable[table] = str(error)
+            continue
+        if not rule50 or not table_path(root, args.game, table, DTZ50).is_file():
+            continue
+        progress = Silent() if args.json else Progress(f"{args.game} {table} DTZ50")
+        try:
+            report = verify_dtz50(args.game, table, root, progress)
+            reports.append({**report, "table": f"{table} DTZ50"})
+        except DatabaseError as error:
+            progress.done()
+            unusable[f"{table} DTZ50"] = str(error)
     return reports, unusable
 
 

@@ -1,0 +1,405 @@
+"""DTZ50: the distance to the next zeroing move, and with it the value under the 50-move rule.
+
+A chess table ignores the 50-move rule: its values are game-theoretic and its distances count
+to mate. Under the rule a win counts only if the winner can force a *zeroing* move (a capture
+or a pawn move, which resets the count) or mate within 100 plies, again and again until mate.
+This module builds, for a table whose rule-free codes and whose children's DTZ50 tables are
+built, the DTZ50 of every position, in the same value codes (:mod:`games.value_codes`)::
+
+    win_code(n)   the side to move wins; it forces a zeroing move (or mate) in n plies
+    loss_code(n)  the side to move loses; the opponent forces one in n plies (n = 0: mated)
+    CODE_DRAW     a draw (exactly the rule-free draws)
+
+It is Syzygy's DTZ with its cursed wins folded in: a zeroing move into a position that is lost
+for the opponent within the rule is worth 1 ply; one into a position whose loss the rule
+saves (a *blessed* loss) is worth ``CURSED_WORTH`` = 101, so a win whose DTZ50 exceeds 100
+is *cursed* (won, but drawn under the rule), and its distance is either the plies to its
+zeroing move or 100 more, as python-chess's ``probe_dtz`` documents for Syzygy's values. The
+winner minimises the distance and the loser maximises it (a slower loss is better), so the
+rule-free winner keeps a real win whenever one exists. The codes' arithmetic (``wdl50``:
+python-chess's five values 2 / 1 / 0 / -1 / -2) is :mod:`games.value_codes`'.
+
+How: forward passes over the table's storage index (generic: any family whose game has a
+``reversible_plies`` kernel; a move is zeroing when its child's count is 0). Only the rule-free
+wins and losses are open; pass ``d`` decides those whose best zeroing move is worth ``d``
+(``exit_levels``, found once per round) or whose moves inside the table reach a position
+decided at ``d - 1``. A child counts as known only below distance ``d``, so the result does not
+depend on the order of the scan or the number of threads.
+
+Pawn moves are zeroing moves that stay in the table (the pawn advances). Their worth depends
+only on whether the position they reach is won or lost *within the rule*, which this table
+decides. The first round assumes every such position is decided within the rule; a round that
+finds a cursed win or a blessed loss runs again with the classes it found, until the classes no
+longer change. Pawns only advance, so the classes settle from the most advanced pawns down:
+each round fixes at least one more pawn move of every chain, and tables without curses (most
+of them) need one round.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import prange, types
+
+from games import kernels as K
+from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel,
+                                UnrankKernel)
+from games.value_codes import (CODE_DRAW, CURSE_PLIES, INVALID, STORE_UNKNOWN,
+                               better, code_distance, is_loss, is_win, loss_code, parent_code,
+                               win_code, within_rule, zeroing_value)
+
+NO_EXIT = 0  # an exit level: no zeroing move decides the position
+CHUNK = 1 << 14  # positions per parallel task
+
+CODES = types.Array(types.uint16, 1, "C")
+LEVELS = types.Array(types.uint8, 1, "C")
+OFFSETS = types.Array(types.int64, 1, "C")
+ReversibleKernel = types.FunctionType(K.REVERSIBLE_PLIES_SIGNATURE)
+
+
+@nb.njit(types.int64(types.int64, types.int64, CODES, CODES, OFFSETS), cache=True,
+         inline="always")
+def code_at(packed, table_id, own, others, offsets):
+    """The code at ``packed`` (table << TABLE_SHIFT | index): from ``own`` for this table,
+    else from the child tables ``others`` (STORE_UNKNOWN when not loaded)."""
+    table = packed >> TABLE_SHIFT
+    index = packed & INDEX_MASK
+    if table == table_id:
+        return np.int64(own[index])
+    if offsets[table] < 0:
+        return np.int64(STORE_UNKNOWN)
+    return np.int64(others[offsets[table] + index])
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, RankKernel, ReversibleKernel,
+                     types.int64, K.POSITION, K.POSITION, K.MOVE_BUFFER, CODES, CODES, OFFSETS),
+         cache=True)
+def zeroing_child_code(legal_moves, play, rank, rank_entry, reversible_plies, table_id, child,
+                       grandchild, moves, classes, others, offsets):
+    """The DTZ50 code of ``child``, a position just reached by a zeroing move, whose entry
+    does not give its value (an en-passant right): the better, for its side to move, of its
+    entry (the same position without the right, which has every other move) and its zeroing
+    moves (the en-passant capture among them). Entries of this table come from ``classes``."""
+    best = code_at(rank_entry(child), table_id, classes, others, offsets)
+    if best == STORE_UNKNOWN or best == INVALID:
+        return np.int64(STORE_UNKNOWN)
+    count = legal_moves(child, moves)
+    for i in range(count):
+        play(child, moves[i], grandchild)
+        if reversible_plies(grandchild) != 0:
+            continue
+        packed = rank(grandchild)
+        if packed < 0:  # a double push giving an en-passant right: its value is in the entry
+            continue
+        code = code_at(packed, table_id, classes, others, offsets)
+        if code == STORE_UNKNOWN or code == INVALID:
+            return np.int64(STORE_UNKNOWN)
+        mine = zeroing_value(code)
+        if better(mine, best):
+            best = mine
+    return best
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, RankKernel, ReversibleKernel,
+                     types.int64, K.POSITION, K.POSITION, K.MOVE_BUFFER, CODES, CODES, OFFSETS),
+         cache=True)
+def child_code(legal_moves, play, rank, rank_entry, reversible_plies, table_id, child,
+               grandchild, moves, own, others, offsets):
+    """The DTZ50 code of ``child`` (this table's entries from ``own``); STORE_UNKNOWN when no
+    loaded table holds it."""
+    packed = rank(child)
+    if packed == NEEDS_CHILDREN:
+        return zeroing_child_code(legal_moves, play, rank, rank_entry, reversible_plies,
+                                  table_id, child, grandchild, moves, own, others, offsets)
+    if packed < 0:
+        return np.int64(STORE_UNKNOWN)
+    return code_at(packed, table_id, own, others, offsets)
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, RankKernel,
+                     ReversibleKernel, types.int64, types.int64, types.int64, CODES, CODES, CODES,
+                     OFFSETS, LEVELS, types.int64, types.int64), cache=True, parallel=True)
+def find_exit_levels(legal_moves, play, unrank, rank, rank_entry, reversible_plies, width,
+                     max_moves, table_id, dtz, classes, others, offsets, exit_levels, start,
+                     stop):
+    """For every open position of ``[start, stop)`` (``dtz`` STORE_UNKNOWN), the level at
+    which its zeroing moves decide it: for a rule-free win the quickest winning one, for a
+    rule-free loss the slowest (every move of a lost position loses); NO_EXIT when it has
+    none that decides it. ``classes`` holds this table's codes assumed for positions reached
+    by a pawn move (see the module docstring). Returns the number of children that could not
+    be valued (0 unless a child table is missing)."""
+    chunks = (stop - start + CHUNK - 1) // CHUNK
+    unknown = np.zeros(chunks, dtype=np.int64)
+    for chunk in prange(chunks):
+        pos = np.zeros(width, dtype=np.uint64)
+        child = np.zeros(width, dtype=np.uint64)
+        grandchild = np.zeros(width, dtype=np.uint64)
+        moves = np.empty(max_moves, dtype=np.int32)
+        replies = np.empty(max_moves, dtype=np.int32)
+        first = start + chunk * CHUNK
+        for index in range(first, min(stop, first + CHUNK)):
+            if dtz[index] != STORE_UNKNOWN:
+                continue
+            unrank(table_id, index, pos)
+            winning = is_win(classes[index])
+            level = NO_EXIT
+            count = legal_moves(pos, moves)
+            for i in range(count):
+                play(pos, moves[i], child)
+                if reversible_plies(child) != 0:
+                    continue
+                code = child_code(legal_moves, play, rank, rank_entry, reversible_plies,
+                                  table_id, child, grandchild, replies, classes, others,
+                                  offsets)
+                if code == STORE_UNKNOWN or code == INVALID:
+                    unknown[chunk] += 1
+                    continue
+                mine = zeroing_value(code)
+                if winning:
+                    if is_win(mine) and (level == NO_EXIT or code_distance(mine) < level):
+                        level = code_distance(mine)
+                elif is_loss(mine) and code_distance(mine) > level:
+                    level = code_distance(mine)
+            exit_levels[index] = level
+    return unknown.sum()
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel,
+                     ReversibleKernel, types.int64, types.int64, types.int64, CODES, CODES,
+                     LEVELS, types.int64, types.int64, types.int64), cache=True, parallel=True)
+def dtz_pass(legal_moves, play, unrank, rank, reversible_plies, width, max_moves, table_id, dtz,
+             rule_free, exit_levels, d, start, stop):
+    """Pass ``d`` over the open positions of ``[start, stop)``: a rule-free win is won in
+    ``d`` if its zeroing moves win at level ``d`` or a move inside the table reaches a
+    position lost in ``d - 1``; a rule-free loss is lost in ``d`` once every move inside the
+    table reaches a position won below ``d`` and the slowest of those and of its zeroing moves
+    loses at ``d``. Returns the number decided."""
+    chunks = (stop - start + CHUNK - 1) // CHUNK
+    decided = np.zeros(chunks, dtype=np.int64)
+    for chunk in prange(chunks):
+        pos = np.zeros(width, dtype=np.uint64)
+        child = np.zeros(width, dtype=np.uint64)
+        moves = np.empty(max_moves, dtype=np.int32)
+        first = start + chunk * CHUNK
+        for index in range(first, min(stop, first + CHUNK)):
+            if dtz[index] != STORE_UNKNOWN:
+                continue
+            level = np.int64(exit_levels[index])
+            winning = is_win(rule_free[index])
+            if winning and level == d:
+                dtz[index] = win_code(d)
+                decided[chunk] += 1
+                continue
+            if not winning and level > d:
+                continue
+            unrank(table_id, index, pos)
+            count = legal_moves(pos, moves)
+            slowest = level - 1  # a loss: the slowest child known so far, one ply short
+            known = True
+            for i in range(count):
+                play(pos, moves[i], child)
+                if reversible_plies(child) == 0:
+                    continue
+                code = np.int64(dtz[rank(child) & INDEX_MASK])
+                if code == STORE_UNKNOWN or code_distance(code) >= d:
+                    known = False
+                    if not winning:
+                        break
+                    continue
+                if winning:
+                    if is_loss(code) and code_distance(code) == d - 1:
+                        dtz[index] = win_code(d)
+                        decided[chunk] += 1
+                        break
+                elif code_distance(code) > slowest:
+                    slowest = code_distance(code)
+            if not winning and known and slowest + 1 == d:
+                dtz[index] = loss_code(d)
+                decided[chunk] += 1
+    return decided.sum()
+
+
+@nb.njit(types.void(CODES, CODES), cache=True, parallel=True)
+def open_entries(rule_free, dtz):
+    """DTZ50 codes before the passes: invalid and drawn entries as they are, mated positions
+    lost in 0, every other win or loss open (STORE_UNKNOWN)."""
+    for index in prange(rule_free.shape[0]):
+        code = rule_free[index]
+        if code == INVALID or code == CODE_DRAW or code == loss_code(0):
+            dtz[index] = code
+        else:
+            dtz[index] = STORE_UNKNOWN
+
+
+@nb.njit(types.void(CODES, CODES), cache=True, parallel=True)
+def assume_within_rule(rule_free, classes):
+    """The first round's classes: every rule-free win or loss taken as holding under the rule
+    (distance 1; mates keep 0)."""
+    for index in prange(rule_free.shape[0]):
+        code = rule_free[index]
+        if code == INVALID or code == CODE_DRAW or code == loss_code(0):
+            classes[index] = code
+        elif is_win(code):
+            classes[index] = win_code(1)
+        else:
+            classes[index] = loss_code(1)
+
+
+@nb.njit(types.boolean(CODES, CODES), cache=True)
+def same_classes(a, b):
+    """Whether two DTZ50 code arrays agree on every entry's value under the rule (wdl50)."""
+    for index in range(a.shape[0]):
+        x, y = a[index], b[index]
+        if (x < 2) != (y < 2) or (x < 2 and x != y):
+            return False
+        if x >= 2 and ((x & 1) != (y & 1) or within_rule(x) != within_rule(y)):
+            return False
+    return True
+
+
+class DtzError(RuntimeError):
+    """A DTZ50 build that cannot finish: a child table missing, or codes that contradict."""
+
+
+def solve_dtz50(family, table: str, rule_free: np.ndarray, children: np.ndarray,
+                offsets: np.ndarray, progress) -> np.ndarray:
+    """The DTZ50 codes of ``table`` from its rule-free codes and the DTZ50 codes of its child
+    tables (``children`` at ``offsets[table_id]``, as :func:`retrograde.tables.load_children`
+    gives them)."""
+    game = family.game
+    if game.fifty_move_plies != CURSE_PLIES:
+        raise DtzError(f"{game.name}: DTZ50 tables are for a {CURSE_PLIES}-ply rule, "
+                       f"the game has {game.fifty_move_plies}")
+    kernels = game.kernels
+    reversible_plies = game.player.reversible_plies
+    rank_entry = family.rank_entry or family.rank
+    table_id = family.table_id(table)
+    rule_free = np.ascontiguousarray(rule_free, dtype=np.uint16)
+    size = rule_free.size
+    classes = np.empty(size, dtype=np.uint16)
+    assume_within_rule(rule_free, classes)
+    exit_levels = np.zeros(size, dtype=np.uint8)
+    for round_number in range(1, 64):
+        dtz = np.empty(size, dtype=np.uint16)
+        open_entries(rule_free, dtz)
+        for start in range(0, size, 1 << 20):
+            stop = min(size, start + (1 << 20))
+            unknown = find_exit_levels(kernels.legal_moves, kernels.play, family.unrank,
+                                       family.rank, rank_entry, reversible_plies,
+                                       game.position_width, game.max_moves, table_id, dtz,
+                                       classes, children, offsets, exit_levels, start, stop)
+            if unknown:
+                raise DtzError(f"{table}: {unknown} zeroing moves lead to positions no loaded "
+                               "table holds")
+            progress.update(f"dtz50 round {round_number}: zeroing moves", stop, size,
+                            stop - start)
+        run_passes(family, table_id, dtz, rule_free, exit_levels, progress, round_number)
+        if same_classes(dtz, classes):
+            return dtz
+        classes = dtz
+    raise DtzError(f"{table}: the 50-move classes did not settle")
+
+
+def run_passes(family, table_id: int, dtz: np.ndarray, rule_free: np.ndarray,
+               exit_levels: np.ndarray, progress, round_number: int) -> None:
+    """Passes d = 1, 2, ... until every open entry is decided (DtzError if some never is)."""
+    kernels = family.game.kernels
+    reversible_plies = family.game.player.reversible_plies
+    size = dtz.size
+    open_count = int(np.count_nonzero(dtz == STORE_UNKNOWN))
+    d = 1
+    while open_count:
+        decided = dtz_pass(kernels.legal_moves, kernels.play, family.unrank, family.rank,
+                           reversible_plies, family.game.position_width,
+                           family.game.max_moves, table_id, dtz, rule_free, exit_levels, d, 0,
+                           size)
+        open_count -= decided
+        progress.update(f"dtz50 round {round_number}: pass {d}", size - open_count, size, 0)
+        if decided == 0 and open_count:
+            # Nothing at d: nothing at d + 1 either but zeroing moves decided at a later level.
+            waiting = exit_levels[(dtz == STORE_UNKNOWN) & (exit_levels > d)]
+            if waiting.size == 0:
+                raise DtzError(f"{family.table_name(table_id)}: {open_count} wins or losses "
+                               "with no DTZ50 (the rule-free codes contradict the moves)")
+            d = int(waiting.min())
+            continue
+        d += 1
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, RankKernel,
+                     ReversibleKernel, types.int64, types.int64, types.int64, CODES, CODES, CODES,
+                     OFFSETS, types.int64, types.int64), cache=True, parallel=True)
+def count_dtz_disagreements(legal_moves, play, unrank, rank, rank_entry, reversible_plies,
+                            width, max_moves, table_id, dtz, rule_free, others, offsets, start,
+                            stop):
+    """Entries of ``[start, stop)`` whose DTZ50 code is not what their moves give: a draw or
+    invalid entry exactly as the rule-free table has it; a mated position lost in 0; any
+    other win or loss the best, for the side to move, of its zeroing moves
+    (``zeroing_value`` of the child's code) and its other moves (``parent_code``), with the
+    sign of the rule-free value. Only this table's and its children's DTZ50 codes are read
+    (none of the builder's state)."""
+    chunks = (stop - start + CHUNK - 1) // CHUNK
+    errors = np.zeros(chunks, dtype=np.int64)
+    for chunk in prange(chunks):
+        pos = np.zeros(width, dtype=np.uint64)
+        child = np.zeros(width, dtype=np.uint64)
+        grandchild = np.zeros(width, dtype=np.uint64)
+        moves = np.empty(max_moves, dtype=np.int32)
+        replies = np.empty(max_moves, dtype=np.int32)
+        first = start + chunk * CHUNK
+        for index in range(first, min(stop, first + CHUNK)):
+            expected = np.int64(rule_free[index])
+            code = np.int64(dtz[index])
+            if expected == INVALID or expected == CODE_DRAW or expected == loss_code(0):
+                if code != expected:
+                    errors[chunk] += 1
+                continue
+            if code < 2 or (code & 1) != (expected & 1) or not unrank(table_id, index, pos):
+                errors[chunk] += 1
+                continue
+            best = np.int64(-1)
+            count = legal_moves(pos, moves)
+            for i in range(count):
+                play(pos, moves[i], child)
+                value = child_code(legal_moves, play, rank, rank_entry, reversible_plies,
+                                   table_id, child, grandchild, replies, dtz, others, offsets)
+                if value == STORE_UNKNOWN or value == INVALID:
+                    best = np.int64(-2)
+                    break
+                if reversible_plies(child) == 0:
+                    mine = np.int64(zeroing_value(value))
+                else:
+                    mine = np.int64(parent_code(value))
+                if best == -1 or better(mine, best):
+                    best = mine
+            if best != code:
+                errors[chunk] += 1
+    return errors.sum()
+
+
+def verify_dtz50(game: str, table: str, root, progress=None, chunk: int = 1 << 22) -> dict:
+    """``{"table", "entries", "errors"}`` for the DTZ50 table of ``table`` on disk, checked
+    against its rule-free table and against its successors (its children's DTZ50 tables must
+    exist), on every thread numba has."""
+    from databases.families import get_family
+    from databases.location import DTZ50
+    from retrograde.progress import Silent
+    from retrograde.tables import load_children, read_codes
+
+    family = get_family(game)
+    progress = progress or Silent()
+    dtz = read_codes(root, game, table, metric=DTZ50)
+    rule_free = read_codes(root, game, table)
+    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
+    kernels = family.game.kernels
+    rank_entry = family.rank_entry or family.rank
+    errors = 0
+    for start in range(0, dtz.size, chunk):
+        stop = min(dtz.size, start + chunk)
+        errors += int(count_dtz_disagreements(
+            kernels.legal_moves, kernels.play, family.unrank, family.rank, rank_entry,
+            family.game.player.reversible_plies, family.game.position_width,
+            family.game.max_moves, family.table_id(table), dtz, rule_free, children, offsets,
+            start, stop))
+        progress.update("verify DTZ50", stop, dtz.size, stop - start)
+    progress.done()
+    return {"table": table, "entries": int(dtz.size), "errors": errors}

@@ -1,0 +1,113 @@
+"""DTZ50 tables (the 50-move rule) against Syzygy's WDL and DTZ (python-chess, tables from
+$SOLVER_ORACLE_DATA/chess/syzygy), and their verifier.
+
+The normal run builds KPvKP and every table it depends on (pawn moves inside the table,
+promotions, en passant) and checks random legal positions of each against Syzygy: the five WDL
+values equal, our DTZ equal to Syzygy's or one ply longer (python-chess documents that Syzygy's
+may be one ply short, never at the 100-ply edge). The slow run does the same for every 3-4
+piece table with more positions.
+"""
+from __future__ import annotations
+
+import random
+
+import chess
+import chess.syzygy
+import numpy as np
+import pytest
+
+from databases import open_database
+from databases.location import DTZ50, table_path
+from databases.writer import write_table
+from games.chess import endgames as E
+from games.value_codes import CODE_DRAW, loss_code, win_code
+from retrograde.build import build_tables
+from retrograde.dtz50 import verify_dtz50
+from retrograde.tables import read_codes
+from tests.chess_positions import random_board
+
+NORMAL_TABLE = "KPvKP"
+
+
+@pytest.fixture(scope="module")
+def syzygy(oracle_data):
+    with chess.syzygy.open_tablebase(str(oracle_data("chess/syzygy"))) as tablebase:
+        yield tablebase
+
+
+@pytest.fixture(scope="module")
+def pawn_db(tmp_path_factory):
+    """KPvKP and its dependencies, with their DTZ50 tables."""
+    root = tmp_path_factory.mktemp("dtz50db")
+    result = build_tables("chess", [NORMAL_TABLE], root, show_progress=False)
+    assert NORMAL_TABLE in result["dtz50_built"]
+    return root
+
+
+def agrees_with_syzygy(ours_wdl: int, ours_dtz: int, wdl: int, dtz: int) -> bool:
+    """Our WDL equals Syzygy's; our DTZ equals Syzygy's or is one ply further from 0 (the
+    latitude python-chess's probe_dtz documents)."""
+    if ours_wdl != wdl:
+        return False
+    return ours_dtz == dtz or (dtz > 0 and ours_dtz == dtz + 1) or (dtz < 0 and ours_dtz == dtz - 1)
+
+
+def check_random_positions(root, syzygy, tables, count: int, seed: int) -> None:
+    """``count`` random legal positions of each table (en-passant ones among them) agree."""
+    rng = random.Random(seed)
+    with open_database(root, "chess") as db:
+        for table in tables:
+            wrong = []
+            for _ in range(count):
+                board = random_board(table, rng)
+                ours = (db.probe_wdl50(board), db.probe_dtz(board))
+                theirs = (syzygy.probe_wdl(board), syzygy.probe_dtz(board))
+                if not agrees_with_syzygy(*ours, *theirs):
+                    wrong.append((board.fen(), ours, theirs))
+            assert not wrong, f"{table}: {len(wrong)} disagree, e.g. {wrong[:3]}"
+
+
+def test_dtz50_agrees_with_syzygy(pawn_db, syzygy):
+    tables = [t for t in E.tables_up_to(4) if table_path(pawn_db, "chess", t, DTZ50).is_file()]
+    assert NORMAL_TABLE in tables and "KQvKP" in tables
+    check_random_positions(pawn_db, syzygy, tables, 1500, seed=50)
+
+
+def test_mate_and_draw_conventions(pawn_db, syzygy):
+    with open_database(pawn_db, "chess") as db:
+        mated = chess.Board("8/8/8/8/8/8/8/kQK5 b - - 0 1")
+        assert (db.probe_wdl50(mated), db.probe_dtz(mated)) == (-2, -1) \
+            == (syzygy.probe_wdl(mated), syzygy.probe_dtz(mated))
+        drawn = chess.Board("8/8/8/8/8/8/8/k1K5 w - - 0 1")
+        assert (db.probe_wdl50(drawn), db.probe_dtz(drawn)) == (0, 0)
+        won = chess.Board("8/8/3k4/8/8/8/8/K1Q5 w - - 0 1")
+        assert db.probe_dtz(won) == syzygy.probe_dtz(won) == 17
+
+
+def test_verify_counts_a_wrong_entry(pawn_db, tmp_path):
+    for table in ("KvK", "KQvK"):
+        for metric in ("dtm", DTZ50):
+            target = table_path(tmp_path, "chess", table, metric)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(table_path(pawn_db, "chess", table, metric).read_bytes())
+    assert verify_dtz50("chess", "KQvK", tmp_path)["errors"] == 0
+    codes = read_codes(tmp_path, "chess", "KQvK", metric=DTZ50)
+    won = np.flatnonzero((codes > win_code(3)) & (codes & 1 == 1))
+    codes[won[0]] += 2  # one win a ply slower than its moves give
+    lost = np.flatnonzero((codes >= loss_code(1)) & (codes & 1 == 0))
+    codes[lost[0]] = CODE_DRAW  # one loss called a draw
+    write_table(table_path(tmp_path, "chess", "KQvK", DTZ50), codes, game="chess", table="KQvK",
+                index_scheme=E.INDEX_SCHEME, index_version=E.INDEX_VERSION, sides=2,
+                generator="test", generator_version="0", settings={}, build_seconds=0.0)
+    # both entries, and perhaps a parent whose best move went through the slowed win
+    assert verify_dtz50("chess", "KQvK", tmp_path)["errors"] >= 2
+
+
+@pytest.mark.slow
+def test_dtz50_every_table_agrees_with_syzygy(tmp_path_factory, syzygy):
+    root = tmp_path_factory.mktemp("dtz50all")
+    build_tables("chess", None, root, max_pieces=4, show_progress=False)
+    tables = E.tables_up_to(4)
+    for table in tables:
+        assert verify_dtz50("chess", table, root)["errors"] == 0, table
+    check_random_positions(root, syzygy, [t for t in tables if t != "KvK"], 20_000, seed=51)
