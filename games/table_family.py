@@ -243,6 +243,12 @@ class TableFamily:
             raise KeyError(f"position not covered by any {self.game.name} table")
         return self.table_name(packed >> TABLE_SHIFT), packed & INDEX_MASK
 
+    def zeroing_moves_leave(self, table: str) -> bool:
+        """Whether every move that resets the game's reversible-move count (chess: captures
+        and pawn moves) leaves ``table``: then its DTZ50 table is solved like the table itself,
+        with those moves as its exits (:mod:`retrograde.dtz50`)."""
+        return False
+
     def needs_children(self, position: np.ndarray) -> bool:
         """Whether the position's value must be read from its children rather than its own
         entry (chess: an en-passant right, which the index does not record)."""

@@ -193,20 +193,26 @@ def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,
                     compression: str) -> None:
     """Solve the DTZ50 table of ``table`` (its rule-free table and its children's DTZ50
     tables on disk) and write it atomically."""
-    from retrograde.dtz50 import solve_dtz50  # here: compiles its kernels
+    from retrograde.dtz50 import solve_dtz50, solve_dtz50_by_unmoves  # here: compiles them
 
     game = family.game.name
     progress = Progress(f"{game} {table} DTZ50", show_progress) if show_progress is not False \
         else Silent()
     started = time.perf_counter()
-    rule_free = read_codes(root, game, table)
-    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
-    codes = solve_dtz50(family, table, rule_free, children, offsets, progress)
-    del children, rule_free
+    if family.unmoves is not None and family.zeroing_moves_leave(table):
+        method = "unmove"
+        codes = solve_dtz50_by_unmoves(family, table, root, progress)
+    else:
+        method = "forward"
+        rule_free = read_codes(root, game, table)
+        children, offsets, _ = load_children(root, family, family.dependencies(table),
+                                             metric=DTZ50)
+        codes = solve_dtz50(family, table, rule_free, children, offsets, progress)
+        del children, rule_free
     write_table(table_path(root, game, table, DTZ50), codes, game=game, table=table,
                 index_scheme=family.index_scheme, index_version=family.index_version,
                 sides=family.sides, generator=GENERATOR, generator_version=GENERATOR_VERSION,
-                settings={"metric": DTZ50, "method": "forward",
+                settings={"metric": DTZ50, "method": method,
                           "threads": numba.get_num_threads()},
                 build_seconds=time.perf_counter() - started, compression=compression)
     progress.done()

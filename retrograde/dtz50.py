@@ -40,6 +40,7 @@ import numba as nb
 import numpy as np
 from numba import prange, types
 
+from databases.location import DTZ50
 from games import kernels as K
 from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel,
                                 UnrankKernel)
@@ -256,15 +257,43 @@ def same_classes(a, b):
     return True
 
 
+@nb.njit(types.void(CODES), cache=True, parallel=True)
+def keep_rule_class(codes):
+    """DTZ50 codes (in place) as a move into them is worth when it zeroes the count: a win or
+    loss within the rule at distance 0, one the rule overturns at ``CURSE_PLIES``. A table
+    whose zeroing moves all leave it is then solved like a rule-free table with these codes
+    for its children: a capture into a position lost within the rule wins in 1 ply, into a
+    blessed loss in 101 (``zeroing_value``), and the rest is the rule-free engine's own
+    minimax (wins as quick, losses as slow as can be)."""
+    for index in prange(codes.shape[0]):
+        code = codes[index]
+        if code >= 2:
+            far = 0 if within_rule(code) else CURSE_PLIES
+            codes[index] = (code & 1) + loss_code(far)
+
+
 class DtzError(RuntimeError):
     """A DTZ50 build that cannot finish: a child table missing, or codes that contradict."""
 
 
+def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:
+    """The DTZ50 codes of ``table``, whose zeroing moves all leave it
+    (``family.zeroing_moves_leave``), by the un-move engine that builds rule-free tables, with
+    the children's DTZ50 codes cut to their rule class (:func:`keep_rule_class`). As fast as
+    the rule-free build; the children are read in groups as there."""
+    from retrograde.tables import ChildLoader
+    from retrograde.unmove import solve_by_unmoves
+
+    children = ChildLoader(root, family, family.dependencies(table), DTZ50, keep_rule_class)
+    return solve_by_unmoves(family, table, children, progress)
+
+
 def solve_dtz50(family, table: str, rule_free: np.ndarray, children: np.ndarray,
                 offsets: np.ndarray, progress) -> np.ndarray:
-    """The DTZ50 codes of ``table`` from its rule-free codes and the DTZ50 codes of its child
-    tables (``children`` at ``offsets[table_id]``, as :func:`retrograde.tables.load_children`
-    gives them)."""
+    """The DTZ50 codes of ``table`` by forward passes, from its rule-free codes and the
+    DTZ50 codes of its child tables (``children`` at ``offsets[table_id]``, as
+    :func:`retrograde.tables.load_children` gives them). Any table; the only way for one
+    with pawns (their moves are zeroing moves that stay in the table)."""
     game = family.game
     if game.fifty_move_plies != CURSE_PLIES:
         raise DtzError(f"{game.name}: DTZ50 tables are for a {CURSE_PLIES}-ply rule, "
@@ -381,7 +410,6 @@ def verify_dtz50(game: str, table: str, root, progress=None, chunk: int = 1 << 2
     against its rule-free table and against its successors (its children's DTZ50 tables must
     exist), on every thread numba has."""
     from databases.families import get_family
-    from databases.location import DTZ50
     from retrograde.progress import Silent
     from retrograde.tables import load_children, read_codes
 

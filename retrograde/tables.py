@@ -111,9 +111,13 @@ class ChildCodes:
 
     @classmethod
     def load(cls, root, family, tables: list[str],
-             ranges: Mapping[str, tuple[int, int]] | None = None) -> "ChildCodes":
-        """The children ``tables`` read from ``root`` (see :func:`load_children`)."""
-        codes, offsets, _ = load_children(root, family, tables, ranges)
+             ranges: Mapping[str, tuple[int, int]] | None = None, metric: str = DTM,
+             prepare=None) -> "ChildCodes":
+        """The children ``tables`` read from ``root`` (see :func:`load_children`), passed
+        through ``prepare(codes)`` (in place) if given."""
+        codes, offsets, _ = load_children(root, family, tables, ranges, metric)
+        if prepare is not None:
+            prepare(codes)
         return cls(codes, offsets)
 
     def release(self) -> None:
@@ -137,12 +141,15 @@ class ChildLoader:
     each group in turn holds one group at a time, not every child (a five-piece pawn table's
     promotions lead to four five-piece tables, 2.3 GB of codes; 1.1 GB of them reachable)."""
 
-    def __init__(self, root, family, tables: list[str]):
+    def __init__(self, root, family, tables: list[str], metric: str = DTM, prepare=None):
         self.root, self.family, self.tables = root, family, list(tables)
+        self.metric = metric  # the children's rule-free tables, or their DTZ50 tables
+        self.prepare = prepare  # applied in place to each group's codes once read
 
     def load_all(self) -> ChildCodes:
         """Every child at once."""
-        return ChildCodes.load(self.root, self.family, self.tables)
+        return ChildCodes.load(self.root, self.family, self.tables, metric=self.metric,
+                               prepare=self.prepare)
 
     def groups(self, budget_bytes: int, first: tuple[str, ...] = (),
                ranges: Mapping[str, tuple[int, int]] | None = None) -> Iterator[ChildCodes]:
@@ -158,7 +165,8 @@ class ChildLoader:
             return ranges.get(table, (0, self.family.size(table)))
 
         def load(tables: list[str]) -> ChildCodes:
-            return ChildCodes.load(self.root, self.family, tables, ranges)
+            return ChildCodes.load(self.root, self.family, tables, ranges, self.metric,
+                                   self.prepare)
 
         started = bool(first)  # whether the first group (never in parts) was yielded
         if first:
@@ -188,7 +196,7 @@ class ChildLoader:
         whole table's array with only the part's entries read, the others 0 (INVALID, which
         no move's child holds: the kernels leave such a move to the part that holds it). The
         untouched entries cost no memory."""
-        handle = TableFile(table_path(self.root, self.family.game.name, table),
+        handle = TableFile(table_path(self.root, self.family.game.name, table, self.metric),
                            self.family.game.name, table)
         try:
             stop = handle.entries if stop is None else min(stop, handle.entries)
@@ -201,6 +209,8 @@ class ChildLoader:
                 codes = np.zeros(handle.entries, dtype=np.uint16)  # untouched pages: no memory
                 handle.read_range(codes, first * F.PAGE_ENTRIES,
                                   (first + count) * F.PAGE_ENTRIES, READ_PAGES)
+                if self.prepare is not None:
+                    self.prepare(codes)
                 yield ChildCodes(codes, offsets)
                 del codes
         finally:

@@ -4,8 +4,9 @@ $SOLVER_ORACLE_DATA/chess/syzygy), and their verifier.
 The normal run builds KPvKP and every table it depends on (pawn moves inside the table,
 promotions, en passant) and checks random legal positions of each against Syzygy: the five WDL
 values equal, our DTZ equal to Syzygy's or one ply longer (python-chess documents that Syzygy's
-may be one ply short, never at the 100-ply edge). The slow run does the same for every 3-4
-piece table with more positions.
+may be one ply short, never at the 100-ply edge). Tables without pawns are built by the
+un-move engine; the forward passes must give the same codes. The slow run verifies every 3-4
+piece DTZ50 table and checks more positions of each against Syzygy.
 """
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from databases.writer import write_table
 from games.chess import endgames as E
 from games.value_codes import CODE_DRAW, loss_code, win_code
 from retrograde.build import build_tables
-from retrograde.dtz50 import verify_dtz50
-from retrograde.tables import read_codes
+from retrograde.dtz50 import solve_dtz50, verify_dtz50
+from retrograde.progress import Silent
+from retrograde.tables import load_children, read_codes
 from tests.chess_positions import random_board
 
 NORMAL_TABLE = "KPvKP"
@@ -71,6 +73,22 @@ def test_dtz50_agrees_with_syzygy(pawn_db, syzygy):
     tables = [t for t in E.tables_up_to(4) if table_path(pawn_db, "chess", t, DTZ50).is_file()]
     assert NORMAL_TABLE in tables and "KQvKP" in tables
     check_random_positions(pawn_db, syzygy, tables, 1500, seed=50)
+
+
+@pytest.mark.parametrize("table", ["KQvK", "KRvKB"])
+def test_forward_passes_give_the_unmove_engines_codes(tmp_path, table):
+    from databases.families import get_family
+
+    family = get_family("chess")
+    result = build_tables("chess", [table], tmp_path, show_progress=False)
+    assert table in result["dtz50_built"] and family.zeroing_moves_leave(table)
+    children, offsets, _ = load_children(tmp_path, family, family.dependencies(table),
+                                         metric=DTZ50)
+    forward = solve_dtz50(family, table, read_codes(tmp_path, "chess", table), children,
+                          offsets, Silent())
+    unmoves = read_codes(tmp_path, "chess", table, metric=DTZ50)
+    assert np.array_equal(forward, unmoves)
+    assert int(unmoves.max()) > 2 * 20  # long distances in both (KRvKB: 36 plies)
 
 
 def test_mate_and_draw_conventions(pawn_db, syzygy):

@@ -62,6 +62,10 @@ class ChessEndgames(TableFamily):
                            f"{MAX_PIECES})")
         return TABLES[packed >> TABLE_SHIFT], packed & ((1 << TABLE_SHIFT) - 1)
 
+    def zeroing_moves_leave(self, table):
+        """Without pawns, the only zeroing moves are captures, and they leave the table."""
+        return "P" not in table
+
     def needs_children(self, position):
         """A position with an en-passant right is valued by looking at its moves."""
         return bool((int(position[STATE]) >> 8) & 63)
