@@ -11,7 +11,12 @@ so the next iteration finds them. Memory stays within the page cache's byte budg
 At the root, a covered position is played from the tables (:meth:`EndgameTables.root_choice`):
 every move's child is probed and scored with the same ``table_score`` (the 50-move count after
 the move, a repetition of the game's history counting as a draw), and the best is taken: for a
-win the quickest mate, for a loss the slowest.
+win the quickest mate, for a loss the slowest. Where the DTZ50 tables are built (chess), the
+50-move rule decides first (:func:`rule50_result`): a move wins only if the opponent then
+cannot hold off the next capture, pawn move or mate past the 100th ply of the count, so the
+engine keeps every win the rule lets it keep, and takes the quickest mate among those moves
+(the quickest mate overall may run past the count); a win the rule overturns scores just
+above a draw, a loss it saves just below.
 
 The kernel sees the tables as one tuple ``(directory, bases, arena, requests)`` and the family's
 ``rank`` kernel; without tables, ``no_tables`` and tiny arrays stand in.
@@ -32,6 +37,7 @@ from databases.errors import DatabaseError
 from games.game import Game
 from games.kernels import POSITION
 from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
+from games.value_codes import code_distance, is_loss, is_win
 from proofsearch.database_leaves import NOT_COVERED, PAGE_MISSING, DatabaseLeaves, database_code, no_tables
 from solver.search.scores import table_score
 
@@ -63,6 +69,20 @@ def no_table_arrays() -> tuple:
     """The kernel's tables tuple when there are none."""
     return (np.full(1, -1, dtype=np.int32), np.full(1, -1, dtype=np.int64), np.zeros((1, 1), dtype=np.uint16),
             np.zeros(2, dtype=np.int64))
+
+
+CURSED_SCORE = 1  # a win the 50-move rule overturns: a draw, but one the opponent may spoil
+
+
+def rule50_result(child_dtz50: int, child_clock: int, fifty: int) -> int:
+    """The result under the 50-move rule, for the side that moved, of a move into a position
+    with DTZ50 code ``child_dtz50`` (:mod:`games.value_codes`) and count ``child_clock``: 1
+    when the opponent loses (its opponent forces the next zeroing move or mate within the
+    ``fifty - child_clock`` plies left), -1 when the opponent wins the same way, 0 otherwise
+    (a draw, or a win the count runs out on)."""
+    if child_dtz50 < 2 or code_distance(child_dtz50) + child_clock > fifty:
+        return 0
+    return 1 if is_loss(child_dtz50) else -1
 
 
 @dataclass
@@ -130,10 +150,21 @@ class EndgameTables:
             return None
         return F.encode(result.wdl, abs(result.dtm))
 
+    def dtz50_code(self, position: np.ndarray) -> int | None:
+        """The DTZ50 code of ``position`` (loading its page), or None when no DTZ50 table
+        covers it (not built, or a game without the 50-move rule)."""
+        if not self.game.fifty_move_plies:
+            return None
+        try:
+            return self.database.probe_dtz50_code(position)
+        except DatabaseError:
+            return None
+
     def root_choice(self, position: np.ndarray, history: Sequence[int] = (),
                     moves: Sequence[int] | None = None) -> RootChoice | None:
         """The tables' move in ``position`` among ``moves`` (default: all), or None when the
-        tables do not cover it or one of its children."""
+        tables do not cover it or one of its children. With DTZ50 tables, a move that keeps
+        a win under the 50-move rule beats every other (see the module docstring)."""
         game = self.game
         if self.code(position) is None:
             return None
@@ -142,6 +173,7 @@ class EndgameTables:
         seen = set(int(h) for h in history)
         scores: dict[int, int] = {}
         probes = 1
+        rule50 = self.dtz50_code(position) is not None
         for move in (moves if moves is not None else game.legal_moves(position)):
             child = game.play(position, move)
             if int(game.hash(child)) in seen:
@@ -151,12 +183,34 @@ class EndgameTables:
             probes += 1
             if code is None:
                 return None
-            scores[move] = -int(table_score(code, 1, int(reversible(child)), fifty))
+            score = -int(table_score(code, 1, int(reversible(child)), fifty))
+            if rule50:
+                child_dtz50 = self.dtz50_code(child)
+                if child_dtz50 is None:
+                    return None
+                probes += 1
+                score = self.rule50_score(score, code, child_dtz50, int(reversible(child)))
+            scores[move] = score
         if not scores:
             return None
         best = max(scores, key=lambda m: scores[m])  # first of the best: the move order is stable
         pv = self.line(game.play(position, best))
         return RootChoice(best, scores[best], [best] + pv, probes + len(pv), scores)
+
+    def rule50_score(self, score: int, child_code: int, child_dtz50: int,
+                     child_clock: int) -> int:
+        """A root move's ``score`` (from the rule-free child ``child_code``) under the 50-move
+        rule: kept when the rule agrees on the result, else a draw, a hair above it for a win
+        the rule overturns (the opponent may still go wrong) and below it for a loss it
+        saves."""
+        result = rule50_result(child_dtz50, child_clock, self.game.fifty_move_plies)
+        if result != 0:
+            return score
+        if is_loss(child_code):
+            return CURSED_SCORE
+        if is_win(child_code):
+            return -CURSED_SCORE
+        return 0
 
     def line(self, position: np.ndarray, plies: int = 40) -> list[int]:
         """The tables' line from ``position`` (quickest mate, slowest loss), up to ``plies``;
