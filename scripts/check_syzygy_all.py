@@ -11,6 +11,11 @@ losses: our tables ignore the fifty-move rule); an index Syzygy answers differen
 our unranking rejects though its code is valid, is a disagreement. Positions with an en-passant
 right have no index of their own; the random test covers them.
 
+With ``--dtz50`` the DTZ50 tables are checked instead (``solver build`` writes them beside the
+others): every position's five-valued WDL must equal Syzygy's, and its DTZ (python-chess's
+convention) Syzygy's or one ply further from 0, the latitude python-chess documents for
+Syzygy's DTZ (state in ``docs/results/dtz50-check.jsonl`` by default).
+
 python-chess probes about 10,000 positions a second per process, so a five-piece table takes
 hours. With ``--fathom`` (a checkout of https://github.com/jdart1/Fathom, see
 ``fathom_probe.py``) the positions are probed in bulk by Fathom, hundreds of times faster, and
@@ -41,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import fathom_probe  # noqa: E402
 from databases import format as F  # noqa: E402
-from databases.location import table_path  # noqa: E402
+from databases.location import DTM, DTZ50, table_path  # noqa: E402
 from databases.reader import TableFile  # noqa: E402
 from games.chess import endgames as E  # noqa: E402
 from games.value_codes import is_loss, is_win  # noqa: E402
@@ -52,18 +57,19 @@ EXAMPLES = 5  # disagreeing positions kept per chunk
 PIECE_TYPES = [chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING]
 
 
-@nb.njit(types.void(types.int64, types.int64, types.Array(types.uint16, 1, "C"),
-                    types.Array(types.int64, 2, "C"), types.Array(types.int64, 1, "C")),
-         cache=True)
-def unrank_chunk(table, first, codes, squares, sides):
-    """Squares (spec order) and side to move of every index ``first + k`` whose code is valid;
-    side -1 where the index holds no position (or its code is INVALID)."""
+@nb.njit(types.void(types.int64, types.Array(types.int64, 1, "C"),
+                    types.Array(types.uint16, 1, "C"), types.Array(types.int64, 2, "C"),
+                    types.Array(types.int64, 1, "C")), cache=True)
+def unrank_indices(table, indices, codes, squares, sides):
+    """Squares (spec order) and side to move of every index ``indices[k]`` whose code
+    ``codes[k]`` is valid; side -1 where the index holds no position (or its code is
+    INVALID)."""
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     for k in range(codes.shape[0]):
         sides[k] = -1
         if codes[k] == F.INVALID:
             continue
-        stm = E.storage_unrank(table, first + k, scratch)
+        stm = E.storage_unrank(table, indices[k], scratch)
         sides[k] = stm if stm >= 0 else -2  # -2: a valid code on an index we cannot unrank
         for i in range(squares.shape[1]):
             squares[k, i] = scratch[i]
@@ -77,6 +83,26 @@ def wdl_of_codes(codes):
         code = np.int64(codes[k])
         wdl[k] = 1 if is_win(code) else (-1 if is_loss(code) else 0)
     return wdl
+
+
+def rule50_arrays(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(WDL, DTZ) of DTZ50 codes as python-chess reports Syzygy's (games.value_codes' wdl50
+    and python_chess_dtz, on arrays)."""
+    codes = codes.astype(np.int64)
+    decided = codes >= 2
+    distance = np.where(decided, (codes - 2) >> 1, 0)
+    sign = np.where(decided, np.where(codes & 1 == 1, 1, -1), 0)
+    wdl = sign * np.where(distance <= 100, 2, 1)
+    dtz = np.where(sign > 0, distance, -np.maximum(distance, 1)) * (sign != 0)
+    return wdl, dtz
+
+
+def dtz_agrees(ours_wdl, ours_dtz, wdl, dtz) -> np.ndarray:
+    """Where our (WDL, DTZ) agree with Syzygy's: the same WDL, and our DTZ equal to theirs or
+    one ply further from 0."""
+    close = (ours_dtz == dtz) | ((dtz > 0) & (ours_dtz == dtz + 1)) \
+        | ((dtz < 0) & (ours_dtz == dtz - 1))
+    return (ours_wdl == wdl) & close
 
 
 _tablebase = None
@@ -94,25 +120,50 @@ def _open_tablebase(directories: list[str], fathom_library: str | None) -> None:
         _fathom = fathom_probe.Fathom(Path(fathom_library), directories)
 
 
-def check_chunk(root: str, table: str, chunk: int, cross_check: int = 0) -> dict:
-    """Compare the indices of pages ``[chunk * CHUNK_PAGES, +CHUNK_PAGES)`` of ``table``: with
-    python-chess, or with Fathom when the worker has it (then every ``cross_check``-th position
-    with python-chess as well)."""
-    handle = TableFile(table_path(root, "chess", table), "chess", table)
+def chunk_codes(root: str, table: str, chunk: int, metric: str,
+                sample: int) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, codes) of one task: the pages ``[chunk * CHUNK_PAGES, +CHUNK_PAGES)``, or
+    with ``sample`` that many indices drawn at random (seeded by ``chunk``) among the table's
+    valid ones."""
+    handle = TableFile(table_path(root, "chess", table, metric), "chess", table)
     try:
+        if sample:
+            every = handle.read_all()
+            rng = np.random.default_rng(chunk)
+            indices = np.zeros(0, dtype=np.int64)
+            for _ in range(64):  # draws until enough valid ones (most tables: a few)
+                drawn = rng.integers(0, every.size, 2 * sample)
+                indices = np.union1d(indices, drawn[every[drawn] != F.INVALID])
+                if indices.size >= sample:
+                    break
+            indices = rng.permutation(indices)[:sample]
+            indices.sort()
+            return indices.astype(np.int64), np.ascontiguousarray(every[indices], np.uint16)
         first_page = chunk * CHUNK_PAGES
         count = min(CHUNK_PAGES, handle.pages - first_page)
         codes = np.ascontiguousarray(handle.read_pages(first_page, count), dtype=np.uint16)
     finally:
         handle.close()
+    first = first_page * F.PAGE_ENTRIES
+    return np.arange(first, first + codes.size, dtype=np.int64), codes
+
+
+def check_chunk(root: str, table: str, chunk: int, cross_check: int = 0,
+                metric: str = DTM, sample: int = 0) -> dict:
+    """Compare the indices of pages ``[chunk * CHUNK_PAGES, +CHUNK_PAGES)`` of ``table`` (its
+    rule-free table, or its DTZ50 table), or ``sample`` random ones (:func:`chunk_codes`):
+    with python-chess, or with Fathom when the worker has it (then every ``cross_check``-th
+    position with python-chess as well)."""
+    indices, codes = chunk_codes(root, table, chunk, metric, sample)
     spec = E.spec_of(table)
     table_id = E.TABLE_IDS[table]
-    first = first_page * F.PAGE_ENTRIES
     squares = np.zeros((codes.size, len(spec)), dtype=np.int64)
     sides = np.zeros(codes.size, dtype=np.int64)
-    unrank_chunk(table_id, first, codes, squares, sides)
+    unrank_indices(table_id, indices, codes, squares, sides)
     pieces = [chess.Piece(PIECE_TYPES[code % 6], code // 6 == 0) for code in spec]
     row = {"table": table, "chunk": chunk, "checked": 0, "wrong": 0, "examples": []}
+    if sample:
+        row["sample"] = sample
 
     def disagree(message: str) -> None:
         row["wrong"] += 1
@@ -126,8 +177,12 @@ def check_chunk(root: str, table: str, chunk: int, cross_check: int = 0) -> dict
         return board
 
     for k in np.flatnonzero(sides == -2):
-        disagree(f"index {first + k}: valid code {codes[k]} but no position")
+        disagree(f"index {indices[k]}: valid code {codes[k]} but no position")
     valid = np.flatnonzero(sides >= 0)
+    if metric == DTZ50:
+        row["metric"] = DTZ50
+        return check_dtz50(row, codes[valid], squares[valid], sides[valid], pieces, board_at,
+                           valid, cross_check, disagree)
     ours = wdl_of_codes(codes[valid])
     row["checked"] = int(valid.size)
     if _fathom is None:
@@ -154,6 +209,39 @@ def check_chunk(root: str, table: str, chunk: int, cross_check: int = 0) -> dict
     return row
 
 
+def check_dtz50(row: dict, codes, squares, sides, pieces, board_at, valid, cross_check,
+                disagree) -> dict:
+    """The DTZ50 half of :func:`check_chunk` (the positions already unranked)."""
+    ours_wdl, ours_dtz = rule50_arrays(codes)
+    row["checked"] = int(codes.size)
+    if _fathom is None:
+        for i in range(codes.size):
+            board = board_at(valid[i])
+            wdl, dtz = _tablebase.probe_wdl(board), _tablebase.probe_dtz(board)
+            if not dtz_agrees(ours_wdl[i], ours_dtz[i], wdl, dtz):
+                disagree(f"{board.fen()}: ours {ours_wdl[i]}/{ours_dtz[i]}, Syzygy {wdl}/{dtz}")
+        return row
+    wdl, dtz = _fathom.probe_dtz(fathom_probe.bitboards(
+        squares, [piece.piece_type for piece in pieces], [piece.color for piece in pieces]),
+        sides == 0)
+    wrong = (wdl == fathom_probe.FAILED) | ~dtz_agrees(ours_wdl, ours_dtz, wdl, dtz)
+    for i in np.flatnonzero(wrong):
+        board = board_at(valid[i])
+        disagree(f"{board.fen()}: ours {ours_wdl[i]}/{ours_dtz[i]}, Syzygy (Fathom) "
+                 f"{wdl[i]}/{dtz[i]}")
+    row |= {"prober": "fathom", "cross_checked": 0, "probers_disagree": 0,
+            "exact": int(np.count_nonzero(~wrong & (ours_dtz == dtz))),
+            "cursed": int(np.count_nonzero(np.abs(ours_wdl) == 1))}
+    for i in range(0, codes.size, cross_check or codes.size + 1):
+        board = board_at(valid[i])
+        value = (_tablebase.probe_wdl(board), _tablebase.probe_dtz(board))
+        row["cross_checked"] += 1
+        if value != (wdl[i], dtz[i]):
+            row["probers_disagree"] += 1
+            disagree(f"{board.fen()}: Fathom {wdl[i]}/{dtz[i]}, python-chess {value}")
+    return row
+
+
 def finished_chunks(state: Path) -> dict[tuple[str, int], dict]:
     """The chunks recorded in ``state`` so far."""
     return {(row["table"], row["chunk"]): row for row in recorded(state)}
@@ -170,6 +258,10 @@ def summary(tables: list[str], done: dict, chunks: dict[str, int]) -> int:
         by_fathom = [row for row in rows if row.get("prober") == "fathom"]
         print(f"{table}: {len(rows)} of {chunks[table]} chunks, {checked:,} positions checked, "
               f"{wrong:,} disagree with Syzygy")
+        if any("exact" in row for row in rows):
+            print(f"  DTZ equal to Syzygy's: {sum(row.get('exact', 0) for row in rows):,}, one "
+                  "ply longer (Syzygy's rounding): the rest; cursed wins and blessed losses: "
+                  f"{sum(row.get('cursed', 0) for row in rows):,}")
         if by_fathom:
             print(f"  {sum(row['checked'] for row in by_fathom):,} of them probed by Fathom; "
                   f"{sum(row['cross_checked'] for row in by_fathom):,} of those by python-chess "
@@ -191,12 +283,18 @@ def main() -> int:
     parser.add_argument("--syzygy5", default=os.path.join(oracle, "chess", "syzygy5"),
                         help="Syzygy five-piece directory")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--state", default="docs/results/syzygy-check.jsonl",
-                        help="finished chunks, one JSON line each (the run resumes from it)")
+    parser.add_argument("--state", help="finished chunks, one JSON line each (the run "
+                        "resumes from it; default docs/results/syzygy-check.jsonl, with "
+                        "--dtz50 dtz50-check.jsonl, with --random ...-random.jsonl)")
+    parser.add_argument("--dtz50", action="store_true",
+                        help="check the DTZ50 tables (WDL with the 50-move rule, and DTZ)")
     parser.add_argument("--fathom", metavar="CHECKOUT",
                         help="probe with Fathom built from this checkout of its sources")
     parser.add_argument("--cross-check", type=int, default=1000, metavar="N",
                         help="with --fathom, probe every N-th position with python-chess too")
+    parser.add_argument("--random", type=int, default=0, metavar="N",
+                        help="check N positions of each table drawn at random among its valid "
+                        "indices (one task a table) instead of every position")
     parser.add_argument("--report", action="store_true", help="summarise --state and stop")
     args = parser.parse_args()
     unknown = [t for t in args.tables if t not in E.TABLE_IDS]
@@ -207,14 +305,16 @@ def main() -> int:
         parser.error(f"no Syzygy directory at {args.syzygy}")
     if args.cross_check < 1:
         parser.error("--cross-check must be at least 1")
+    metric = DTZ50 if args.dtz50 else DTM
     chunks = {}
     for table in args.tables:
-        path = table_path(args.db, "chess", table)
+        path = table_path(args.db, "chess", table, metric)
         if not path.is_file():
             parser.error(f"{path} does not exist (solver build chess {table} --db {args.db})")
         pages = -(-2 * E.per_side_size(table) // F.PAGE_ENTRIES)
-        chunks[table] = -(-pages // CHUNK_PAGES)
-    state = Path(args.state)
+        chunks[table] = 1 if args.random else -(-pages // CHUNK_PAGES)
+    kind = ("dtz50" if args.dtz50 else "syzygy") + ("-random" if args.random else "")
+    state = Path(args.state or f"docs/results/{kind}-check.jsonl")
     done = finished_chunks(state)
     if args.report:
         return 1 if summary(args.tables, done, chunks) else 0
@@ -226,14 +326,15 @@ def main() -> int:
             parser.error(f"cannot build Fathom from {args.fathom}: {error}")
     todo = [(table, chunk) for table in args.tables for chunk in range(chunks[table])
             if (table, chunk) not in done]
-    print(f"{len(todo)} chunks of {CHUNK_PAGES * F.PAGE_ENTRIES:,} indices to check "
+    print(f"{len(todo)} chunks of {args.random or CHUNK_PAGES * F.PAGE_ENTRIES:,} "
+          f"{'random ' if args.random else ''}indices to check "
           f"({sum(chunks.values()) - len(todo)} done before), {args.workers} workers",
           flush=True)
     started, checked = time.perf_counter(), 0
     with ProcessPoolExecutor(args.workers, initializer=_open_tablebase,
                              initargs=(directories, library)) as pool:
-        futures = [pool.submit(check_chunk, args.db, table, chunk, args.cross_check)
-                   for table, chunk in todo]
+        futures = [pool.submit(check_chunk, args.db, table, chunk, args.cross_check, metric,
+                               args.random) for table, chunk in todo]
         for finished, future in enumerate(as_completed(futures), 1):
             row = future.result()
             append_row(state, row)

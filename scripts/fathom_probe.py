@@ -1,4 +1,4 @@
-"""Syzygy WDL probes in bulk through Fathom, for the exhaustive oracle checks.
+"""Syzygy WDL and DTZ probes in bulk through Fathom, for the exhaustive oracle checks.
 
 python-chess probes about 10,000 positions a second: every position of KRPvKR would take most
 of a day. Fathom (https://github.com/jdart1/Fathom, a C prober descended from the Syzygy
@@ -36,6 +36,9 @@ class Fathom:
         self._lib.fathom_probe_wdl_batch.argtypes = [
             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p]
         self._lib.fathom_probe_wdl_batch.restype = ctypes.c_long
+        self._lib.fathom_probe_dtz_batch.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_long] \
+            + [ctypes.c_void_p] * 2
+        self._lib.fathom_probe_dtz_batch.restype = ctypes.c_long
         self.largest = self._lib.fathom_open(":".join(directories).encode())
         if self.largest <= 0:
             raise RuntimeError(f"Fathom found no Syzygy tables in {', '.join(directories)}")
@@ -52,6 +55,21 @@ class Fathom:
         self._lib.fathom_probe_wdl_batch(boards.ctypes.data, turns.ctypes.data, ep.ctypes.data,
                                          len(turns), wdl.ctypes.data)
         return wdl
+
+
+    def probe_dtz(self, boards: np.ndarray, white_to_move: np.ndarray,
+                  en_passant: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(WDL, DTZ) of each position as python-chess's ``probe_wdl``/``probe_dtz`` report
+        them (DTZ 0 where the WDL is :data:`FAILED`); arguments as :meth:`probe_wdl`."""
+        boards = np.ascontiguousarray(boards, dtype=np.uint64)
+        turns = np.ascontiguousarray(white_to_move, dtype=np.uint8)
+        ep = (np.zeros(len(turns), dtype=np.uint8) if en_passant is None
+              else np.ascontiguousarray(en_passant, dtype=np.uint8))
+        wdl = np.empty(len(turns), dtype=np.int8)
+        dtz = np.empty(len(turns), dtype=np.int16)
+        self._lib.fathom_probe_dtz_batch(boards.ctypes.data, turns.ctypes.data, ep.ctypes.data,
+                                         len(turns), wdl.ctypes.data, dtz.ctypes.data)
+        return wdl, dtz
 
 
 def bitboards(squares: np.ndarray, piece_types: list[int], piece_is_white: list[bool]) -> np.ndarray:
@@ -77,7 +95,8 @@ def build(source: Path, cache: Path = DEFAULT_CACHE) -> Path:
     if not library.is_file():
         library.parent.mkdir(parents=True, exist_ok=True)
         partial = library.with_suffix(".tmp")
+        # the shim includes tbprobe.c: one translation unit
         subprocess.run(["gcc", "-std=gnu99", "-O2", "-shared", "-fPIC", f"-I{probe_c.parent}",
-                        str(SHIM), str(probe_c), "-o", str(partial)], check=True)
+                        str(SHIM), "-o", str(partial), "-lpthread"], check=True)
         partial.rename(library)
     return library
