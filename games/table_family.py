@@ -198,6 +198,10 @@ class UnmoveKernels:
     to_storage: object
     with_children: Callable | None = None
     wins_by_moves: object = None
+    # ``zeroing_space(table)``: the space in which the same kernels solve the DTZ50 table of
+    # a table whose zeroing moves stay inside it (chess: pawn moves), those moves made exits
+    # valued from the table's own DTZ50 codes, given as a child table (retrograde.dtz50)
+    zeroing_space: Callable | None = None
 
 
 class TableFamily:

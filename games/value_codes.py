@@ -44,6 +44,8 @@ pay for it); Python calls them too, at the cost of a dispatch.
 (2, 1, -1, 0)
 >>> int(zeroing_value(loss_code(7))), int(zeroing_value(loss_code(150))), python_chess_dtz(2)
 (5, 205, -1)
+>>> int(rule_class(loss_code(7))), int(rule_class(win_code(150))), int(rule_class(CODE_DRAW))
+(2, 203, 1)
 """
 from __future__ import annotations
 
@@ -193,6 +195,18 @@ def zeroing_value(child):
     return win_code(worth)
 
 
+@nb.njit(cache=True, inline="always")
+def rule_class(code):
+    """A decided DTZ50 code cut to what a zeroing move into it is worth: distance 0 when its
+    result holds under the rule, ``CURSE_PLIES`` when the rule overturns it (draws and the
+    open codes unchanged). ``parent_code(rule_class(c)) == zeroing_value(c)``: a generator
+    that values moves by ``parent_code`` values zeroing moves right on codes cut so."""
+    if code < 2 or code >= COUNT_BASE:
+        return code
+    far = 0 if within_rule(code) else CURSE_PLIES
+    return (code & 1) + loss_code(far)
+
+
 def wdl50(code: int) -> int:
     """python-chess's WDL of a DTZ50 code: 2 win, 1 cursed win, 0 draw, -1 blessed loss, -2
     loss, for the side to move."""
@@ -241,5 +255,5 @@ __all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "GEN_FLAGGED", "COUNT_BASE", "
            "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE", "win_code", "loss_code",
            "code_distance", "is_win", "is_loss", "parent_code", "better", "is_unresolved",
            "count_code", "is_count", "shifted", "stored_code", "encode", "decode", "CURSE_PLIES",
-           "ZEROING_WORTH", "CURSED_WORTH", "within_rule", "zeroing_value", "wdl50",
+           "ZEROING_WORTH", "CURSED_WORTH", "within_rule", "zeroing_value", "rule_class", "wdl50",
            "python_chess_dtz"]

@@ -46,9 +46,10 @@ from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKer
                                 UnrankKernel)
 from games.value_codes import (CODE_DRAW, CURSE_PLIES, INVALID, STORE_UNKNOWN,
                                better, code_distance, is_loss, is_win, loss_code, parent_code,
-                               win_code, within_rule, zeroing_value)
+                               rule_class, win_code, within_rule, zeroing_value)
 
 NO_EXIT = 0  # an exit level: no zeroing move decides the position
+MOST_ROUNDS = 64  # rounds of pawn-move classes before giving up (each fixes a pawn move more)
 CHUNK = 1 << 14  # positions per parallel task
 
 CODES = types.Array(types.uint16, 1, "C")
@@ -259,33 +260,64 @@ def same_classes(a, b):
 
 @nb.njit(types.void(CODES), cache=True, parallel=True)
 def keep_rule_class(codes):
-    """DTZ50 codes (in place) as a move into them is worth when it zeroes the count: a win or
-    loss within the rule at distance 0, one the rule overturns at ``CURSE_PLIES``. A table
-    whose zeroing moves all leave it is then solved like a rule-free table with these codes
-    for its children: a capture into a position lost within the rule wins in 1 ply, into a
-    blessed loss in 101 (``zeroing_value``), and the rest is the rule-free engine's own
-    minimax (wins as quick, losses as slow as can be)."""
+    """DTZ50 codes (in place) as a zeroing move into them is worth (``rule_class``): a win
+    or loss within the rule at distance 0, one the rule overturns at ``CURSE_PLIES``. Values
+    a table's exits for the un-move engine: a capture into a position lost within the rule
+    wins in 1 ply, into a blessed loss in 101 (``zeroing_value``), and the rest is the
+    engine's own minimax (wins as quick, losses as slow as can be)."""
     for index in prange(codes.shape[0]):
-        code = codes[index]
-        if code >= 2:
-            far = 0 if within_rule(code) else CURSE_PLIES
-            codes[index] = (code & 1) + loss_code(far)
+        codes[index] = rule_class(codes[index])
 
 
 class DtzError(RuntimeError):
     """A DTZ50 build that cannot finish: a child table missing, or codes that contradict."""
 
 
+def can_use_unmoves(family, table: str) -> bool:
+    """Whether the un-move engine can solve ``table``'s DTZ50 table: the family has one, and
+    either every zeroing move leaves the table or the family gives the space in which its
+    zeroing moves are exits (``UnmoveKernels.zeroing_space``)."""
+    kernels = family.unmoves
+    return kernels is not None and (family.zeroing_moves_leave(table)
+                                    or kernels.zeroing_space is not None)
+
+
 def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:
-    """The DTZ50 codes of ``table``, whose zeroing moves all leave it
-    (``family.zeroing_moves_leave``), by the un-move engine that builds rule-free tables, with
-    the children's DTZ50 codes cut to their rule class (:func:`keep_rule_class`). As fast as
-    the rule-free build; the children are read in groups as there."""
-    from retrograde.tables import ChildLoader
+    """The DTZ50 codes of ``table`` by the un-move engine that builds rule-free tables, with
+    the children's DTZ50 codes cut to their rule class (:func:`keep_rule_class`): as fast
+    as the rule-free build. A table whose zeroing moves all leave it
+    (``family.zeroing_moves_leave``) is solved once, its children read in groups as there.
+    Otherwise (chess: pawn moves) its zeroing moves into itself are exits of the family's
+    ``zeroing_space``, valued from its own codes of the round before, cut the same way, in
+    rounds until the rule classes settle (see the module docstring)."""
+    from retrograde.tables import ChildCodes, ChildLoader, read_codes
     from retrograde.unmove import solve_by_unmoves
 
-    children = ChildLoader(root, family, family.dependencies(table), DTZ50, keep_rule_class)
-    return solve_by_unmoves(family, table, children, progress)
+    dependencies = family.dependencies(table)
+    if family.zeroing_moves_leave(table):
+        children = ChildLoader(root, family, dependencies, DTZ50, keep_rule_class)
+        return solve_by_unmoves(family, table, children, progress)
+    space = family.unmoves.zeroing_space(table)
+    others = ChildLoader(root, family, dependencies, DTZ50, keep_rule_class).load_all()
+    rule_free = np.ascontiguousarray(read_codes(root, family.game.name, table), np.uint16)
+    classes = np.empty(rule_free.size, dtype=np.uint16)
+    assume_within_rule(rule_free, classes)
+    del rule_free
+    offsets = others.offsets.copy()
+    offsets[family.table_id(table)] = others.codes.size
+    for round_number in range(1, MOST_ROUNDS + 1):
+        own = classes.copy()
+        keep_rule_class(own)
+        children = ChildCodes(np.concatenate([others.codes, own]), offsets)
+        del own
+        progress.update(f"dtz50 round {round_number}")
+        dtz = np.ascontiguousarray(solve_by_unmoves(family, table, children, progress, space),
+                                   dtype=np.uint16)
+        del children
+        if same_classes(dtz, classes):
+            return dtz
+        classes = dtz
+    raise DtzError(f"{table}: the 50-move classes did not settle in {MOST_ROUNDS} rounds")
 
 
 def solve_dtz50(family, table: str, rule_free: np.ndarray, children: np.ndarray,
@@ -307,7 +339,7 @@ def solve_dtz50(family, table: str, rule_free: np.ndarray, children: np.ndarray,
     classes = np.empty(size, dtype=np.uint16)
     assume_within_rule(rule_free, classes)
     exit_levels = np.zeros(size, dtype=np.uint8)
-    for round_number in range(1, 64):
+    for round_number in range(1, MOST_ROUNDS + 1):
         dtz = np.empty(size, dtype=np.uint16)
         open_entries(rule_free, dtz)
         for start in range(0, size, 1 << 20):

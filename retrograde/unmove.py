@@ -440,14 +440,16 @@ def pull_is_cheaper(unresolved: int, frontier: int) -> bool:
     return frontier >= 0 and unresolved < PULL_FACTOR * frontier
 
 
-def solve_by_unmoves(family, table: str, children: ChildSource, progress) -> np.ndarray:
+def solve_by_unmoves(family, table: str, children: ChildSource, progress,
+                     space=None) -> np.ndarray:
     """Storage codes (:mod:`databases.format`; ``uint8`` when every distance fits a byte,
     else ``uint16``) of ``table``; ``children`` holds the codes of the tables its moves
     leave to (each released once read, but those the levels read:
-    ``GenerationSpace.children_read_later``). RuntimeError if a child's distance does not fit
-    the one-byte levels."""
+    ``GenerationSpace.children_read_later``). ``space``: another generation space of the
+    table than ``family.unmoves.space(table)`` (a DTZ50 one). RuntimeError if a child's
+    distance does not fit the one-byte levels."""
     kernels = family.unmoves
-    space = kernels.space(table)
+    space = space if space is not None else kernels.space(table)
     params = space.params
     size = space.size + (-space.size) % 8  # whole words for the 8-at-a-time scans
     codes = np.zeros(size, dtype=np.uint8)

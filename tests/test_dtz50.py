@@ -4,9 +4,10 @@ $SOLVER_ORACLE_DATA/chess/syzygy), and their verifier.
 The normal run builds KPvKP and every table it depends on (pawn moves inside the table,
 promotions, en passant) and checks random legal positions of each against Syzygy: the five WDL
 values equal, our DTZ equal to Syzygy's or one ply longer (python-chess documents that Syzygy's
-may be one ply short, never at the 100-ply edge). Tables without pawns are built by the
-un-move engine; the forward passes must give the same codes. The slow run verifies every 3-4
-piece DTZ50 table and checks more positions of each against Syzygy.
+may be one ply short, never at the 100-ply edge). The un-move engine builds them (pawn moves
+made exits); the forward passes, written apart, must give the same codes. The slow run
+verifies every 3-4 piece DTZ50 table and checks more positions of each against Syzygy
+(``scripts/check_syzygy_all.py --dtz50`` checks every position through Fathom).
 """
 from __future__ import annotations
 
@@ -75,20 +76,30 @@ def test_dtz50_agrees_with_syzygy(pawn_db, syzygy):
     check_random_positions(pawn_db, syzygy, tables, 1500, seed=50)
 
 
-@pytest.mark.parametrize("table", ["KQvK", "KRvKB"])
-def test_forward_passes_give_the_unmove_engines_codes(tmp_path, table):
+def forward_and_unmove_codes(root, table: str) -> tuple[np.ndarray, np.ndarray]:
+    """The DTZ50 codes of ``table`` by forward passes, and as built (by the un-move engine)."""
     from databases.families import get_family
 
     family = get_family("chess")
-    result = build_tables("chess", [table], tmp_path, show_progress=False)
-    assert table in result["dtz50_built"] and family.zeroing_moves_leave(table)
-    children, offsets, _ = load_children(tmp_path, family, family.dependencies(table),
-                                         metric=DTZ50)
-    forward = solve_dtz50(family, table, read_codes(tmp_path, "chess", table), children,
-                          offsets, Silent())
-    unmoves = read_codes(tmp_path, "chess", table, metric=DTZ50)
+    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
+    forward = solve_dtz50(family, table, read_codes(root, "chess", table), children, offsets,
+                          Silent())
+    return forward, read_codes(root, "chess", table, metric=DTZ50)
+
+
+@pytest.mark.parametrize("table", ["KQvK", "KRvKB"])
+def test_forward_passes_give_the_unmove_engines_codes(tmp_path, table):
+    assert table in build_tables("chess", [table], tmp_path, show_progress=False)["dtz50_built"]
+    forward, unmoves = forward_and_unmove_codes(tmp_path, table)
     assert np.array_equal(forward, unmoves)
     assert int(unmoves.max()) > 2 * 20  # long distances in both (KRvKB: 36 plies)
+
+
+@pytest.mark.parametrize("table", ["KPvK", "KPvKP"])
+def test_forward_passes_give_the_codes_of_pawn_moves_as_exits(pawn_db, table):
+    """With pawns the engine makes pawn moves exits (the table's own codes as a child)."""
+    forward, unmoves = forward_and_unmove_codes(pawn_db, table)
+    assert np.array_equal(forward, unmoves)
 
 
 def test_mate_and_draw_conventions(pawn_db, syzygy):

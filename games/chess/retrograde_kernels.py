@@ -69,8 +69,8 @@ from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_
 from games.bits import atomic_decrement
 from games.value_codes import (CODE_DRAW, COUNT_BASE, GEN_FLAGGED, GEN_UNKNOWN, MOST_COUNTED,
                                better, code_distance, count_code, is_count, is_loss,
-                               is_unresolved, is_win, loss_code, parent_code, shifted, stored_code,
-                               win_code)
+                               is_unresolved, is_win, loss_code, parent_code, rule_class, shifted,
+                               stored_code, win_code)
 
 MAX_MOVES = 96
 BLOCK_ENTRIES = 4096  # capture-table entries per parallel task
@@ -147,11 +147,13 @@ def placement_valid(spec, squares, n, stm):
 
 
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, I64, types.boolean,
-                     types.boolean), cache=True)
-def pseudo_moves(spec, squares, n, stm, occupied, moves, leaving_only, double_pushes):
+                     types.boolean, types.boolean), cache=True)
+def pseudo_moves(spec, squares, n, stm, occupied, moves, leaving_only, double_pushes,
+                 pawns_leave):
     """Pseudo-legal moves of ``stm`` packed as ``slot | to << 3 | promotion << 9 |
     (captured slot + 1) << 12 | double push << 16`` (promotion: piece type, 0 none). With
-    ``leaving_only``, only captures and promotions (and double pushes if ``double_pushes``)."""
+    ``leaving_only``, only captures and promotions (and double pushes if ``double_pushes``;
+    every pawn move if ``pawns_leave``, a DTZ50 space's exits)."""
     count = 0
     own = types.uint64(0)
     for i in range(n):
@@ -167,12 +169,12 @@ def pseudo_moves(spec, squares, n, stm, occupied, moves, leaving_only, double_pu
             targets = pawn_attacks(stm, sq) & occupied & ~own
             one = sq + forward
             if not (occupied >> types.uint64(one)) & types.uint64(1):
-                if not leaving_only or one >= 56 or one < 8:
+                if not leaving_only or one >= 56 or one < 8 or pawns_leave:
                     targets |= types.uint64(1) << types.uint64(one)
                 start_rank = 1 if stm == 0 else 6
                 two = one + forward
                 if (sq >> 3) == start_rank and not (occupied >> types.uint64(two)) & types.uint64(1) \
-                        and (double_pushes or not leaving_only):
+                        and (double_pushes or not leaving_only or pawns_leave):
                     moves[count] = i | (two << 3) | (1 << 16)
                     count += 1
         else:
@@ -252,12 +254,14 @@ def has_legal_quiet_move(spec, squares, n, stm, occupied):
     return False
 
 
-@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64), cache=True)
-def legal_quiet_count(spec, squares, n, stm, occupied):
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, types.boolean),
+         cache=True)
+def legal_quiet_count(spec, squares, n, stm, occupied, pawns_leave):
     """How many legal moves ``stm`` has that neither capture nor promote (the moves inside the
-    table), from attack sets: the king's targets no enemy piece attacks (its own square seen
-    through), and the other pieces' targets, kept to the squares between a checker and the
-    king when in check (none in double check) and to their pin line when pinned."""
+    table; no pawn move when ``pawns_leave``), from attack sets: the king's targets no enemy
+    piece attacks (its own square seen through), and the other pieces' targets, kept to the
+    squares between a checker and the king when in check (none in double check) and to their
+    pin line when pinned."""
     king = squares[stm]
     king_bit = types.uint64(1) << types.uint64(king)
     through = occupied & ~king_bit
@@ -278,7 +282,7 @@ def legal_quiet_count(spec, squares, n, stm, occupied):
         return count
     for i in range(n):
         code = np.int64(spec[i])
-        if code // 6 != stm or code % 6 == KING:
+        if code // 6 != stm or code % 6 == KING or (pawns_leave and code % 6 == PAWN):
             continue
         square = squares[i]
         targets = quiet_targets(code, square, stm, occupied)
@@ -435,6 +439,24 @@ def may_allow_en_passant(spec, squares, n, stm, move):
                 and abs((squares[j] & 7) - (to & 7)) == 1:
             return True
     return False
+
+
+@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, U16, I64, SPEC8, I64,
+                     I64), cache=True)
+def pawn_move_exit(spec, squares, n, stm, move, child_codes, child_offsets, child_pieces,
+                   child_squares, scratch):
+    """In a DTZ50 space: the code, for the opponent, of the position a pawn move (no capture,
+    no promotion) leads to, cut to its rule class (:func:`rule_class`), from this table's own
+    codes among the children: its entry, or after a double push the opponent may answer en
+    passant, the better for it of the entry and the capture."""
+    child = exit_code(spec, squares, n, stm, move, -1, child_codes, child_offsets,
+                      child_pieces, child_squares, scratch)
+    if may_allow_en_passant(spec, squares, n, stm, move):
+        option = en_passant_option(spec, squares, n, stm, move, child_codes, child_offsets,
+                                   child_pieces, child_squares, scratch)
+        if option >= 0 and better(option, child):
+            child = option
+    return rule_class(child)
 
 
 # --- the generation index ------------------------------------------------------------------
@@ -749,16 +771,18 @@ def child_node(g, squares, n, stm, slot, to, pawnful, like, powers, domain):
 
 
 @nb.njit(types.boolean(types.int64, SPEC8, I64, types.int64, types.int64, types.boolean,
-                       types.int64, I64, I64_2D, U8, types.int64), cache=True)
-def has_move_into(g, spec, squares, n, stm, pawnful, like, powers, domain, codes, target):
+                       types.int64, I64, I64_2D, U8, types.int64, types.boolean), cache=True)
+def has_move_into(g, spec, squares, n, stm, pawnful, like, powers, domain, codes, target,
+                  pawns_leave):
     """Whether node ``g`` (``squares``, ``stm`` to move) has a move inside the table (no
-    capture, no promotion) to a position whose code is ``target``."""
+    capture, no promotion, no pawn move if ``pawns_leave``) to a position whose code is
+    ``target``."""
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
     for slot in range(n):
         piece = np.int64(spec[slot])
-        if piece // 6 != stm:
+        if piece // 6 != stm or (pawns_leave and piece % 6 == PAWN):
             continue
         targets = quiet_targets(piece, squares[slot], stm, occupied)
         while targets:
@@ -772,10 +796,10 @@ def has_move_into(g, spec, squares, n, stm, pawnful, like, powers, domain, codes
 
 @nb.njit(types.int64(types.int64, SPEC8, I64, types.int64, types.int64, types.int64,
                      types.boolean, types.boolean, U8, U8, U8, U16, I64, I64, I64, SPEC8, I64,
-                     I64, I64_2D, U8, types.int64), cache=True)
+                     I64, I64_2D, U8, types.int64, types.boolean), cache=True)
 def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, exit_win,
              exit_floor, child_codes, child_offsets, powers, moves, child_pieces,
-             child_squares, scratch, domain, hints, offset):
+             child_squares, scratch, domain, hints, offset, pawns_leave):
     """The new code of an unresolved position at level ``d``, or GEN_UNKNOWN, from its moves within
     the table (children known only below distance ``d``) and the summary of its leaving moves.
 
@@ -786,7 +810,8 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
     ``offset`` plies; an en-passant answer read from a child table is shifted to match.
     A double push whose answer is decided (the capture) but known only at a later level
     makes the result ``revisit_at`` the soonest such level when nothing else decides it.
-    ``g`` is the position's node (``squares``, ``stm`` to move)."""
+    ``g`` is the position's node (``squares``, ``stm`` to move). With ``pawns_leave`` pawn
+    moves are among the moves out of the table (a DTZ50 space)."""
     if exit_win[g] <= d:
         return win_code(np.int64(exit_win[g]))
     if en_passant_possible:  # only positions with a double push the opponent may take need care
@@ -806,7 +831,7 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
     pending = np.int64(NO_LEVEL)  # the soonest level at which an en-passant answer is known
     for slot in range(n):
         piece = np.int64(spec[slot])
-        if piece // 6 != stm:
+        if piece // 6 != stm or (pawns_leave and piece % 6 == PAWN):
             continue
         start = squares[slot]
         targets = quiet_targets(piece, start, stm, occupied)
@@ -861,9 +886,10 @@ def evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes, e
 
 @nb.njit(types.int64(types.int64, SPEC8, I64, types.int64, types.int64, types.boolean,
                      types.boolean, types.boolean, types.boolean, types.boolean, I64, I64,
-                     I64_2D, I64_2D, I64, types.int64), cache=True)
+                     I64_2D, I64_2D, I64, types.int64, types.boolean), cache=True)
 def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_possible, wins,
-                         symmetric, powers, scratch, domain, king_squares, targets, count):
+                         symmetric, powers, scratch, domain, king_squares, targets, count,
+                         pawns_leave):
     """The predecessors of node ``g`` (``squares``, ``stm`` to move; ``lost``: is it lost?) by
     the side not to move un-moving, no capture, appended to ``targets`` from ``count``: with
     ``wins``, those won at once because it is lost; without, the others (they must look at
@@ -873,7 +899,8 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
     A ``symmetric`` position (without pawns: the same after mirroring in the a1-h8 diagonal)
     has its un-moves in mirrored pairs that lead to the same position; only one of each pair
     is generated (the origin below the diagonal, or on it from a square on or below it), so a
-    counting predecessor is decremented once per move."""
+    counting predecessor is decremented once per move. With ``pawns_leave`` (a DTZ50 space)
+    pawns have no un-moves: their moves leave the table."""
     them = 1 - stm
     occupied = types.uint64(0)
     for i in range(n):
@@ -891,7 +918,7 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
             mirror_base += E.transform(squares[i], False, False, True) * powers[i]
     for i in range(n):
         piece = np.int64(spec[i])
-        if piece // 6 != them:
+        if piece // 6 != them or (pawns_leave and piece % 6 == PAWN):
             continue
         sq = squares[i]
         mirrored_sq = E.transform(sq, False, False, True)
@@ -960,6 +987,10 @@ def collect_predecessors(g, spec, squares, n, stm, lost, pawnful, en_passant_pos
 # slot, radices[0..n-1], like pairs];
 # aux: KING_DOMAIN and KING_SQUARES flattened.
 P_COUNT, P_PAWNFUL, P_EN_PASSANT, P_TABLE, P_SPEC, P_POWERS = 0, 1, 2, 3, 4, 5
+# params[P_PAWNFUL] of a DTZ50 space (dtz50_generation_space): pawn moves zero the 50-move
+# count, so they leave the table like captures and promotions (exits valued from the table's
+# own DTZ50 codes of the round before, given as a child table)
+PAWNS_LEAVE = 2
 # After them, with_children's capture tables: per slot the offset (in uint16 entries) of the
 # child codes of capturing that slot, -1 for none, then the codes.
 DOMAIN_AT = 0
@@ -984,6 +1015,13 @@ def table_views(params, aux):
     king_squares = aux[KING_SQUARES_AT:KING_SQUARES_AT + 64].view(np.int64).reshape((2, 32))
     return (spec, n, params[P_PAWNFUL] != 0, params[P_EN_PASSANT] != 0, powers, domain,
             king_squares)
+
+
+@nb.njit(types.boolean(GEN_PARAMS), cache=True, inline="always")
+def pawn_moves_leave(params):
+    """Whether the space is a DTZ50 space with pawns: pawn moves are exits, not moves inside
+    the table (:data:`PAWNS_LEAVE`)."""
+    return params[P_PAWNFUL] == PAWNS_LEAVE
 
 
 CAPTURE_VIEWS = types.Tuple((I64, U16))
@@ -1186,7 +1224,8 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
     has a pawn on the rank before promotion are looked at."""
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
-    promotions_only = True
+    pawns_leave = pawn_moves_leave(params)
+    promotions_only = not pawns_leave  # (a DTZ50 space gets its children in one group)
     for table in range(child_offsets.shape[0]):
         if child_offsets[table] >= 0 and E.COUNT[table] < n:
             promotions_only = False
@@ -1220,7 +1259,8 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
             if promotions_only:
                 count = promotion_pushes(spec, squares, n, stm, occupied, moves)
             else:
-                count = pseudo_moves(spec, squares, n, stm, occupied, moves, True, False)
+                count = pseudo_moves(spec, squares, n, stm, occupied, moves, True, False,
+                                     pawns_leave)
             latest = max(latest, fold_moves(spec, squares, n, stm, moves, count, node,
                                             exit_win, exit_floor, child_codes, child_offsets,
                                             child_pieces, child_squares, scratch, elsewhere))
@@ -1243,6 +1283,7 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
                           child_offsets)
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
+    pawns_leave = pawn_moves_leave(params)
     capture_offsets, capture_codes = capture_views(aux)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     moves = np.empty(MAX_MOVES, dtype=np.int64)
@@ -1276,7 +1317,7 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
             continue
         occupied = run_occupied | (types.uint64(1) << types.uint64(squares[last]))
         count = pseudo_moves(spec, squares, n, stm, occupied, moves, True,
-                             en_passant_possible)
+                             en_passant_possible, pawns_leave)
         legal = 0
         win = NO_LEVEL
         floor = 0
@@ -1284,11 +1325,18 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
         for m in range(count):
             move = moves[m]
             leaves = (move >> 9) & 7 or (move >> 12) & 7
-            if legal > 0 and not leaves and not (en_passant_possible and (move >> 16) & 1):
+            if legal > 0 and not leaves and not (en_passant_possible and (move >> 16) & 1) \
+                    and not pawns_leave:
                 continue
             if not move_is_legal(spec, squares, n, stm, move):
                 continue
             legal += 1
+            if not leaves and pawns_leave:  # a pawn move: into this table, zeroing
+                win, floor = folded_exit(pawn_move_exit(spec, squares, n, stm, move,
+                                                        child_codes, child_offsets,
+                                                        child_pieces, child_squares, scratch),
+                                         win, floor)
+                continue
             if not leaves:
                 if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
                     option = en_passant_option(spec, squares, n, stm, move, child_codes,
@@ -1324,7 +1372,7 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
         else:
             counts = not is_own_mirror(spec, squares, n)
         if counts:
-            quiet = legal_quiet_count(spec, squares, n, stm, occupied)
+            quiet = legal_quiet_count(spec, squares, n, stm, occupied, pawns_leave)
             if legal == 0 and quiet == 0:
                 checked = is_attacked(squares[stm], 1 - stm, spec, squares, n, occupied, -1)
                 codes[g] = loss_code(0) if checked else CODE_DRAW
@@ -1384,6 +1432,7 @@ def mark_predecessors_of(params, aux, entries, count, codes, exit_floor, wins, t
     (the white king on the diagonal): twins count in step."""
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
+    pawns_leave = pawn_moves_leave(params)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     targets = np.empty(TARGETS + MOST_PREDECESSORS, dtype=np.int64)
@@ -1404,7 +1453,7 @@ def mark_predecessors_of(params, aux, entries, count, codes, exit_floor, wins, t
             gathered = collect_predecessors(g, spec, squares, n, stm, is_loss(code), pawnful,
                                             en_passant_possible, wins, role == SYMMETRIC,
                                             powers, scratch, domain, king_squares, targets,
-                                            gathered)
+                                            gathered, pawns_leave)
             if gathered < TARGETS:
                 continue
         if wins:
@@ -1447,7 +1496,8 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
         stm = decode_node(g, pawnful, n, powers, squares, king_squares)
         results[k] = evaluate(g, spec, squares, n, stm, d, pawnful, en_passant_possible, codes,
                               exit_win, exit_floor, child_codes, child_offsets, powers,
-                              moves, child_pieces, child_squares, scratch, domain, hints, offset)
+                              moves, child_pieces, child_squares, scratch, domain, hints, offset,
+                              pawn_moves_leave(params))
 
 
 @nb.njit(GEN_WINS_BY_MOVES_SIGNATURE, cache=True)
@@ -1464,7 +1514,7 @@ def wins_by_moves_of(params, aux, entries, count, d, codes, results):
         g = entries[k]
         stm = decode_node(g, pawnful, n, powers, squares, king_squares)
         won = has_move_into(g, spec, squares, n, stm, pawnful, like, powers, domain, codes,
-                            target)
+                            target, pawn_moves_leave(params))
         results[k] = win_code(d) if won else GEN_UNKNOWN
 
 
@@ -1674,6 +1724,20 @@ def generation_space(table: str) -> GenerationSpace:
                            children_read_later=read_later, child_ranges=child_ranges(table))
 
 
+def dtz50_generation_space(table: str) -> GenerationSpace:
+    """The generation space of ``table``'s DTZ50 table when it has pawns: the same index, with
+    pawn moves as moves out of the table (:data:`PAWNS_LEAVE`), valued from the table's own
+    DTZ50 codes of the round before (a child table like the others, every child in one group).
+    No move inside it gives an en-passant right, so nothing waits for one."""
+    space = generation_space(table)
+    params = space.params.copy()
+    params[P_PAWNFUL] = PAWNS_LEAVE
+    params[P_EN_PASSANT] = 0
+    return GenerationSpace(size=space.size, storage_size=space.storage_size, params=params,
+                           aux=space.aux, wake=False, wins_by_moves=True,
+                           children_read_later=None)
+
+
 def child_ranges(table: str) -> dict[str, tuple[int, int]]:
     """The storage index range each child table is reached in, where moves reach it with one
     side to move only: that side's half (the storage index starts with the side to move)."""
@@ -1689,4 +1753,5 @@ def child_ranges(table: str) -> dict[str, tuple[int, int]]:
 UNMOVE_KERNELS = UnmoveKernels(space=generation_space, initialise=initialise_range,
                                mark_predecessors=mark_predecessors_of,
                                evaluate=evaluate_entries, to_storage=store_range,
-                               with_children=with_children, wins_by_moves=wins_by_moves_of)
+                               with_children=with_children, wins_by_moves=wins_by_moves_of,
+                               zeroing_space=dtz50_generation_space)
