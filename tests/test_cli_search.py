@@ -46,6 +46,18 @@ def test_no_legal_move_answers_best_null_and_the_result():
     assert won["best"] is None and won["result"] == "loss"
 
 
+@pytest.mark.parametrize("fen", ["4k3/8/8/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/8/8/8/8/4KN2 w - - 0 1",
+                                 "4k3/8/8/8/8/8/8/2B1K3 b - - 0 1"])
+def test_a_dead_position_gets_a_legal_move_scored_as_a_draw(fen):
+    import chess
+
+    done = solver("search", "chess", fen, "--depth", "5", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert chess.Move.from_uci(result["best"]) in chess.Board(fen).legal_moves
+    assert result["score"] == 0 and result["result"] == "draw" and result["pv"] == [result["best"]]
+
+
 def test_batch_stdin_answers_each_line_and_errors_inline():
     stdin = "# comment\nstartpos\n\nnot a position\n4453\n"
     done = solver("search", "connect4", "-", "--depth", "4", "--json", stdin=stdin)

@@ -154,8 +154,10 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
         return {"best": None, "score": None, "mate": None, "result": RESULT_NAMES.get(found.outcome, "draw"),
                 "depth": 0, "seldepth": 0, "nodes": 0, "nps": 0, "pv": [], "seconds": round(found.seconds, 6),
                 "tbhits": 0}
+    decided = {"result": RESULT_NAMES[found.outcome]} if found.outcome in RESULT_NAMES else {}
     return {
         "best": game.format_move(position, found.best),
+        **decided,  # a position decided with moves left (chess: a dead position, drawn)
         "score": found.centipawns,
         "mate": found.mate,
         "depth": found.depth,
@@ -172,6 +174,9 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
 def _summary(result: dict) -> str:
     if result["best"] is None:
         return f"no legal move: {result['result']}"
+    if "result" in result:
+        return f"best {result['best']} (score {result['score']}: the game is a {result['result']} " \
+               "whatever is played)"
     score = f"mate {result['mate']}" if result["mate"] is not None else f"score {result['score']}"
     return (f"best {result['best']} ({score}), depth {result['depth']}/{result['seldepth']}, "
             f"{result['nodes']:,} nodes in {result['seconds']:.2f} s ({result['nps']:,} nodes/s); "

@@ -103,7 +103,9 @@ class Iteration:
 @dataclass
 class SearchResult:
     """The outcome of a search: ``best`` is None when the position has no legal move (then
-    ``outcome`` is its result: ``K.WIN``/``K.DRAW``/``K.LOSS`` for the side to move)."""
+    ``outcome`` is its result: ``K.WIN``/``K.DRAW``/``K.LOSS`` for the side to move); a
+    position drawn with moves left (chess: a dead position) gets a legal move, score 0 and
+    ``outcome`` ``K.DRAW``."""
 
     best: int | None
     score: int | None
@@ -299,9 +301,11 @@ class Player:
         game = self.game
         legal = game.legal_moves(position)
         result = int(game.kernels.outcome(position, len(legal)))
-        if result != K.ONGOING or not legal:
+        if not legal:
             return SearchResult(None, None, 0, 0, 0, time.monotonic() - started, outcome=result)
         root_moves = [m for m in legal if limits.moves is None or m in set(limits.moves)] or legal
+        if result == K.DRAW:  # decided with moves left (chess: a dead position): any move draws
+            return self._play_any_move(root_moves[0], started, on_iteration)
         if self.tables is not None:
             choice = self.tables.root_choice(position, history, root_moves)
             if choice is not None:
@@ -317,6 +321,16 @@ class Player:
         finally:
             self._deadline.close()
             self._deadline = None
+
+    def _play_any_move(self, move: int, started: float, on_iteration) -> SearchResult:
+        """A drawn root with moves left: ``move``, score 0, no search (reported as one
+        iteration, so a GUI sees the score)."""
+        seconds = time.monotonic() - started
+        iteration = Iteration(1, 1, 0, "exact", 0, seconds, [move],
+                              self.table.hashfull(self.generation), 0)
+        if on_iteration is not None:
+            on_iteration(iteration)
+        return SearchResult(move, 0, 0, 0, 0, seconds, [move], K.DRAW, [iteration])
 
     def _play_from_tables(self, choice, started: float, on_iteration) -> SearchResult:
         """The tables' move at a root they cover: no search."""
