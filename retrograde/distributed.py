@@ -67,7 +67,7 @@ def parse_scheduler(spec: str) -> tuple[str, int | None]:
     if spec == LOCAL:
         return LOCAL, available_cores()
     count = spec[len(LOCAL) + 1:]
-    if not count.isdigit() or int(count) < 1:
+    if not (count.isascii() and count.isdigit()) or int(count) < 1:
         raise ValueError(f"--scheduler {spec}: expected local or local:N with N >= 1 worker processes")
     return LOCAL, int(count)
 

@@ -120,13 +120,17 @@ def _open_tablebase(directories: list[str], fathom_library: str | None) -> None:
         _fathom = fathom_probe.Fathom(Path(fathom_library), directories)
 
 
-def chunk_codes(root: str, table: str, chunk: int, metric: str,
-                sample: int) -> tuple[np.ndarray, np.ndarray]:
+def chunk_codes(root: str, table: str, chunk: int, metric: str, sample: int,
+                cursed: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(indices, codes) of one task: the pages ``[chunk * CHUNK_PAGES, +CHUNK_PAGES)``, or
     with ``sample`` that many indices drawn at random (seeded by ``chunk``) among the table's
-    valid ones."""
+    valid ones; with ``cursed`` (DTZ50 only), every cursed win and blessed loss instead."""
     handle = TableFile(table_path(root, "chess", table, metric), "chess", table)
     try:
+        if cursed:
+            every = handle.read_all()
+            indices = np.flatnonzero(np.abs(rule50_arrays(every)[0]) == 1)
+            return indices.astype(np.int64), np.ascontiguousarray(every[indices], np.uint16)
         if sample:
             every = handle.read_all()
             rng = np.random.default_rng(chunk)
@@ -149,12 +153,12 @@ def chunk_codes(root: str, table: str, chunk: int, metric: str,
 
 
 def check_chunk(root: str, table: str, chunk: int, cross_check: int = 0,
-                metric: str = DTM, sample: int = 0) -> dict:
+                metric: str = DTM, sample: int = 0, cursed: bool = False) -> dict:
     """Compare the indices of pages ``[chunk * CHUNK_PAGES, +CHUNK_PAGES)`` of ``table`` (its
     rule-free table, or its DTZ50 table), or ``sample`` random ones (:func:`chunk_codes`):
     with python-chess, or with Fathom when the worker has it (then every ``cross_check``-th
     position with python-chess as well)."""
-    indices, codes = chunk_codes(root, table, chunk, metric, sample)
+    indices, codes = chunk_codes(root, table, chunk, metric, sample, cursed)
     spec = E.spec_of(table)
     table_id = E.TABLE_IDS[table]
     squares = np.zeros((codes.size, len(spec)), dtype=np.int64)
@@ -164,6 +168,8 @@ def check_chunk(root: str, table: str, chunk: int, cross_check: int = 0,
     row = {"table": table, "chunk": chunk, "checked": 0, "wrong": 0, "examples": []}
     if sample:
         row["sample"] = sample
+    if cursed:
+        row["only"] = "cursed"
 
     def disagree(message: str) -> None:
         row["wrong"] += 1
@@ -295,6 +301,9 @@ def main() -> int:
     parser.add_argument("--random", type=int, default=0, metavar="N",
                         help="check N positions of each table drawn at random among its valid "
                         "indices (one task a table) instead of every position")
+    parser.add_argument("--cursed", action="store_true",
+                        help="with --dtz50: check every cursed win and blessed loss of each "
+                        "table (one task a table) instead of every position")
     parser.add_argument("--report", action="store_true", help="summarise --state and stop")
     args = parser.parse_args()
     unknown = [t for t in args.tables if t not in E.TABLE_IDS]
@@ -312,8 +321,11 @@ def main() -> int:
         if not path.is_file():
             parser.error(f"{path} does not exist (solver build chess {table} --db {args.db})")
         pages = -(-2 * E.per_side_size(table) // F.PAGE_ENTRIES)
-        chunks[table] = 1 if args.random else -(-pages // CHUNK_PAGES)
-    kind = ("dtz50" if args.dtz50 else "syzygy") + ("-random" if args.random else "")
+        chunks[table] = 1 if args.random or args.cursed else -(-pages // CHUNK_PAGES)
+    if args.cursed and not args.dtz50:
+        parser.error("--cursed needs --dtz50")
+    kind = ("dtz50" if args.dtz50 else "syzygy") + ("-random" if args.random else "") \
+        + ("-cursed" if args.cursed else "")
     state = Path(args.state or f"docs/results/{kind}-check.jsonl")
     done = finished_chunks(state)
     if args.report:
@@ -334,7 +346,7 @@ def main() -> int:
     with ProcessPoolExecutor(args.workers, initializer=_open_tablebase,
                              initargs=(directories, library)) as pool:
         futures = [pool.submit(check_chunk, args.db, table, chunk, args.cross_check, metric,
-                               args.random) for table, chunk in todo]
+                               args.random, args.cursed) for table, chunk in todo]
         for finished, future in enumerate(as_completed(futures), 1):
             row = future.result()
             append_row(state, row)

@@ -72,6 +72,12 @@ ISSUE_CASES = [  # the commands quoted in issue 12 and their kin: (arguments, wo
     (["perft", "chess", TRIPLE_CHECK, "1"], "in check by 3 pieces"),
     (["perft", "chess", TOO_MANY_PROMOTED, "1"], "promoted pieces"),
     (["prove", "tictactoe", "-", "--proof", "p.json"], "single POSITION"),
+    # issue 37, item 6: only ASCII digits are numbers
+    (["perft", "chess", "4k3/8/8/8/8/8/8/4K3 w - - \u00b2 1", "1"], "bad halfmove clock"),
+    (["perft", "chess", "4k3/8/8/8/8/8/8/4K3 w - - \u0663 1", "1"], "bad halfmove clock"),
+    (["perft", "chess", "startpos", "\u0663"], "non-negative integer"),
+    (["search", "chess", "startpos", "--time", "\u0661"], "number of seconds"),
+    (["perft", "chess", "8/8/3k4/8/8/8/8/K1Q5 w - - 0 1 junk", "1"], "6 fields"),
 ]
 
 

@@ -95,3 +95,26 @@ def test_works_as_a_co_process(db, name):
     finally:
         process.kill()
         process.wait()
+
+
+CHESS_LINES = [  # (line, answered, or the words of its error): judged like the argument form
+    (b"8/8/3k4/8/8/8/8/K1Q5 w - - 0 1", True),
+    (b"8/8/3k4/8/8/8/8/K1Q5 w - - 0", "6 fields"),
+    (b"8/8/3k4/8/8/8/8/K1Q5 w - - 0 1 junk", "6 fields"),
+    (b"8/8/3k4/8/8/8/8/K1Q5 w - - bm Qc7; id \"epd\";", True),
+    (b"4k3/8/8/8/8/8/8/4K3 w - - \xc2\xb2 1", "halfmove clock"),
+    (b"8/8/3k4/8/8/8/8/K1Q5 w - - \xff 1", "not UTF-8"),
+]
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r", b"\r\n"])
+def test_chess_lines_are_judged_like_arguments_whatever_the_line_ends(ending):
+    batch = ending.join(line for line, _ in CHESS_LINES) + ending
+    completed = run_solver("search", "chess", "-", "--depth", "1", "--json", stdin=batch)
+    answers = [json.loads(line) for line in completed.stdout.splitlines()]
+    assert completed.returncode == 1 and len(answers) == len(CHESS_LINES), completed.stderr
+    for answer, (_, expected) in zip(answers, CHESS_LINES):
+        if expected is True:
+            assert "error" not in answer and answer["best"], answer
+        else:
+            assert expected in answer["error"], answer

@@ -19,7 +19,7 @@ import numpy as np
 from games.chess import position as P
 from games.chess.makemove import play
 from games.chess.movegen import MAX_MOVES, legal_moves
-from games.game import NotationError
+from games.game import NotationError, is_ascii_number
 
 STANDARD_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 FILES = "abcdefgh"
@@ -134,7 +134,7 @@ def _parse_castling(text: str, board: dict[int, int], chess960: bool) -> int:
 
 
 def _parse_counter(text: str, name: str, low: int, high: int) -> int:
-    if not text.isdigit() or not low <= int(text) <= high:
+    if not is_ascii_number(text) or not low <= int(text) <= high:
         raise NotationError(f"bad {name} {text!r} (an integer from {low} to {high})")
     return int(text)
 

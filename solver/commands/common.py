@@ -71,6 +71,8 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
     """argparse type for an integer in ``[low, high]`` (``0 <= low``, ``high <= MAX_COUNT``)."""
     def parse(text: str) -> int:
         try:
+            if not text.isascii():  # int() takes other scripts' digits: not a count typed here
+                raise ValueError(text)
             value = int(text)
         except ValueError:  # also for more digits than Python converts
             raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {shown(text)}") from None
@@ -87,6 +89,8 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
 def _number(text: str, what: str) -> float:
     """A finite float, or an ArgumentTypeError naming ``what`` was expected."""
     try:
+        if not text.isascii():  # float() takes other scripts' digits
+            raise ValueError(text)
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, got {shown(text)}") from None
@@ -242,14 +246,15 @@ def batch_lines(stream: IO) -> Iterator[BatchLine]:
     while raw := stream.readline():
         if isinstance(raw, str):  # a text stream (tests): back to bytes, as stdin would give them
             raw = raw.encode("utf-8", errors="surrogateescape")
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(b"#"):
-            continue
-        try:
-            yield BatchLine(stripped.decode("utf-8").strip())
-        except UnicodeDecodeError as error:
-            yield BatchLine(stripped.decode("utf-8", errors="backslashreplace"),
-                            f"not UTF-8 text (byte {error.start + 1} of the line)")
+        for part in raw.split(b"\r"):  # old Mac line ends (CR alone) end lines too
+            stripped = part.strip()
+            if not stripped or stripped.startswith(b"#"):
+                continue
+            try:
+                yield BatchLine(stripped.decode("utf-8").strip())
+            except UnicodeDecodeError as error:
+                yield BatchLine(stripped.decode("utf-8", errors="backslashreplace"),
+                                f"not UTF-8 text (byte {error.start + 1} of the line)")
 
 
 def run_batch(game_name: str, answer: Callable[[str], dict], as_json: bool,
@@ -280,13 +285,15 @@ def run_batch(game_name: str, answer: Callable[[str], dict], as_json: bool,
 
 def position_text(game_name: str, line: str) -> str:
     """The position part of an input line: for chess, an EPD line's first four fields (board,
-    side, castling, en passant), or six when the move counters follow; other games: the line."""
+    side, castling, en passant) when operations follow them (``bm Nf6; id "x";``), else the
+    whole line, judged like a POSITION argument (a FEN's counters, nothing after them); other
+    games: the line."""
     if game_name != "chess":
         return line
     fields = line.split()
-    if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit():
-        return " ".join(fields[:6])
-    return " ".join(fields[:4])
+    if len(fields) > 4 and not fields[4].lstrip("+-").isdigit():
+        return " ".join(fields[:4])  # EPD operations: an opcode never starts with a digit
+    return line
 
 
 BATCH_HELP = ("POSITION '-' reads positions from standard input, one per line (blank lines and "
