@@ -4,6 +4,7 @@ and searching. Every error is one line on stderr, never a traceback: exit status
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -14,6 +15,8 @@ from solver.errors import UsageError
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
+# what a full, failing or read-only disk raises: the environment (status 1), not a bug
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
 
 
 class OneLineArgumentParser(argparse.ArgumentParser):
@@ -76,23 +79,41 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`solver ... | head`): nothing more to say, and nowhere to say it.
-        # Point stdout at /dev/null so that the flush at exit does not complain.
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except OSError:
-            pass
+        silence_stdout()
         return EXIT_FAILURE
     except MemoryError:
         report(prog, "error: out of memory (try smaller memory options: --table-mb, --hash, --cache-mb)")
+        return EXIT_FAILURE
+    except OSError as error:
+        if error.errno not in STORAGE_ERRNOS:
+            return internal_error(prog, error)
+        # A full or failing disk, or a read-only one (a table, a proof, standard output): the
+        # environment, not the input. Standard output may be the full one: silence its flush.
+        report(prog, f"error: {error.strerror}" + (f": {error.filename}" if error.filename else
+                                                   " (writing the output)"))
+        silence_stdout()
         return EXIT_FAILURE
     except Exception as error:  # noqa: BLE001 - the last resort
         if environment_failure(error):
             report(prog, f"error: {error}")
             return EXIT_FAILURE
-        if os.environ.get("SOLVER_DEBUG"):
-            raise
-        report(prog, f"internal error: {type(error).__name__}: {error} (set SOLVER_DEBUG=1 for a traceback)")
-        return EXIT_FAILURE
+        return internal_error(prog, error)
+
+
+def internal_error(prog: str, error: Exception) -> int:
+    """A bug: one line (the traceback with ``SOLVER_DEBUG=1``), exit status 1."""
+    if os.environ.get("SOLVER_DEBUG"):
+        raise error
+    report(prog, f"internal error: {type(error).__name__}: {error} (set SOLVER_DEBUG=1 for a traceback)")
+    return EXIT_FAILURE
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the flush at exit says nothing more."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:
+        pass
 
 
 def environment_failure(error: Exception) -> bool:

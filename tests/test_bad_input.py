@@ -235,3 +235,41 @@ def test_option_sweep(capsys):
             assert captured.err.count("\n") == 1 and "error" in captured.err, (args, captured.err)
             assert "internal error" not in captured.err and "Traceback" not in captured.err
     assert tried > 120
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [["perft", "chess", "startpos", "2"],
+                                  ["search", "tictactoe", "startpos", "--depth", "2", "--json"]])
+def test_output_onto_a_full_disk_is_one_line_and_status_1(args):
+    with open("/dev/full", "wb") as full:
+        completed = subprocess.run([sys.executable, "-m", "solver", *args], stdout=full,
+                                   stderr=subprocess.PIPE, text=True, timeout=600)
+    assert completed.returncode == 1
+    lines = completed.stderr.splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0], completed.stderr
+    assert "internal error" not in completed.stderr
+
+
+def test_proof_onto_a_full_disk_is_status_1(tmp_path, monkeypatch, capsys):
+    import errno
+
+    import proofsearch.proof_tree
+    from solver.cli import main
+
+    def full_disk(document, path):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(proofsearch.proof_tree, "write_proof", full_disk)
+    target = tmp_path / "p.json"
+    assert main(["prove", "tictactoe", "xx.oo....", "--proof", str(target)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0] and not target.exists()
+
+
+def test_proof_that_ends_unknown_says_no_file_was_written(tmp_path, capsys):
+    from solver.cli import main
+
+    target = tmp_path / "p.json"
+    assert main(["prove", "connect4", "startpos", "--max-nodes", "100", "--proof",
+                 str(target)]) == 0
+    assert "no proof written" in capsys.readouterr().err and not target.exists()

@@ -91,6 +91,9 @@ def _prove_one(search, game, position, args, database_value, proof_path) -> dict
     proof_size = None
     if proof_path is not None and found.result in ("proven", "disproven"):
         proof_size = _save_proof(search, position, args, found.result, database_value, proof_path)
+    elif proof_path is not None:  # nothing proven, nothing to check: say so, touch nothing
+        sys.stderr.write(f"solver prove: no proof written to {proof_path}: the result is "
+                         f"{found.result}\n")
     result = {
         "result": found.result,
         "goal": args.goal,
@@ -115,8 +118,8 @@ def _save_proof(search, position, args, claim: str, database_value, path: str) -
         raise Failure(f"the proof was found but could not be written out: {error}") from None
     try:
         write_proof(document, path)
-    except OSError as error:
-        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+    except OSError as error:  # the path was checked before the search: the disk failed us
+        raise Failure(f"cannot write {path}: {error.strerror or error}") from None
     return document["size"]
 
 
