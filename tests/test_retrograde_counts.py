@@ -16,12 +16,13 @@ from games.value_codes import (COUNT_BASE, GEN_FLAGGED, GEN_UNKNOWN, LONGEST_BYT
 
 
 @nb.njit(cache=True)
-def _count_by_legal_moves(spec, squares, n, stm, occupied):
-    """The legal moves that neither capture nor promote, one legality test each."""
+def _count_by_legal_moves(spec, squares, n, stm, occupied, pawns_leave):
+    """The legal moves that neither capture nor promote (nor move a pawn, if ``pawns_leave``:
+    a DTZ50 space), one legality test each."""
     count = 0
     for i in range(n):
         code = np.int64(spec[i])
-        if code // 6 != stm:
+        if code // 6 != stm or (pawns_leave and code % 6 == K.PAWN):
             continue
         targets = K.quiet_targets(code, squares[i], stm, occupied)
         while targets:
@@ -37,6 +38,7 @@ def _disagreements(params, aux, nodes):
     """Valid placements among ``nodes`` whose attack-set count differs from the move-by-move
     one, and how many valid placements there were."""
     spec, n, pawnful, _, powers, _, king_squares = K.table_views(params, aux)
+    pawns_leave = K.pawn_moves_leave(params)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     wrong = 0
     valid = 0
@@ -48,14 +50,21 @@ def _disagreements(params, aux, nodes):
         for i in range(n):
             occupied |= types.uint64(1) << types.uint64(squares[i])
         valid += 1
-        wrong += K.legal_quiet_count(spec, squares, n, stm, occupied) != \
-            _count_by_legal_moves(spec, squares, n, stm, occupied)
+        wrong += K.legal_quiet_count(spec, squares, n, stm, occupied, pawns_leave) != \
+            _count_by_legal_moves(spec, squares, n, stm, occupied, pawns_leave)
     return wrong, valid
 
 
-@pytest.mark.parametrize("table", ["KPvK", "KRvKP", "KPvKP", "KQvKN", "KBvKB"])
-def test_attack_set_count_is_the_legal_move_count_everywhere(table):
-    space = K.generation_space(table)
+def space_of(table: str, dtz50: bool = False):
+    """The table's generation space, or its DTZ50 space (pawn moves leave the table)."""
+    return K.dtz50_generation_space(table) if dtz50 else K.generation_space(table)
+
+
+@pytest.mark.parametrize("table, dtz50", [("KPvK", False), ("KRvKP", False), ("KPvKP", False),
+                                          ("KQvKN", False), ("KBvKB", False), ("KRvKP", True),
+                                          ("KPvKP", True)])
+def test_attack_set_count_is_the_legal_move_count_everywhere(table, dtz50):
+    space = space_of(table, dtz50)
     wrong, valid = _disagreements(space.params, space.aux, np.arange(space.size))
     assert wrong == 0 and valid > space.size // 3
 
@@ -89,8 +98,8 @@ def test_atomic_decrements_are_never_lost():
     assert np.all(values == 0)
 
 
-def _initial_codes(table):
-    space = K.generation_space(table)
+def _initial_codes(table, dtz50=False):
+    space = space_of(table, dtz50)
     size = space.size
     codes, win, floor = (np.zeros(size, dtype=np.uint8) for _ in range(3))
     wake = np.zeros(size if space.wake else 0, dtype=np.uint8)
@@ -129,6 +138,7 @@ def _times_reached(params, aux, codes):
     """For every node, how many times the un-moves of every position reach it (each node
     generating as mark_predecessors_of has it: twins once, symmetric ones by halves)."""
     spec, n, pawnful, en_passant, powers, domain, king_squares = K.table_views(params, aux)
+    pawns_leave = K.pawn_moves_leave(params)
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
     scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
     targets = np.empty(K.MOST_PREDECESSORS, dtype=np.int64)
@@ -142,19 +152,21 @@ def _times_reached(params, aux, codes):
             continue
         count = K.collect_predecessors(g, spec, squares, n, stm, False, pawnful, en_passant,
                                        False, role == K.SYMMETRIC, powers, scratch, domain,
-                                       king_squares, targets, 0)
+                                       king_squares, targets, 0, pawns_leave)
         for t in range(count):
             reached[targets[t]] += 1
     return reached
 
 
-@pytest.mark.parametrize("table", ["KQvKR", "KRRvK", "KBNvK", "KQvK", "KRvKP", "KPPvK"])
-def test_un_moves_reach_a_counting_node_once_per_move(table):
+@pytest.mark.parametrize("table, dtz50", [("KQvKR", False), ("KRRvK", False), ("KBNvK", False),
+                                          ("KQvK", False), ("KRvKP", False), ("KPPvK", False),
+                                          ("KRvKP", True), ("KPPvK", True), ("KPvKP", True)])
+def test_un_moves_reach_a_counting_node_once_per_move(table, dtz50):
     # The invariant counting rests on: a count reaches 0 exactly when every move is known won
     # for the opponent. Symmetric positions (all pieces on the a1-h8 diagonal, say) are where
     # pawnless tables would reach a node twice.
-    codes = _initial_codes(table)
-    space = K.generation_space(table)
+    codes = _initial_codes(table, dtz50)
+    space = space_of(table, dtz50)
     reached = _times_reached(space.params, space.aux, codes)
     counting = (codes >= COUNT_BASE) & (codes < GEN_FLAGGED)
     assert np.count_nonzero(counting) > codes.size // 4

@@ -1332,10 +1332,10 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
                 continue
             legal += 1
             if not leaves and pawns_leave:  # a pawn move: into this table, zeroing
-                win, floor = folded_exit(pawn_move_exit(spec, squares, n, stm, move,
-                                                        child_codes, child_offsets,
-                                                        child_pieces, child_squares, scratch),
-                                         win, floor)
+                child = pawn_move_exit(spec, squares, n, stm, move, child_codes, child_offsets,
+                                       child_pieces, child_squares, scratch)
+                if child >= 0:  # (-1: the table's own codes not given)
+                    win, floor = folded_exit(child, win, floor)
                 continue
             if not leaves:
                 if en_passant_possible and may_allow_en_passant(spec, squares, n, stm, move):
