@@ -136,8 +136,8 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
     rule and ``dtz50``, their DTZ50 tables (:func:`build_dtz50_tables`). ``force`` rebuilds
     the requested tables even if they are valid. ``notify(line)`` hears of each damaged file
     being rebuilt and each leftover temporary file removed. Returns ``{"built": [...],
-    "skipped": [...], "rebuilt": {table: why}, "removed": [temporary files], "dtz50_built":
-    [...], "seconds": s}``."""
+    "skipped": [...], "rebuilt": {table: why}, "removed": [temporary files], "seconds": s}``
+    and, for a game with the 50-move rule, ``"dtz50_built": [...]``."""
     family = get_family(game)
     root = Path(root)
     notify = notify or (lambda line: None)
@@ -153,11 +153,12 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
             notify(f"rebuilding {table}: {unusable[table]}")
         build_one(family, table, root, show_progress, compression)
         built.append(table)
-    dtz50_built = build_dtz50_tables(family, tables, root, max_pieces=max_pieces,
-                                     show_progress=show_progress, compression=compression,
-                                     renewed=built, notify=notify) if dtz50 else []
-    return {"built": built, "skipped": skipped, "rebuilt": unusable, "removed": removed,
-            "dtz50_built": dtz50_built, "seconds": round(time.perf_counter() - started, 3)}
+    result = {"built": built, "skipped": skipped, "rebuilt": unusable, "removed": removed}
+    if has_dtz50(family):
+        result["dtz50_built"] = build_dtz50_tables(
+            family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
+            compression=compression, renewed=built, notify=notify) if dtz50 else []
+    return {**result, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def has_dtz50(family) -> bool:

@@ -152,10 +152,11 @@ def build(args: argparse.Namespace, root: Path) -> dict:
     if not args.scheduler:
         return build_tables(args.game, args.tables or None, root, dtz50=args.dtz50, **options)
     result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
-    if args.dtz50:  # on this machine, once the cluster has built the tables they belong to
-        from databases.families import get_family
-        from retrograde.build import build_dtz50_tables
+    from databases.families import get_family
+    from retrograde.build import build_dtz50_tables, has_dtz50
 
+    if args.dtz50 and has_dtz50(get_family(args.game)):
+        # on this machine, once the cluster has built the tables they belong to
         started = time.perf_counter()
         result["dtz50_built"] = build_dtz50_tables(
             get_family(args.game), args.tables or None, root, max_pieces=args.pieces,
