@@ -324,7 +324,10 @@ class UciEngine:
         player = self._configured_player()
         searchmoves = [game.parse_move(position, text) for text in command.searchmoves
                        if _legal_text(game, position, text)]
-        limits = Limits(depth=command.depth, nodes=command.nodes, moves=searchmoves or None, mate=command.mate,
+        # 'nodes 0' / 'depth 0' ask for the least search, not for none: one node, one ply
+        limits = Limits(depth=None if command.depth is None else max(1, command.depth),
+                        nodes=None if command.nodes is None else max(1, command.nodes),
+                        moves=searchmoves or None, mate=command.mate,
                         infinite=command.infinite or command.ponder)
         spent = time.monotonic() - received
         if timed and not command.ponder:

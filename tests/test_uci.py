@@ -208,3 +208,17 @@ def test_go_values_beyond_64_bits_are_taken_as_the_largest(engine):
     engine.handle("go nodes 99999999999999999999 depth 2")
     engine.out.wait_for(lambda line: line.startswith("bestmove"))
     assert "search failed" not in "".join(engine.err.lines)
+
+
+@pytest.mark.parametrize("limit", ["nodes 0", "depth 0"])
+def test_go_nodes_or_depth_zero_is_the_least_search_not_an_endless_one(engine, limit):
+    engine.handle("position startpos")
+    engine.handle(f"go {limit}")  # no 'stop' follows: it must answer on its own
+    engine.out.wait_for(lambda line: line.startswith("bestmove"), timeout=60)
+    assert len(_bestmoves(engine)) == 1 and _bestmoves(engine)[0] != "bestmove 0000"
+
+
+def test_solver_uci_accepts_json_like_every_command():
+    done = subprocess.run([sys.executable, "-m", "solver", "uci", "--json"], input="uci\nquit\n",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "uciok" in done.stdout and done.stderr == ""

@@ -22,6 +22,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--db", metavar="DIR", default="",
                         help="database directory: the initial value of DatabasePath")
+    parser.add_argument("--json", action="store_true",
+                        help="accepted for uniformity with the other commands; UCI is a text "
+                        "protocol, so the output is the same")
     parser.set_defaults(run=run)
 
 
