@@ -88,3 +88,21 @@ def test_bench_signature_is_deterministic():
     second = json.loads(solver("bench", "--depth", "4", "--json").stdout)
     assert first["nodes"] == second["nodes"] > 0 and first["positions"] == 16
     assert set(first) == {"nodes", "nps", "seconds", "positions", "depth"}
+
+
+@pytest.mark.parametrize("fen, mate", [
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 0 1", 1),
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 0 1", 3),
+    ("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3),
+    ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", None)])
+def test_a_reported_mate_comes_with_its_whole_line_to_checkmate(fen, mate):
+    import chess
+
+    args = ["--mate", str(mate)] if mate else ["--depth", "4"]
+    result = json.loads(solver("search", "chess", fen, *args, "--json").stdout)
+    assert result["mate"] is not None and result["mate"] > 0
+    assert len(result["pv"]) == 2 * result["mate"] - 1, result["pv"]
+    board = chess.Board(fen)
+    for move in result["pv"]:
+        board.push_uci(move)  # raises for an illegal move
+    assert board.is_checkmate()

@@ -154,6 +154,8 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
         return {"best": None, "score": None, "mate": None, "result": RESULT_NAMES.get(found.outcome, "draw"),
                 "depth": 0, "seldepth": 0, "nodes": 0, "nps": 0, "pv": [], "seconds": round(found.seconds, 6),
                 "tbhits": 0}
+    if found.mate is not None and found.mate > 0:  # a reported mate comes with its whole line
+        found.pv = player.mate_line(position, history, found.pv, found.mate)
     decided = {"result": RESULT_NAMES[found.outcome]} if found.outcome in RESULT_NAMES else {}
     return {
         "best": game.format_move(position, found.best),

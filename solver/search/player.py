@@ -32,6 +32,7 @@ MAX_DEPTH = MAX_PLY - 8
 ASPIRATION_MIN_DEPTH = 4
 ASPIRATION_DELTA = 25
 CONFIRM_SECONDS = 0.25  # the least time the search gets to confirm a df-pn mate without a clock
+MATE_LINE_SECONDS = 2.0  # what completing a reported mate's line may cost (Player.mate_line)
 
 
 @dataclass(frozen=True)
@@ -321,6 +322,49 @@ class Player:
         finally:
             self._deadline.close()
             self._deadline = None
+
+    def mate_line(self, position: np.ndarray, history: Sequence[int], pv: list[int],
+                  mate: int, seconds: float = MATE_LINE_SECONDS) -> list[int]:
+        """The whole line of a mate in ``mate`` moves for the side to move: ``pv`` as far as
+        it goes (the search's lines stop where its table entries do), then the prover's
+        quickest mating move at each of the attacker's turns and the defence that puts the
+        mate furthest off at each of the defender's, until checkmate at ply ``2 * mate - 1``.
+        ``pv`` unchanged when the line cannot be completed within ``seconds``."""
+        game = self.game
+        plies = 2 * mate - 1
+        deadline = time.monotonic() + seconds
+        line: list[int] = []
+        hashes = list(history)
+        for move in pv[:plies]:
+            if move not in game.legal_moves(position):
+                return pv
+            hashes.append(int(game.hash(position)))
+            position = game.play(position, move)
+            line.append(move)
+        give_up = lambda: time.monotonic() > deadline  # noqa: E731
+        while len(line) < plies and not give_up():
+            left = (plies - len(line) + 1) // 2  # the attacker's moves still to play
+            if len(line) % 2 == 0:  # the attacker's turn
+                found = self.prover.mate_within(position, hashes, left, give_up)
+                move = found.move if found is not None else None
+            else:  # the defender's: the reply the mate takes longest after
+                move, longest = None, -1
+                for reply in game.legal_moves(position):
+                    after = game.play(position, reply)
+                    found = self.prover.mate_within(after, hashes + [int(game.hash(position))],
+                                                    left, give_up)
+                    if found is None:
+                        return pv  # no mate in time after this reply (or out of time)
+                    if found.plies > longest:
+                        move, longest = reply, found.plies
+            if move is None:
+                return pv
+            hashes.append(int(game.hash(position)))
+            position = game.play(position, move)
+            line.append(move)
+        ended = len(line) == plies and not game.legal_moves(position) \
+            and int(game.kernels.outcome(position, 0)) == K.LOSS
+        return line if ended else pv
 
     def _play_any_move(self, move: int, started: float, on_iteration) -> SearchResult:
         """A drawn root with moves left: ``move``, score 0, no search (reported as one
