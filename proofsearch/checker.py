@@ -206,11 +206,21 @@ def _read_header(game: Game, document: dict) -> dict:
             "tokens": strategy.split()}
 
 
+HEAD_BYTES = 1 << 16  # read first: enough to tell a proof from a device or a binary file
+MOST_PROOF_BYTES = 1 << 32  # 4 GiB: ~50x the Connect Four opening's proof, the largest made
+
+
 def check_file(game: Game, path: str, probe_database=None) -> CheckResult:
     """Check the proof saved at ``path`` (OSError if it cannot be read). A file that is not
     UTF-8 JSON is an invalid proof, like any other that is not one."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+    with open(path, "rb") as handle:  # a device or a pipe may never end: bounded reads
+        head = handle.read(HEAD_BYTES)
+        if head.strip() and not head.lstrip().startswith(b"{"):
+            return CheckResult(False, 0, "not a proof file: it does not start with a JSON object")
+        data = head + handle.read(MOST_PROOF_BYTES + 1 - len(head))
+    if len(data) > MOST_PROOF_BYTES:
+        return CheckResult(False, 0, f"not a proof file this checker reads: over "
+                                     f"{MOST_PROOF_BYTES >> 30} GiB")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

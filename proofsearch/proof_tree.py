@@ -15,6 +15,7 @@ reference ``=``.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -268,6 +269,9 @@ def write_proof(document: dict, path: str) -> None:
         status = os.stat(path)  # (of a symlink's target)
     except FileNotFoundError:
         status = None
+    if status is not None and stat.S_ISFIFO(status.st_mode):
+        _write_to_fifo(path, data)
+        return
     if status is not None and (not stat.S_ISREG(status.st_mode) or status.st_nlink > 1):
         with open(path, "wb") as out:
             out.write(data)
@@ -275,6 +279,20 @@ def write_proof(document: dict, path: str) -> None:
     # a symlink's target (even one not there yet) is what the user means to write
     target = os.path.realpath(path) if status is not None or os.path.islink(path) else path
     _replace_atomically(target, data, status)
+
+
+def _write_to_fifo(path: str, data: bytes) -> None:
+    """Write ``data`` into the FIFO ``path``; an OSError at once when no process reads it
+    (opening it plainly would wait for one forever)."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO that no process reads", path) from None
+        raise
+    os.set_blocking(handle, True)  # a reader is there: let it take the text at its pace
+    with open(handle, "wb") as out:
+        out.write(data)
 
 
 def _replace_atomically(path: str, data: bytes, status: os.stat_result | None) -> None:

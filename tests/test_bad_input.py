@@ -273,3 +273,18 @@ def test_proof_that_ends_unknown_says_no_file_was_written(tmp_path, capsys):
     assert main(["prove", "connect4", "startpos", "--max-nodes", "100", "--proof",
                  str(target)]) == 0
     assert "no proof written" in capsys.readouterr().err and not target.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_proof_into_a_fifo_nobody_reads_is_one_line_not_a_hang(tmp_path):
+    fifo = tmp_path / "proof.fifo"
+    os.mkfifo(fifo)
+    completed = run_solver("prove", "tictactoe", "xx.oo....", "--proof", str(fifo), timeout=120)
+    assert_one_line_error(completed, 1, "no process reads")
+    assert fifo.is_fifo()  # not replaced by a file
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_check_proof_of_an_endless_device_is_invalid_at_once():
+    completed = run_solver("check-proof", "connect4", "/dev/zero", timeout=60)
+    assert completed.returncode == 1 and "does not start with a JSON object" in completed.stdout

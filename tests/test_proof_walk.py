@@ -2,8 +2,6 @@
 what the Python walk writes, every proof checks, and extraction needs no new search."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,15 +13,10 @@ from proofsearch.proof_tree import _Extractor, extract_proof
 from proofsearch.proof_walk import walk_proof
 from proofsearch.table import TranspositionTable
 
-DATA = Path(os.environ.get("SOLVER_ORACLE_DATA", "../shared/data"))
-
-
-def pons_positions(name: str, count: int) -> list[str]:
-    path = DATA / "connect4" / name
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"missing oracle data {path}")
-        pytest.skip(f"no oracle data at {path}")
+def pons_positions(oracle_data, name: str, count: int) -> list[str]:
+    """The first ``count`` positions of one of Pons' sets (through $SOLVER_ORACLE_DATA, like
+    every oracle: skipped without it, failed under CI)."""
+    path = oracle_data(f"connect4/{name}")
     return [line.split()[0] for line in path.read_text().splitlines()[:count]]
 
 
@@ -56,12 +49,16 @@ def tictactoe_positions() -> list[str]:
 
 
 @pytest.mark.parametrize("game_name", ["tictactoe", "connect4"])
-def test_compiled_walk_writes_what_the_python_walk_writes(game_name):
+def test_compiled_walk_writes_what_the_python_walk_writes(game_name, request):
     """Where the table still holds everything the walk needs (no search), the compiled walk's
     strategy is the Python walk's, token for token; every proof checks."""
     game = games.get(game_name)
-    texts = (tictactoe_positions() if game_name == "tictactoe"
-             else pons_positions("Test_L2_R2", 5) + pons_positions("Test_L1_R1", 5))
+    if game_name == "tictactoe":
+        texts = tictactoe_positions()
+    else:
+        oracle_data = request.getfixturevalue("oracle_data")  # only Connect Four needs it
+        texts = pons_positions(oracle_data, "Test_L2_R2", 5) \
+            + pons_positions(oracle_data, "Test_L1_R1", 5)
     compared = cases = 0
     for search, position, goal, claim in solved_cases(game, texts):
         cases += 1
@@ -80,12 +77,12 @@ def test_compiled_walk_writes_what_the_python_walk_writes(game_name):
 
 
 @pytest.mark.parametrize("handoff", [False, True], ids=["df-pn alone", "alpha-beta hand-off"])
-def test_the_walk_searches_again_where_the_table_lost_entries(handoff):
+def test_the_walk_searches_again_where_the_table_lost_entries(handoff, oracle_data):
     """A table far too small for the search: the walk searches again the nodes it lacks and the
     proof still checks. Where the search hands off to alpha-beta, the walk solves them itself
     with alpha-beta (no new search from Python); else each is a new df-pn search."""
     game = games.get("connect4")
-    position = game.parse_position(pons_positions("Test_L2_R2", 3)[2])
+    position = game.parse_position(pons_positions(oracle_data, "Test_L2_R2", 3)[2])
     search = DfpnSearch(game, TranspositionTable(1 << 12), handoff=handoff)
     found = search.prove(position, "win")
     goal = "win" if found.result == "proven" else "draw"
