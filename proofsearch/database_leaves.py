@@ -127,14 +127,18 @@ class DatabaseLeaves:
         except UnusableTableError as error:
             self.drop(table, error)
 
-    def value(self, position: np.ndarray) -> tuple[int, int] | None:
+    def value(self, position: np.ndarray, strict: bool = False) -> tuple[int, int] | None:
         """(WIN/DRAW/LOSS for the side to move, plies to mate) from the tables, or None when no
-        usable table covers the position. For proof files and their checker."""
+        usable table covers the position. For proof files and their checker: with ``strict``
+        a damaged table that covers it raises its UnusableTableError (a checker cannot tell
+        a proof wrong by a table it cannot read)."""
         try:
             table, _ = self.database.locate(position)
         except NotCoveredError:
             return None
         if table in self.unusable:
+            if strict:
+                raise UnusableTableError(self.unusable[table])
             return None
         try:
             result = self.database.probe(position)
@@ -142,6 +146,8 @@ class DatabaseLeaves:
             return None
         except UnusableTableError as error:  # this table or, by en passant, a child's
             self.drop(error.table or table, error)
+            if strict:
+                raise
             return None
         return result.wdl, abs(result.dtm)
 

@@ -359,3 +359,43 @@ def test_proof_search_goes_on_when_a_page_fails_mid_search(chess_db, tmp_path):
     assert found.result == "proven"
     assert leaves.unusable.keys() == {"KRvK"} and len(warnings) == 1
     leaves.close()
+
+
+# --- one policy everywhere (issue 37, item 3): a damaged table is said once and left out -----
+
+def test_cli_search_with_damaged_pages_warns_once_and_plays_on(chess_db, tmp_path):
+    root = copy_db(chess_db, tmp_path, "chess")
+    krvk = table_path(root, "chess", "KRvK")
+    damage_every_page(krvk, "KRvK")
+    run = solver("search", "chess", KRVK_FEN, "--db", str(root), "--depth", "4", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["best"]
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1 and "warning" in lines[0] and str(krvk) in lines[0], run.stderr
+
+
+@pytest.mark.parametrize("command", [["search", "--depth", "2"], ["prove", "--max-nodes", "1000"]])
+def test_cli_a_directory_of_foreign_tables_is_one_warning_then_work_without(chess_db, tmp_path,
+                                                                            command):
+    foreign = tmp_path / "chess"
+    foreign.mkdir()
+    with h5py.File(foreign / "KQvK.h5", "w") as handle:
+        handle.attrs["hello"] = 1  # an HDF5 file, not a table
+    run = solver(command[0], "chess", KQVK_FEN, "--db", str(tmp_path), *command[1:], "--json")
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1 and "warning" in lines[0] and "KQvK.h5" in lines[0], run.stderr
+
+
+def test_cli_check_proof_cannot_check_through_a_damaged_table(chess_db, tmp_path):
+    root = copy_db(chess_db, tmp_path, "chess")
+    proof = tmp_path / "p.json"
+    made = solver("prove", "chess", KRVK_FEN, "--db", str(root), "--proof", str(proof))
+    assert made.returncode == 0, made.stderr
+    assert solver("check-proof", "chess", str(proof), "--db", str(root)).returncode == 0
+    krvk = table_path(root, "chess", "KRvK")
+    damage_every_page(krvk, "KRvK")
+    run = solver("check-proof", "chess", str(proof), "--db", str(root), "--json")
+    assert run.returncode == 1 and run.stdout == "" and "INVALID" not in run.stderr
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1 and str(krvk) in lines[0], run.stderr

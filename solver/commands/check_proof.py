@@ -47,11 +47,23 @@ def run(args: argparse.Namespace) -> int:
     return 0 if verdict.valid else 1
 
 
+def _strict_value(leaves):
+    """The tables' ``value`` for the checker: a damaged table that covers a leaf raises (the
+    proof cannot be checked: exit status 1 and why, not INVALID); None without tables."""
+    if leaves is None:
+        return None
+    return lambda position: leaves.value(position, strict=True)
+
+
+def _quiet(message: str) -> None:
+    """Damage found on opening is reported only if the proof needs that table (it raises)."""
+
+
 def _explicit_tables(game, directory: str):
     """``value`` of the tables under ``--db DIR`` (opened now: a bad DIR is reported at once)."""
     from solver.commands.prove import open_database_leaves
 
-    return open_database_leaves(game, directory).value
+    return _strict_value(open_database_leaves(game, directory, warn=_quiet))
 
 
 def _default_tables(game):
@@ -63,6 +75,6 @@ def _default_tables(game):
 
     def value(position):
         if not opened:
-            opened.append(open_database_leaves(game, None))
-        return opened[0].value(position) if opened[0] is not None else None
+            opened.append(_strict_value(open_database_leaves(game, None, warn=_quiet)))
+        return opened[0](position) if opened[0] is not None else None
     return value

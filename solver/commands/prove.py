@@ -135,10 +135,11 @@ def _summary(result: dict) -> str:
     return text
 
 
-def open_database_leaves(game, explicit: str | None):
+def open_database_leaves(game, explicit: str | None, warn=None):
     """The built tables as search leaves: those under ``--db DIR``, else under ``$SOLVER_DB`` or
     the user data directory when it holds any of the game's (see ``optional_tables_directory``);
-    None when there are none to use."""
+    None when there are none to use. ``warn`` hears of each damaged table (default: one line
+    on stderr)."""
     directory, named = optional_tables_directory(explicit, game.name)
     if directory is None:
         return None
@@ -147,7 +148,7 @@ def open_database_leaves(game, explicit: str | None):
     from proofsearch.database_leaves import DatabaseLeaves
 
     try:
-        database = DatabaseLeaves(game, directory)
+        database = DatabaseLeaves(game, directory, warn=warn)
     except NoTablesError as error:
         if not named:
             return None
@@ -159,7 +160,7 @@ def open_database_leaves(game, explicit: str | None):
             return None
         raise UsageError(str(error)) from None
     if database.tables == 0:
-        if not named:  # only damaged ones (each was reported): search without them
+        if not named or database.unusable:  # only damaged ones (each was reported): without them
             return None
         raise UsageError(f"--db {directory}: no {game.name} tables built there (see `solver build`)")
     return database

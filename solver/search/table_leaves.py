@@ -33,7 +33,7 @@ from numba import types
 
 from databases import format as F
 from databases.cache import ARENA, DIRECTORY
-from databases.errors import DatabaseError
+from databases.errors import DatabaseError, MissingTableError, UnusableTableError
 from games.game import Game
 from games.kernels import POSITION
 from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
@@ -106,9 +106,11 @@ class EndgameTables:
         self.directory = Path(directory)
         self.cache_megabytes = cache_megabytes
         self.leaves = DatabaseLeaves(game, directory, int(cache_megabytes * (1 << 20)))
-        if self.leaves.tables == 0:
+        if self.leaves.tables == 0 and not self.leaves.unusable:
             self.leaves.close()
             raise DatabaseError(f"{directory}: no {game.name} tables built there (see `solver build`)")
+        # (only damaged tables there: each was reported once, and the engine plays without)
+        self.dtz50_missing_told = False
         self.database = self.leaves.database
         self.requests = np.zeros(REQUEST_SLOTS + 1, dtype=np.int64)
         self.pages_loaded = 0
@@ -136,17 +138,25 @@ class EndgameTables:
             table = family.table_name(int(key >> 32))
             try:
                 self.database.load_page(table, int(key & 0xFFFFFFFF))
-            except DatabaseError:
-                continue  # a damaged page stays missing: the search values its positions itself
+            except UnusableTableError as error:  # said once; the search values its positions
+                self.leaves.drop(table, error)
+                continue
             loaded += 1
         self.pages_loaded += loaded
         return loaded
 
     def code(self, position: np.ndarray) -> int | None:
-        """The table code of ``position`` (loading its page), or None when not covered."""
+        """The table code of ``position`` (loading its page), or None when no usable table
+        covers it (a damaged one is said once and dropped)."""
         try:
+            table, _ = self.database.locate(position)
+            if table in self.leaves.unusable:
+                return None
             result = self.database.probe(position)
-        except DatabaseError:  # not covered, or a damaged page: the search does without
+        except UnusableTableError as error:  # this table or, by en passant, a child's
+            self.leaves.drop(error.table or self.database.locate(position)[0], error)
+            return None
+        except DatabaseError:  # not covered
             return None
         return F.encode(result.wdl, abs(result.dtm))
 
@@ -157,7 +167,20 @@ class EndgameTables:
             return None
         try:
             return self.database.probe_dtz50_code(position)
-        except DatabaseError:
+        except MissingTableError as error:
+            if not self.dtz50_missing_told:  # an older database: said once, played on
+                self.dtz50_missing_told = True
+                self.leaves.warn(f"{error}: root moves from the tables ignore the 50-move rule "
+                                 "(solver build chess builds the DTZ50 tables)")
+            return None
+        except UnusableTableError as error:
+            table = f"{error.table or 'a'} DTZ50"
+            if table not in self.leaves.unusable:
+                self.leaves.unusable[table] = str(error)
+                self.leaves.warn(f"{error} (root moves from the tables ignore the 50-move "
+                                 "rule where it is needed)")
+            return None
+        except DatabaseError:  # not covered
             return None
 
     def root_choice(self, position: np.ndarray, history: Sequence[int] = (),
