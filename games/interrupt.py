@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
+GRACE_SECONDS = 0.4  # how long Ctrl-C waits for interrupted work to notice its stop flag
 
 
 class _Worker:
@@ -75,10 +77,13 @@ def run_interruptibly(work: Callable[[], T], stop: Callable[[], None],
                 tick()
     except KeyboardInterrupt:
         # Raised again until the work ends: work that clears its flag as it starts (a new
-        # iteration, say) must not miss a stop that came just before.
-        while not done.is_set():
+        # iteration, say) must not miss a stop that came just before. But not for longer than
+        # GRACE_SECONDS: work still compiling its kernels (a first run) cannot see the flag,
+        # and the process is leaving anyway (the worker is a daemon thread).
+        deadline = time.monotonic() + GRACE_SECONDS
+        while not done.is_set() and time.monotonic() < deadline:
             stop()
-            done.wait(0.1)
+            done.wait(0.05)
         raise
     if "error" in outcome:
         raise outcome["error"]

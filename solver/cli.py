@@ -3,11 +3,14 @@ and searching. Every error is one line on stderr, never a traceback: exit status
 1 for a damaged or unusable environment (and for a batch with failed lines), 130 for Ctrl-C."""
 from __future__ import annotations
 
+import _thread
 import argparse
 import errno
 import importlib
 import os
+import signal
 import sys
+import threading
 
 from solver.commands import COMMAND_MODULES
 from solver.errors import UsageError
@@ -58,6 +61,10 @@ def report(prog: str, message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `solver` console script."""
+    if threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, note_interrupt)
+        sys.unraisablehook = quiet_after_interrupt
     try:
         args = build_parser().parse_args(argv)  # imports the commands: Ctrl-C may come here too
     except KeyboardInterrupt:
@@ -94,10 +101,38 @@ def run_command(args: argparse.Namespace) -> int:
         silence_stdout()
         return EXIT_FAILURE
     except Exception as error:  # noqa: BLE001 - the last resort
+        if interrupted():  # whatever fails after a Ctrl-C fails because of it (a cut compile)
+            report(prog, "interrupted")
+            return EXIT_INTERRUPTED
         if environment_failure(error):
             report(prog, f"error: {error}")
             return EXIT_FAILURE
         return internal_error(prog, error)
+
+
+_interrupts: list[int] = []
+INTERRUPT_AGAIN_SECONDS = 0.05  # before a Ctrl-C lost in a callback is delivered again
+
+
+def note_interrupt(signum, frame) -> None:
+    """The SIGINT handler: Python's (KeyboardInterrupt), remembering that one came."""
+    _interrupts.append(signum)
+    raise KeyboardInterrupt
+
+
+def interrupted() -> bool:
+    """Whether Ctrl-C came during this command."""
+    return bool(_interrupts)
+
+
+def quiet_after_interrupt(unraisable) -> None:
+    """``sys.unraisablehook``: after Ctrl-C, nothing to say of errors Python cannot raise
+    (numba's compiler callbacks and finalizers cut short); a KeyboardInterrupt that landed in
+    such a callback, and so was lost, is delivered again to the main thread."""
+    if not interrupted():
+        sys.__unraisablehook__(unraisable)
+    elif isinstance(unraisable.exc_value, KeyboardInterrupt):  # from another thread, a moment on
+        threading.Timer(INTERRUPT_AGAIN_SECONDS, _thread.interrupt_main).start()
 
 
 def internal_error(prog: str, error: Exception) -> int:

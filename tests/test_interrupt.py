@@ -141,3 +141,21 @@ def test_an_unlimited_alphabeta_phase_reports_progress():
                                        progress=lambda nodes, seconds: reports.append(nodes))
     assert found.result == "disproven"
     assert reports and reports == sorted(reports) and 1000 < reports[-1] <= found.nodes
+
+
+@pytest.mark.parametrize("delay", [1.5, 2.5, 3.5, 4.5, 5.5])
+def test_ctrl_c_during_a_first_run_compile_is_one_line_and_status_130(tmp_path, delay):
+    """Issue 37, item 2: with an empty compile cache the kernels compile when Ctrl-C comes (in
+    the main thread or the worker, in numba's callbacks): one line, 130, at once, every time."""
+    process = subprocess.Popen([sys.executable, "-m", "solver", "search", "chess", "startpos",
+                                "--depth", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    time.sleep(delay)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    if process.returncode == 0:  # the machine compiled it all before the signal: nothing to see
+        pytest.skip(f"finished within {delay} s")
+    assert process.returncode == 130, err
+    assert err.splitlines() == ["solver search: interrupted"], err
+    assert time.monotonic() - sent < 5  # (within half a second on an idle machine)
