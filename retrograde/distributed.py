@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 import uuid
 from contextlib import contextmanager
@@ -57,6 +59,9 @@ class TableTaskError(RuntimeError):
 
     def __str__(self) -> str:
         return f"building {self.table} failed on worker {self.worker}: {self.message}"
+
+
+CLOSE_TIMEOUT = 5.0  # seconds a local cluster gets to close (its workers already ended)
 
 
 def parse_scheduler(spec: str) -> tuple[str, int | None]:
@@ -209,9 +214,10 @@ def _local_client(distributed, workers: int, root: Path, game: str):
     may hold the default one); on exit the cluster stops and the temporary files its
     workers may have left (a task cut short by a failure elsewhere) are removed."""
     try:
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                           processes=True, dashboard_address=":0",
-                                           silence_logs=logging.CRITICAL)
+        with _workers_deaf_to_ctrl_c():
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                               processes=True, dashboard_address=":0",
+                                               silence_logs=logging.CRITICAL)
     except Exception as error:  # e.g. worker processes that cannot start
         raise DistributedBuildError(
             f"cannot start a local dask cluster of {workers} worker(s): {one_line(error)}") from None
@@ -219,10 +225,32 @@ def _local_client(distributed, workers: int, root: Path, game: str):
     pids = list(client.run(os.getpid).values())
     try:
         yield client
+    except BaseException:  # Ctrl-C, a failed task: their work is lost anyway, end it at once
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        raise
     finally:
         client.close()
-        cluster.close()
+        cluster.close(timeout=CLOSE_TIMEOUT)
         remove_leftover_temporaries(Path(root) / game, set(pids))  # these workers are gone
+
+
+@contextmanager
+def _workers_deaf_to_ctrl_c():
+    """SIGINT ignored while worker processes start, so that they inherit it ignored: Ctrl-C at
+    the terminal reaches the whole process group, and only this process should answer it
+    (one line, the workers ended by it), not each worker with a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def default_threads(scheduler: str) -> int | None:

@@ -18,6 +18,7 @@ from solver.errors import UsageError
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 128 + signal.SIGTERM
 # what a full, failing or read-only disk raises: the environment (status 1), not a bug
 STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
 
@@ -65,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, note_interrupt)
         sys.unraisablehook = quiet_after_interrupt
+    if threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, note_interrupt)
     try:
         args = build_parser().parse_args(argv)  # imports the commands: Ctrl-C may come here too
     except KeyboardInterrupt:
@@ -81,6 +85,9 @@ def run_command(args: argparse.Namespace) -> int:
     except UsageError as error:
         report(prog, f"error: {error}")
         return EXIT_USAGE
+    except Terminated:
+        report(prog, "terminated")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         report(prog, "interrupted")
         return EXIT_INTERRUPTED
@@ -102,8 +109,9 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     except Exception as error:  # noqa: BLE001 - the last resort
         if interrupted():  # whatever fails after a Ctrl-C fails because of it (a cut compile)
-            report(prog, "interrupted")
-            return EXIT_INTERRUPTED
+            terminated = _interrupts[0] == signal.SIGTERM
+            report(prog, "terminated" if terminated else "interrupted")
+            return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
         if environment_failure(error):
             report(prog, f"error: {error}")
             return EXIT_FAILURE
@@ -114,10 +122,16 @@ _interrupts: list[int] = []
 INTERRUPT_AGAIN_SECONDS = 0.05  # before a Ctrl-C lost in a callback is delivered again
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (every clean-up on the way runs: no temporary file is
+    left), reported as such (status 143)."""
+
+
 def note_interrupt(signum, frame) -> None:
-    """The SIGINT handler: Python's (KeyboardInterrupt), remembering that one came."""
+    """The SIGINT and SIGTERM handler: Python's Ctrl-C (KeyboardInterrupt; for SIGTERM, its
+    subclass Terminated), remembering that one came."""
     _interrupts.append(signum)
-    raise KeyboardInterrupt
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 def interrupted() -> bool:
@@ -131,8 +145,9 @@ def quiet_after_interrupt(unraisable) -> None:
     such a callback, and so was lost, is delivered again to the main thread."""
     if not interrupted():
         sys.__unraisablehook__(unraisable)
-    elif isinstance(unraisable.exc_value, KeyboardInterrupt):  # from another thread, a moment on
-        threading.Timer(INTERRUPT_AGAIN_SECONDS, _thread.interrupt_main).start()
+    elif isinstance(unraisable.exc_value, KeyboardInterrupt):  # the same signal, a moment on
+        threading.Timer(INTERRUPT_AGAIN_SECONDS, _thread.interrupt_main,
+                        (_interrupts[-1],)).start()
 
 
 def internal_error(prog: str, error: Exception) -> int:

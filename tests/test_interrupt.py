@@ -159,3 +159,38 @@ def test_ctrl_c_during_a_first_run_compile_is_one_line_and_status_130(tmp_path, 
     assert process.returncode == 130, err
     assert err.splitlines() == ["solver search: interrupted"], err
     assert time.monotonic() - sent < 5  # (within half a second on an idle machine)
+
+
+@pytest.mark.parametrize("delay", [0.5, 1.5, 3.0])
+def test_sigterm_of_a_build_is_one_line_and_leaves_no_temporary_file(tmp_path, delay):
+    """Issue 37, item 6: SIGTERM is handled like Ctrl-C, so the writer's clean-up runs."""
+    process = subprocess.Popen([sys.executable, "-m", "solver", "build", "chess", "KQvKR", "--db",
+                                str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    time.sleep(delay)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    if process.returncode == 0:
+        pytest.skip(f"finished within {delay} s")
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert err.splitlines() == ["solver build: terminated"], err
+    assert not [p.name for p in (tmp_path / "chess").glob(".*tmp*")] if (tmp_path / "chess").is_dir() \
+        else True
+
+
+def test_ctrl_c_of_a_local_cluster_build_is_one_line(tmp_path):
+    """Issue 37, item 6: the workers ignore the terminal's Ctrl-C (it reaches the whole process
+    group); the command ends them and says one line."""
+    process = subprocess.Popen([sys.executable, "-m", "solver", "build", "chess", "--pieces", "4",
+                                "--db", str(tmp_path), "--scheduler", "local:2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((tmp_path / "chess").glob("*.h5")):
+        time.sleep(0.2)  # until the workers build
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole group
+    sent = time.monotonic()
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert err.splitlines() == ["solver build: interrupted"], err
+    assert time.monotonic() - sent < 10  # (about half a second on an idle machine)
