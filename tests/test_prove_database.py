@@ -22,7 +22,7 @@ ROOK_HANGS = "8/8/3k4/8/8/8/1r6/K1Q5 w - - 0 1"  # Kxb2 leads into KQvK
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     root = tmp_path_factory.mktemp("db")
-    build_tables("chess", ["KQvK", "KRvK"], root, show_progress=False)
+    build_tables("chess", ["KQvK", "KRvK"], root, show_progress=False, dtz50=False)
     return root
 
 

@@ -42,7 +42,7 @@ def full_db(tmp_path_factory):
     """Every 3-4-piece table, built once per session (about 2-3 minutes on one core), or an
     existing build named by $SOLVER_TEST_CHESS_DB (missing or invalid tables are built)."""
     root = os.environ.get("SOLVER_TEST_CHESS_DB") or tmp_path_factory.mktemp("fullchessdb")
-    build_tables("chess", None, root, max_pieces=4, show_progress=False)
+    build_tables("chess", None, root, max_pieces=4, show_progress=False, dtz50=False)
     return root
 
 

@@ -31,7 +31,7 @@ def checked_tables() -> list[str]:
 @pytest.fixture(scope="module")
 def five_db(tmp_path_factory):
     root = os.environ.get("SOLVER_TEST_CHESS_DB") or tmp_path_factory.mktemp("chessdb5")
-    build_tables("chess", checked_tables(), root, show_progress=False)
+    build_tables("chess", checked_tables(), root, show_progress=False, dtz50=False)
     return root
 
 

@@ -46,7 +46,7 @@ def chess_builds(scheduler, tmp_path_factory):
     distributed dir, distributed result)."""
     here = tmp_path_factory.mktemp("chess-local")
     there = tmp_path_factory.mktemp("chess-distributed")
-    local = build_tables("chess", CHESS_TABLES, here, show_progress=False)
+    local = build_tables("chess", CHESS_TABLES, here, show_progress=False, dtz50=False)
     remote = dist.build_tables_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
                                            workers=1, show_progress=False)
     return here, local, there, remote
@@ -154,7 +154,8 @@ def damage_first_page(path) -> None:
 def test_cli_failed_table_names_it_and_keeps_finished_tables(capsys, tmp_path, scheduler):
     # A directory of the user's sits where KQvKR goes: KQvKR's task fails writing it (and
     # leaves the directory alone), after KRvK (which KQvKR also needs) has finished
-    build_tables("chess", ["KQvK"], tmp_path, show_progress=False, compression="none")
+    build_tables("chess", ["KQvK"], tmp_path, show_progress=False, compression="none",
+                 dtz50=False)
     table_path(tmp_path, "chess", "KQvKR").mkdir()
     status, out, err = run(capsys, "build", "chess", "KQvKR", "--db", str(tmp_path),
                            "--scheduler", scheduler, "--workers", "1")
@@ -171,7 +172,8 @@ def test_cli_failed_table_names_it_and_keeps_finished_tables(capsys, tmp_path, s
 
 def test_cli_rebuilds_a_damaged_dependency(capsys, tmp_path, scheduler):
     # KQvK's header is fine but a page is damaged: it is rebuilt before KQvKR needs it
-    build_tables("chess", ["KQvK"], tmp_path, show_progress=False, compression="none")
+    build_tables("chess", ["KQvK"], tmp_path, show_progress=False, compression="none",
+                 dtz50=False)
     damage_first_page(table_path(tmp_path, "chess", "KQvK"))
     status, out, err = run(capsys, "build", "chess", "KQvKR", "--db", str(tmp_path),
                            "--scheduler", scheduler, "--workers", "1", "--json")

@@ -118,7 +118,7 @@ def test_wins_by_moves_are_the_wins_by_un_moves(table, tmp_path, monkeypatch):
     results = []
     for factor, root in ((0.0, tmp_path / "push"), (float("inf"), tmp_path / "pull")):
         monkeypatch.setattr(unmove, "PULL_FACTOR", factor)
-        build_tables("chess", [table], root, show_progress=False)
+        build_tables("chess", [table], root, show_progress=False, dtz50=False)
         results.append(read_codes(root, "chess", table))
     assert pulled, "the wins were never pulled"
     assert np.array_equal(results[0], results[1])
