@@ -290,7 +290,7 @@ def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:
     Otherwise (chess: pawn moves) its zeroing moves into itself are exits of the family's
     ``zeroing_space``, valued from its own codes of the round before, cut the same way, in
     rounds until the rule classes settle (see the module docstring)."""
-    from retrograde.tables import ChildCodes, ChildLoader, read_codes
+    from retrograde.tables import ChildCodes, ChildLoader, load_children, read_codes
     from retrograde.unmove import solve_by_unmoves
 
     dependencies = family.dependencies(table)
@@ -298,22 +298,23 @@ def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:
         children = ChildLoader(root, family, dependencies, DTZ50, keep_rule_class)
         return solve_by_unmoves(family, table, children, progress)
     space = family.unmoves.zeroing_space(table)
-    others = ChildLoader(root, family, dependencies, DTZ50, keep_rule_class).load_all()
+    size = family.size(table)
+    # the children and, after them, the table's own codes of the round before: one array
+    codes, offsets, _ = load_children(root, family, dependencies, metric=DTZ50, extra=size)
+    own = codes[codes.size - size:]
+    keep_rule_class(codes[:codes.size - size])
+    offsets[family.table_id(table)] = codes.size - size
+    children = ChildCodes(codes, offsets)
     rule_free = np.ascontiguousarray(read_codes(root, family.game.name, table), np.uint16)
-    classes = np.empty(rule_free.size, dtype=np.uint16)
+    classes = np.empty(size, dtype=np.uint16)
     assume_within_rule(rule_free, classes)
     del rule_free
-    offsets = others.offsets.copy()
-    offsets[family.table_id(table)] = others.codes.size
     for round_number in range(1, MOST_ROUNDS + 1):
-        own = classes.copy()
+        own[:] = classes
         keep_rule_class(own)
-        children = ChildCodes(np.concatenate([others.codes, own]), offsets)
-        del own
         progress.update(f"dtz50 round {round_number}")
         dtz = np.ascontiguousarray(solve_by_unmoves(family, table, children, progress, space),
                                    dtype=np.uint16)
-        del children
         if same_classes(dtz, classes):
             return dtz
         classes = dtz

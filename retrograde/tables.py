@@ -62,17 +62,18 @@ def is_built(root, family, table: str) -> bool:
 
 
 def load_children(root, family, tables: list[str],
-                  ranges: Mapping[str, tuple[int, int]] | None = None, metric: str = DTM
-                  ) -> tuple[np.ndarray, np.ndarray, int]:
+                  ranges: Mapping[str, tuple[int, int]] | None = None, metric: str = DTM,
+                  extra: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
     """Codes of ``tables`` concatenated (``uint16``), offsets by table id (-1 when absent),
     and their longest distance. Each table is read straight into its place (no second copy of
     any of them); of a table in ``ranges`` only the pages holding its index range
     ``(start, stop)`` are read, the other entries are 0 and cost no memory. ``metric``: the
-    rule-free tables or their DTZ50 tables."""
+    rule-free tables or their DTZ50 tables. ``extra`` entries (0) are reserved after them,
+    for codes the caller adds without a copy of the others."""
     names = family.table_names()
     offsets = np.full(max(1, len(names)), -1, dtype=np.int64)
     sizes = [family.size(table) for table in tables]
-    merged = np.zeros(max(1, sum(sizes)), dtype=np.uint16)
+    merged = np.zeros(max(1, sum(sizes) + extra), dtype=np.uint16)
     total, longest = 0, 0
     for table, size in zip(tables, sizes):
         start, stop = (ranges or {}).get(table, (0, size))
