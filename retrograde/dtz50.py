@@ -266,7 +266,9 @@ def keep_rule_class(codes):
     wins in 1 ply, into a blessed loss in 101 (``zeroing_value``), and the rest is the
     engine's own minimax (wins as quick, losses as slow as can be)."""
     for index in prange(codes.shape[0]):
-        codes[index] = rule_class(codes[index])
+        code = codes[index]
+        if code >= 2:  # (entries never read stay 0, and their memory untouched)
+            codes[index] = rule_class(code)
 
 
 class DtzError(RuntimeError):
@@ -300,24 +302,22 @@ def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:
     space = family.unmoves.zeroing_space(table)
     size = family.size(table)
     # the children and, after them, the table's own codes of the round before: one array
-    codes, offsets, _ = load_children(root, family, dependencies, metric=DTZ50, extra=size)
-    own = codes[codes.size - size:]
+    codes, offsets, _ = load_children(root, family, dependencies, space.child_ranges, DTZ50,
+                                      extra=size)
+    own = codes[codes.size - size:]  # the rule classes of the round before, as exits read them
     keep_rule_class(codes[:codes.size - size])
     offsets[family.table_id(table)] = codes.size - size
     children = ChildCodes(codes, offsets)
-    rule_free = np.ascontiguousarray(read_codes(root, family.game.name, table), np.uint16)
-    classes = np.empty(size, dtype=np.uint16)
-    assume_within_rule(rule_free, classes)
-    del rule_free
+    assume_within_rule(np.ascontiguousarray(read_codes(root, family.game.name, table),
+                                            np.uint16), own)
     for round_number in range(1, MOST_ROUNDS + 1):
-        own[:] = classes
-        keep_rule_class(own)
         progress.update(f"dtz50 round {round_number}")
         dtz = np.ascontiguousarray(solve_by_unmoves(family, table, children, progress, space),
                                    dtype=np.uint16)
-        if same_classes(dtz, classes):
+        if same_classes(dtz, own):
             return dtz
-        classes = dtz
+        own[:] = dtz
+        keep_rule_class(own)
     raise DtzError(f"{table}: the 50-move classes did not settle in {MOST_ROUNDS} rounds")
 
 

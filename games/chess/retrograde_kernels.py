@@ -1735,7 +1735,7 @@ def dtz50_generation_space(table: str) -> GenerationSpace:
     params[P_EN_PASSANT] = 0
     return GenerationSpace(size=space.size, storage_size=space.storage_size, params=params,
                            aux=space.aux, wake=False, wins_by_moves=True,
-                           children_read_later=None)
+                           children_read_later=None, child_ranges=space.child_ranges)
 
 
 def child_ranges(table: str) -> dict[str, tuple[int, int]]:
