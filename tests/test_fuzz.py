@@ -483,8 +483,15 @@ def test_the_unmutated_proofs_are_valid_and_true(proofs):
             assert claim_holds(rules, document, depth_cap=9 if rules.__class__ is TicTacToeRules else 3)
 
 
+def test_json_that_is_not_an_object_is_an_invalid_proof_at_once(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    verdict = check_file(TICTACTOE, str(path))
+    assert not verdict.valid and "does not start with a JSON object" in verdict.reason
+
+
 def test_json_nested_deeply_is_an_invalid_proof(tmp_path):
     path = tmp_path / "deep.json"
-    path.write_text("[" * 100_000 + "]" * 100_000)
+    path.write_text('{"a": ' * 100_000 + "1" + "}" * 100_000)  # an object, as proofs are
     verdict = check_file(TICTACTOE, str(path))
     assert not verdict.valid and "nested" in verdict.reason
