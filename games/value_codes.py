@@ -197,11 +197,12 @@ def zeroing_value(child):
 
 @nb.njit(cache=True, inline="always")
 def rule_class(code):
-    """A decided DTZ50 code cut to what a zeroing move into it is worth: distance 0 when its
-    result holds under the rule, ``CURSE_PLIES`` when the rule overturns it (draws and the
-    open codes unchanged). ``parent_code(rule_class(c)) == zeroing_value(c)``: a generator
-    that values moves by ``parent_code`` values zeroing moves right on codes cut so."""
-    if code < 2 or code >= COUNT_BASE:
+    """A decided DTZ50 storage code (``uint16``: distances beyond a byte are codes, not
+    counts) cut to what a zeroing move into it is worth: distance 0 when its result holds
+    under the rule, ``CURSE_PLIES`` when the rule overturns it (draws and invalid entries
+    unchanged). ``parent_code(rule_class(c)) == zeroing_value(c)``: a generator that values
+    moves by ``parent_code`` values zeroing moves right on codes cut so."""
+    if code < 2:
         return code
     far = 0 if within_rule(code) else CURSE_PLIES
     return (code & 1) + loss_code(far)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import time
 import stat
 import sys
 
@@ -281,15 +282,23 @@ def write_proof(document: dict, path: str) -> None:
     _replace_atomically(target, data, status)
 
 
+FIFO_READER_WAIT = 5.0  # seconds a FIFO gets to find a reader before the write gives up
+
+
 def _write_to_fifo(path: str, data: bytes) -> None:
-    """Write ``data`` into the FIFO ``path``; an OSError at once when no process reads it
-    (opening it plainly would wait for one forever)."""
-    try:
-        handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        if error.errno == errno.ENXIO:
-            raise OSError(errno.ENXIO, "a FIFO that no process reads", path) from None
-        raise
+    """Write ``data`` into the FIFO ``path``; an OSError when no process opens it for reading
+    within ``FIFO_READER_WAIT`` seconds (opening it plainly would wait forever)."""
+    deadline = time.monotonic() + FIFO_READER_WAIT
+    while True:
+        try:
+            handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            break
+        except OSError as error:
+            if error.errno != errno.ENXIO:
+                raise
+            if time.monotonic() > deadline:
+                raise OSError(errno.ENXIO, "a FIFO that no process reads", path) from None
+            time.sleep(0.01)
     os.set_blocking(handle, True)  # a reader is there: let it take the text at its pace
     with open(handle, "wb") as out:
         out.write(data)
