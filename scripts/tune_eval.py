@@ -5,8 +5,8 @@
     python scripts/tune_eval.py seed      # the untuned PeSTO seed into eval_weights.py
 
 ``generate`` plays Stockfish against itself at a fixed node count per move from the openings of
-/work/shared/data/chess/openings-8moves.epd (in a fixed shuffled order) and appends one JSON line
-per finished game to ``DIR/games.jsonl`` (default /work/tune-data): the opening, the moves,
+$SOLVER_ORACLE_DATA/chess/openings-8moves.epd (in a fixed shuffled order) and appends one JSON line
+per finished game to ``DIR/games.jsonl`` (default ./tune-data): the opening, the moves,
 Stockfish's score after each search and the result. An interrupted run loses at most the game in
 progress; a new run skips the openings already played.
 
@@ -25,14 +25,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-OPENINGS = Path("/work/shared/data/chess/openings-8moves.epd")
-DEFAULT_DATA = Path("/work/tune-data")
+OPENINGS = Path(os.environ.get("SOLVER_ORACLE_DATA", "../shared/data")) / "chess" / "openings-8moves.epd"
+DEFAULT_DATA = Path("tune-data")
 
 
 # --- the seed weights ----------------------------------------------------------------------------
