@@ -64,3 +64,12 @@ def oracle_data(oracle_root):
         return path
 
     return resolve
+
+
+@pytest.fixture(scope="session")
+def syzygy(oracle_data):
+    """python-chess's Syzygy tablebase over the 3-4 piece WDL and DTZ tables of the oracle data."""
+    import chess.syzygy
+
+    with chess.syzygy.open_tablebase(str(oracle_data("chess/syzygy"))) as tablebase:
+        yield tablebase

@@ -33,12 +33,6 @@ NORMAL_TABLE = "KPvKP"
 
 
 @pytest.fixture(scope="module")
-def syzygy(oracle_data):
-    with chess.syzygy.open_tablebase(str(oracle_data("chess/syzygy"))) as tablebase:
-        yield tablebase
-
-
-@pytest.fixture(scope="module")
 def pawn_db(tmp_path_factory):
     """KPvKP and its dependencies, with their DTZ50 tables."""
     root = tmp_path_factory.mktemp("dtz50db")

@@ -52,12 +52,6 @@ def normal_db(full_db):
 
 
 @pytest.fixture(scope="session")
-def syzygy(oracle_data):
-    with chess.syzygy.open_tablebase(str(oracle_data("chess/syzygy"))) as tablebase:
-        yield tablebase
-
-
-@pytest.fixture(scope="session")
 def gaviota(oracle_data):
     with chess.gaviota.open_tablebase(str(oracle_data("chess/gaviota"))) as tablebase:
         yield tablebase
