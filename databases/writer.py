@@ -99,31 +99,48 @@ def write_table(path: str | os.PathLike, codes: np.ndarray, *, game: str, table:
     }
     checksums = F.page_checksums(codes, page_entries)
     attributes["content_crc32"] = F.content_checksum(checksums)
+
+    def fill(handle) -> None:
+        dataset = handle.create_dataset(F.DATASET, shape=codes.shape, dtype=dtype,
+                                        chunks=(min(page_entries, max(1, codes.size)),),
+                                        fletcher32=True, **_filter_options(compression))
+        from databases.chunks import can_write_directly, write_pages  # its kernel: here
+
+        if codes.size and can_write_directly(dataset):
+            write_pages(dataset, codes)
+        else:
+            step = max(page_entries, SLICE_ENTRIES - SLICE_ENTRIES % page_entries)
+            for start in range(0, codes.size, step):  # whole pages, a slice at a time
+                dataset[start:start + step] = codes[start:start + step].astype(dtype)
+        handle.create_dataset(F.CHECKSUMS, data=checksums, fletcher32=True)
+        write_attributes(handle, attributes)
+
+    write_atomically(path, fill)
+    return attributes
+
+
+def write_atomically(path: str | os.PathLike, fill) -> None:
+    """Create the HDF5 file ``path`` with ``fill(handle)``: written under a temporary name
+    beside it, closed, fsynced, then renamed, so it appears only once complete (and a failed
+    write leaves nothing)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = temporary_path(path)
     try:
         with h5py.File(temporary, "w") as handle:
-            dataset = handle.create_dataset(F.DATASET, shape=codes.shape, dtype=dtype,
-                                            chunks=(min(page_entries, max(1, codes.size)),),
-                                            fletcher32=True, **_filter_options(compression))
-            from databases.chunks import can_write_directly, write_pages  # its kernel: here
-
-            if codes.size and can_write_directly(dataset):
-                write_pages(dataset, codes)
-            else:
-                step = max(page_entries, SLICE_ENTRIES - SLICE_ENTRIES % page_entries)
-                for start in range(0, codes.size, step):  # whole pages, a slice at a time
-                    dataset[start:start + step] = codes[start:start + step].astype(dtype)
-            handle.create_dataset(F.CHECKSUMS, data=checksums, fletcher32=True)
-            for key, value in attributes.items():
-                handle.attrs[key] = F.stored_attribute(value)
+            fill(handle)
         with open(temporary, "rb") as handle:
             os.fsync(handle.fileno())
         os.replace(temporary, path)
     finally:
         if temporary.exists():
             temporary.unlink()
-    return attributes
+
+
+def write_attributes(handle, attributes: dict) -> None:
+    """Store ``attributes`` on an open file (text as fixed-length strings)."""
+    for key, value in attributes.items():
+        handle.attrs[key] = F.stored_attribute(value)
 
 
 # --- temporary files ---------------------------------------------------------------------

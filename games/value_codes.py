@@ -208,13 +208,13 @@ def rule_class(code):
     return (code & 1) + loss_code(far)
 
 
-def wdl50(code: int) -> int:
-    """python-chess's WDL of a DTZ50 code: 2 win, 1 cursed win, 0 draw, -1 blessed loss, -2
-    loss, for the side to move."""
-    code = int(code)
+@nb.njit(cache=True, inline="always")
+def wdl50(code):
+    """python-chess's WDL of a decided DTZ50 code: 2 win, 1 cursed win, 0 draw, -1 blessed
+    loss, -2 loss, for the side to move."""
     if code == CODE_DRAW:
         return 0
-    strength = 2 if (code - 2) >> 1 <= CURSE_PLIES else 1
+    strength = 2 if within_rule(code) else 1
     return strength if code & 1 else -strength
 
 

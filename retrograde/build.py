@@ -130,14 +130,15 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
                  max_pieces: int | None = None, workers: int | None = None,
                  show_progress: bool | None = None, force: bool = False,
                  compression: str = DEFAULT_COMPRESSION, notify=None,
-                 dtz50: bool = True) -> dict:
+                 dtz50: bool = True, pack: bool = True) -> dict:
     """Build ``tables`` of ``game`` (default: all, or all up to ``max_pieces``) under ``root``,
     and the tables they depend on if missing or unusable; then, for a game with the 50-move
-    rule and ``dtz50``, their DTZ50 tables (:func:`build_dtz50_tables`). ``force`` rebuilds
-    the requested tables even if they are valid. ``notify(line)`` hears of each damaged file
-    being rebuilt and each leftover temporary file removed. Returns ``{"built": [...],
-    "skipped": [...], "rebuilt": {table: why}, "removed": [temporary files], "seconds": s}``
-    and, for a game with the 50-move rule, ``"dtz50_built": [...]``."""
+    rule and ``dtz50``, their DTZ50 tables (:func:`build_dtz50_tables`), and with ``pack``
+    too, their packed WDL50 (:func:`pack_wdl50_tables`). ``force`` rebuilds the requested
+    tables even if they are valid. ``notify(line)`` hears of each damaged file being rebuilt
+    and each leftover temporary file removed. Returns ``{"built": [...], "skipped": [...],
+    "rebuilt": {table: why}, "removed": [temporary files], "seconds": s}`` and, for a game
+    with the 50-move rule, ``"dtz50_built": [...]`` and ``"packed": [...]``."""
     family = get_family(game)
     root = Path(root)
     notify = notify or (lambda line: None)
@@ -158,7 +159,33 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
         result["dtz50_built"] = build_dtz50_tables(
             family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
             compression=compression, renewed=built, notify=notify) if dtz50 else []
+        result["packed"] = pack_wdl50_tables(
+            family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
+            notify=notify) if dtz50 and pack else []
     return {**result, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def pack_wdl50_tables(family, tables: list[str] | None, root, *, max_pieces: int | None = None,
+                      show_progress: bool | None = None, notify=None) -> list[str]:
+    """Pack the WDL50 (:mod:`retrograde.pack`) of ``tables`` (default: all, or all up to
+    ``max_pieces``) and of the tables they depend on, whose DTZ50 tables are built: each
+    whose pack is missing, unreadable, or packed from another build of its DTZ50 table.
+    Returns the tables packed."""
+    from retrograde.pack import pack_is_current, pack_table  # here: compiles its kernels
+
+    notify = notify or (lambda line: None)
+    root = Path(root)
+    packed: list[str] = []
+    for table in build_order(family, tables, max_pieces):
+        if not table_path(root, family.game.name, table, DTZ50).exists() \
+                or pack_is_current(root, family, table):
+            continue
+        progress = Progress(f"{family.game.name} {table} WDL50 pack", show_progress) \
+            if show_progress is not False else Silent()
+        pack_table(root, family, table, progress=progress)
+        progress.done()
+        packed.append(table)
+    return packed
 
 
 def has_dtz50(family) -> bool:

@@ -106,7 +106,7 @@ def test_root_moves_keep_the_value_and_shorten_the_mate(tables, gaviota, pieces)
 def test_fifty_move_counter_turns_a_far_mate_into_a_cursed_win(tables):
     # Mate in 17 plies, no capture or pawn move on the way, 5 plies left on the count: the
     # DTZ50 tables call it drawn, a hair above a draw (the opponent may still go wrong).
-    from solver.search.table_leaves import CURSED_SCORE
+    from solver.search.scores import CURSED_SCORE
 
     position = CHESS.parse_position(KQK.replace(" 0 1", " 95 60"))
     result = Player(CHESS, hash_mb=1, tables=tables).search(position, Limits(depth=5))
@@ -124,10 +124,24 @@ def test_a_repetition_at_the_root_counts_as_a_draw(tables):
     assert repeated.score == 0 and CHESS.hash(CHESS.play(position, repeated.best)) == CHESS.hash(child)
 
 
-def test_tables_inside_the_search_find_a_mate_the_horizon_hides(tables):
+@pytest.fixture(scope="module")
+def unpacked_db(tmp_path_factory):
+    root = tmp_path_factory.mktemp("unpacked")
+    build_tables("chess", ["KQvK", "KRvK"], root, show_progress=False, pack=False)
+    return root
+
+
+@pytest.fixture(scope="module")
+def unpacked_tables(unpacked_db):
+    return EndgameTables(CHESS, unpacked_db, cache_megabytes=8)
+
+
+def test_tables_without_packs_find_a_mate_the_horizon_hides(unpacked_tables):
+    # Without the packed WDL50, the search probes the pages: a mate distance for every leaf.
     position = CHESS.parse_position(QUEEN_TAKES_KNIGHT)
     without = Player(CHESS, hash_mb=4).search(position, Limits(depth=4))
-    with_tables = Player(CHESS, hash_mb=4, tables=tables).search(position, Limits(depth=4))
+    with_tables = Player(CHESS, hash_mb=4, tables=unpacked_tables).search(position, Limits(depth=4))
+    assert unpacked_tables.packs is None
     assert without.mate is None  # a mate in 10 or so: beyond four plies
     assert with_tables.mate is not None and with_tables.mate > 0 and with_tables.tbhits > 0
     assert CHESS.format_move(position, with_tables.best) == "e1b4"
@@ -136,8 +150,26 @@ def test_tables_inside_the_search_find_a_mate_the_horizon_hides(tables):
     assert CHESS.outcome(end) == -1 and len(with_tables.pv) == 2 * with_tables.mate - 1
 
 
-def test_a_tiny_page_cache_bounds_memory_and_loses_nothing(db):
-    small = EndgameTables(CHESS, db, cache_megabytes=0.05)  # two pages
+def test_packed_tables_inside_the_search_find_a_win_the_horizon_hides(tables):
+    # With the packed WDL50, a leaf right after the capture is a win under the 50-move rule:
+    # the oracle band (no distance in a WDL), found without a page read in the search.
+    from solver.search.scores import KNOWN_WIN_BOUND, MATE_BOUND
+
+    position = CHESS.parse_position(QUEEN_TAKES_KNIGHT)
+    assert tables.packs is not None and tables.packs.tables == 3  # KvK, KQvK, KRvK
+    before = tables.pages_loaded
+    result = Player(CHESS, hash_mb=4, tables=tables).search(position, Limits(depth=4))
+    assert KNOWN_WIN_BOUND <= result.score < MATE_BOUND and result.tbhits > 0
+    assert CHESS.format_move(position, result.best) == "e1b4"
+    assert tables.pages_loaded == before  # the search read no page
+    # The PV still runs on through the tables to the checkmate.
+    end = CHESS.play_moves(position, CHESS.format_moves(position, result.pv))
+    assert CHESS.outcome(end) == -1
+
+
+def test_a_tiny_page_cache_bounds_memory_and_loses_nothing(unpacked_db):
+    # (the pages are what the search probes where no table is packed)
+    small = EndgameTables(CHESS, unpacked_db, cache_megabytes=0.05)  # two pages
     assert small.database.cache.arena.nbytes <= 0.05 * 2**20 * 1.01 or small.database.cache.slots == 2
     position = CHESS.parse_position(QUEEN_TAKES_KNIGHT)
     result = Player(CHESS, hash_mb=4, tables=small).search(position, Limits(depth=6))

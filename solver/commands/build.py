@@ -70,6 +70,11 @@ def register(subparsers) -> None:
                         help="chess: skip the DTZ50 tables (the 50-move rule: distance to the "
                         "next capture or pawn move, cursed wins and blessed losses), built by "
                         "default into <db>/chess/dtz50/ after the tables they belong to")
+    parser.add_argument("--no-pack", dest="pack", action="store_false",
+                        help="chess: skip the packed WDL50 (each table's result under the "
+                        "50-move rule, compressed for the search's memory: what --db and the "
+                        "UCI DatabasePath load), packed by default into <db>/chess/wdl50/ from "
+                        "the DTZ50 tables")
     parser.add_argument("--compression", choices=COMPRESSIONS, default=DEFAULT_COMPRESSION,
                         help=f"page compression (default {DEFAULT_COMPRESSION})")
     add_json_flag(parser)
@@ -135,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
                    + (f" ({len(r['rebuilt'])} replacing damaged files)" if "rebuilt" in r else "")
                    + f", skipped {len(r['skipped'])} already built"
                    + (f", {len(r['dtz50_built'])} DTZ50 table(s)" if r.get("dtz50_built") else "")
+                   + (f", {len(r['packed'])} WDL50 pack(s)" if r.get("packed") else "")
                    + f", in {r['seconds']:.1f} s ({root}){where}")
     return 0
 
@@ -150,10 +156,11 @@ def build(args: argparse.Namespace, root: Path) -> dict:
                    show_progress=False if args.json else None, force=args.force,
                    compression=args.compression, notify=notify)
     if not args.scheduler:
-        return build_tables(args.game, args.tables or None, root, dtz50=args.dtz50, **options)
+        return build_tables(args.game, args.tables or None, root, dtz50=args.dtz50,
+                            pack=args.pack, **options)
     result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
     from databases.families import get_family
-    from retrograde.build import build_dtz50_tables, has_dtz50
+    from retrograde.build import build_dtz50_tables, has_dtz50, pack_wdl50_tables
 
     if args.dtz50 and has_dtz50(get_family(args.game)):
         # on this machine, once the cluster has built the tables they belong to
@@ -162,6 +169,9 @@ def build(args: argparse.Namespace, root: Path) -> dict:
             get_family(args.game), args.tables or None, root, max_pieces=args.pieces,
             show_progress=options["show_progress"], compression=args.compression,
             renewed=result["built"], notify=notify)
+        result["packed"] = pack_wdl50_tables(
+            get_family(args.game), args.tables or None, root, max_pieces=args.pieces,
+            show_progress=options["show_progress"], notify=notify) if args.pack else []
         result["seconds"] = round(result["seconds"] + time.perf_counter() - started, 3)
     return result
 

@@ -34,11 +34,13 @@ import numba as nb
 import numpy as np
 from numba import types
 
+from databases.packed import NOT_PACKED, is_packed, probe_packed
 from games import kernels as K
 from games.table_family import RankKernel
 from solver.search import transposition as tt
 from solver.search.ordering import TT_MOVE, is_quiet_key, pick_next, reward_quiet_cutoff, score_moves
-from solver.search.scores import DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score, to_table
+from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
+                                  to_table, wdl50_score)
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_FUTILITY, USE_LMR, USE_MULTI_CUT, USE_NULL_MOVE,
                                     USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_TT_CUTOFFS)
 from solver.search.table_leaves import TABLES, probe_tables
@@ -150,12 +152,22 @@ def update_pv(pv, ply_info, ply, move):
 NO_TABLE_SCORE = -INFINITE - 1  # table_leaf_score: the tables do not cover the position
 
 
-@nb.njit(types.int64(RankKernel, K.ReversiblePliesKernel, TABLES, I64_1D, K.POSITION, types.int64),
-         cache=True, inline="always")
-def table_leaf_score(rank, reversible_plies, tables, state, pos, ply):
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, K.ReversiblePliesKernel, TABLES,
+                     I64_1D, K.POSITION, types.int64), cache=True, inline="always")
+def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, pos, ply):
     """The endgame tables' score of ``pos`` at ``ply`` (counted in ``tbhits``), or
     ``NO_TABLE_SCORE`` when the search has no tables or they do not cover it."""
     if state[P_TABLES] == 0:
+        return NO_TABLE_SCORE
+    if reversible_plies(pos) == 0:
+        wdl = probe_packed(legal_moves, play, rank, tables[4], pos, 0)
+        if wdl != NOT_PACKED:
+            state[S_TABLE_HITS] += 1
+            return wdl50_score(wdl, ply)
+    elif is_packed(tables[4], rank(pos)):
+        # A packed WDL50 is exact from a zeroing move; once the count runs, the rule may draw
+        # a win it calls won, so the search goes on (such positions come only below a root
+        # the tables already play, or below a leaf they already valued).
         return NO_TABLE_SCORE
     code = probe_tables(rank, tables, pos)
     if code <= 0:
@@ -186,7 +198,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         return 0 if checked else np.int64(evaluate(pos))
 
     # 2. Endgame tables: a covered position has its exact value (cheap: no store needed).
-    score = table_leaf_score(rank, reversible_plies, tables, state, pos, ply)
+    score = table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, pos, ply)
     if score != NO_TABLE_SCORE:
         return score
 
@@ -327,7 +339,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
     # 6. Endgame tables: a covered position has its exact value, stored like a deep search's.
     # (The root is played from the tables by the player, before any search.)
     if not root:
-        score = table_leaf_score(rank, reversible_plies, tables, state, pos, ply)
+        score = table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, pos, ply)
         if score != NO_TABLE_SCORE:
             tt.store(tt_table, position_hash, -1, to_table(score, ply), 0, min(depth + TABLE_DEPTH_BONUS, MAX_PLY),
                      tt.BOUND_EXACT, state[P_GENERATION])

@@ -31,6 +31,7 @@ KNOWN_WIN = 30000
 KNOWN_WIN_BOUND = KNOWN_WIN - MAX_PLY  # KNOWN_WIN_BOUND <= |score| < MATE_BOUND: an oracle's win/loss
 INFINITE = 32001  # beyond every score: the initial window
 DRAW = 0
+CURSED_SCORE = 1  # a win the 50-move rule overturns: a draw, but one the opponent may spoil
 
 assert EVAL_LIMIT < KNOWN_WIN_BOUND and KNOWN_WIN < MATE_BOUND and INFINITE < 2 ** 15
 
@@ -91,3 +92,16 @@ def table_score(code, ply, reversible, fifty):
     else:
         score = KNOWN_WIN - min(plies, MAX_PLY - 1)
     return score if is_win(code) else -score
+
+
+@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+def wdl50_score(wdl, ply):
+    """The search score at ``ply`` of a WDL50 value (python-chess's 2 / 1 / 0 / -1 / -2, right
+    after a zeroing move): a win under the rule in the oracle band (no distance is known;
+    nearer plies still rank first), a cursed win ``CURSED_SCORE`` (a draw the opponent may
+    spoil), a blessed loss its negative, a draw a draw."""
+    if wdl == 2:
+        return KNOWN_WIN - min(ply, MAX_PLY - 1)
+    if wdl == -2:
+        return -(KNOWN_WIN - min(ply, MAX_PLY - 1))
+    return wdl * CURSED_SCORE

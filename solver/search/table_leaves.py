@@ -1,6 +1,10 @@
 """Endgame tables at the player's leaves: probed inside the search, played from at the root.
 
-Inside the compiled search (``probe_tables``) a position the built tables cover gets their code
+Inside the compiled search, a position right after a capture or pawn move (its 50-move count
+0) that a packed table holds (:mod:`databases.packed`, loaded whole into memory) gets its
+WDL50, exact under the 50-move rule; the search goes on below such positions only when the
+count has started (where the rule may draw a table's win), and never reads the disk. Tables
+without a pack are probed as before: a position the built tables cover gets their code
 straight from the page cache of :mod:`databases` (the prover's own probe,
 :func:`proofsearch.database_leaves.database_code`), turned into a
 score by :func:`solver.search.scores.table_score`. A page that is not resident never stalls the
@@ -18,8 +22,8 @@ engine keeps every win the rule lets it keep, and takes the quickest mate among 
 (the quickest mate overall may run past the count); a win the rule overturns scores just
 above a draw, a loss it saves just below.
 
-The kernel sees the tables as one tuple ``(directory, bases, arena, requests)`` and the family's
-``rank`` kernel; without tables, ``no_tables`` and tiny arrays stand in.
+The kernel sees the tables as one tuple ``(directory, bases, arena, requests, packs)`` and the
+family's ``rank`` kernel; without tables, ``no_tables`` and tiny arrays stand in.
 """
 from __future__ import annotations
 
@@ -34,18 +38,19 @@ from numba import types
 from databases import format as F
 from databases.cache import ARENA, DIRECTORY
 from databases.errors import DatabaseError, MissingTableError, UnusableTableError
+from databases.packed import PACKS, PackedTables, no_packs
 from games.game import Game
 from games.kernels import POSITION
 from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
 from games.value_codes import code_distance, is_loss, is_win
 from proofsearch.database_leaves import NOT_COVERED, PAGE_MISSING, DatabaseLeaves, database_code, no_tables
-from solver.search.scores import table_score
+from solver.search.scores import CURSED_SCORE, table_score
 
 REQUEST_SLOTS = 256  # pages a single iteration may ask for; more are dropped (asked again later)
 MAX_PAGES_PER_GAP = 64  # pages loaded between two iterations, so a gap stays short
 
 REQUESTS = types.Array(types.int64, 1, "C")
-TABLES = types.Tuple((DIRECTORY, types.Array(types.int64, 1, "C"), ARENA, REQUESTS))
+TABLES = types.Tuple((DIRECTORY, types.Array(types.int64, 1, "C"), ARENA, REQUESTS, PACKS))
 
 
 @nb.njit(types.int64(RankKernel, TABLES, POSITION), cache=True)
@@ -54,7 +59,7 @@ def probe_tables(rank, tables, pos):
     does not tell its value (chess: an en-passant right), or its page is not resident, in which
     case the page is queued in ``requests`` (``requests[0]`` entries follow it, each
     ``table << TABLE_SHIFT | index``)."""
-    directory, bases, arena, requests = tables
+    directory, bases, arena, requests, _ = tables
     code = database_code(rank, directory, bases, arena, pos)
     if code == PAGE_MISSING:
         queued = requests[0]
@@ -68,10 +73,7 @@ def probe_tables(rank, tables, pos):
 def no_table_arrays() -> tuple:
     """The kernel's tables tuple when there are none."""
     return (np.full(1, -1, dtype=np.int32), np.full(1, -1, dtype=np.int64), np.zeros((1, 1), dtype=np.uint16),
-            np.zeros(2, dtype=np.int64))
-
-
-CURSED_SCORE = 1  # a win the 50-move rule overturns: a draw, but one the opponent may spoil
+            np.zeros(2, dtype=np.int64), no_packs())
 
 
 def rule50_result(child_dtz50: int, child_clock: int, fifty: int) -> int:
@@ -114,6 +116,17 @@ class EndgameTables:
         self.database = self.leaves.database
         self.requests = np.zeros(REQUEST_SLOTS + 1, dtype=np.int64)
         self.pages_loaded = 0
+        self.packs = self._load_packs()
+
+    def _load_packs(self) -> PackedTables | None:
+        """The packed WDL50 of the tables (chess), or None when none is packed; a damaged or
+        stale pack is said once and left out (its table is probed from its pages)."""
+        if not self.game.fifty_move_plies:
+            return None
+        packs = PackedTables(self.directory, self.database.family)
+        for table, why in packs.unusable.items():
+            self.leaves.warn(f"{why} (the search probes the {table} table's pages instead)")
+        return packs if packs.tables else None
 
     @property
     def tables(self) -> int:
@@ -122,7 +135,9 @@ class EndgameTables:
 
     def kernel_arguments(self) -> tuple:
         """(rank kernel, tables tuple) for the compiled search."""
-        return self.leaves.rank, (self.leaves.directory, self.leaves.bases, self.leaves.arena, self.requests)
+        packs = self.packs.kernel_tuple() if self.packs is not None else no_packs()
+        return self.leaves.rank, (self.leaves.directory, self.leaves.bases, self.leaves.arena,
+                                  self.requests, packs)
 
     def load_requested(self, max_pages: int = MAX_PAGES_PER_GAP) -> int:
         """Load up to ``max_pages`` of the pages the search asked for; returns how many."""

@@ -1,0 +1,274 @@
+"""The packed WDL50: every table's result under the 50-move rule, compressed in memory, for a
+search that must never wait for a page.
+
+A table's DTZ50 entries cut to python-chess's five values (2 win, 1 cursed win, 0 draw, -1
+blessed loss, -2 loss, for the side to move, counted from a zeroing move) compress far better
+than the distances. Two things make them smaller still:
+
+* **Exits decided at probe time** (Syzygy's idea for its WDL files). A move out of the table (a
+  capture or a promotion) is a zeroing move, so it is worth exactly minus its child's WDL50,
+  and the child lies in another packed table. The probe plays those moves and takes the best
+  of them and the stored value: ``value = max(stored, -child for every exit)``. Where an exit
+  already achieves the value, the stored byte only has to be no better than it, so the packer
+  picks whatever continues the run before it. Positions with a good capture, a large share of
+  most tables, cost almost nothing.
+* **Invalid indices** (no legal position has them) copy their neighbour.
+
+The packer (:mod:`retrograde.pack`) stores each table in blocks of ``BLOCK_ENTRIES`` entries,
+one byte per entry (the stored value + 2) compressed as raw DEFLATE; :class:`PackedTables`
+loads every packed table of a database into one byte array, and kernels read it with
+:func:`probe_packed`, which inflates a block (:mod:`databases.inflate`) into a small
+direct-mapped cache of decoded blocks and follows exits into the other tables' packs (a chain
+of at most ``MOST_EXITS`` captures and promotions). Nothing is read from disk after loading.
+
+File ``<db>/<game>/wdl50/<table>.h5`` (:data:`databases.location.WDL50`)::
+
+    attributes  format "packed-wdl50", pack_version, game, table, index_scheme,
+                index_version, entries, block_entries, source_crc32 (the DTZ50 table's
+                content checksum: a rebuilt DTZ50 table makes the pack stale)
+    stream      uint8: the blocks' DEFLATE streams one after the other (HDF5 chunks with
+                Fletcher-32 checksums: damage is found when the file is loaded)
+    offsets     int64, blocks + 1: where each block's stream starts; the last is the end
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import h5py
+import numba as nb
+import numpy as np
+from numba import types
+
+from databases import format as F
+from databases.errors import DamagedTableError, FormatError, MissingTableError, UnusableTableError
+from databases.inflate import inflate
+from databases.location import WDL50, table_path
+from games import kernels as K
+from games.kernels import POSITION
+from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
+
+PACK_FORMAT = "packed-wdl50"
+PACK_VERSION = 1
+BLOCK_SHIFT = 15  # 32768 entries a block: 2% larger packs than 65536, half the decode time
+BLOCK_ENTRIES = 1 << BLOCK_SHIFT
+BLOCK_MASK = BLOCK_ENTRIES - 1
+STREAM = "stream"
+OFFSETS = "offsets"
+STREAM_CHUNK = 1 << 20  # bytes of stream per HDF5 chunk (one checksum each)
+CACHE_BLOCKS = 64  # decoded blocks kept by the kernels (2 MiB); a power of two
+
+NOT_PACKED = -128  # probe_packed: no packed table holds the position (or one of its exits)
+WDL50_OFFSET = 2  # a stored byte is the WDL50 value + 2
+BEST_WDL50 = 2
+MOST_EXITS = 8  # captures and promotions followed from one probe (five pieces need at most 6)
+
+BYTES = types.Array(types.uint8, 1, "C")
+I64_1D = types.Array(types.int64, 1, "C")
+PACKS = types.Tuple((BYTES, I64_1D, I64_1D, types.Array(types.uint8, 2, "C"), I64_1D,
+                     types.Array(types.uint64, 2, "C"), types.Array(types.int32, 2, "C")))
+
+
+@nb.njit(types.boolean(PACKS, types.int64), cache=True, inline="always")
+def is_packed(packs, packed):
+    """Whether the table of entry ``packed`` (``table << TABLE_SHIFT | index``) is packed."""
+    first_block = packs[2]
+    table_id = packed >> TABLE_SHIFT
+    return packed >= 0 and table_id < first_block.shape[0] and first_block[table_id] >= 0
+
+
+@nb.njit(types.int64(PACKS, types.int64), cache=True, nogil=True)
+def stored_value(packs, packed):
+    """The stored WDL50 of entry ``packed`` (``table << TABLE_SHIFT | index``), without its
+    exits, or ``NOT_PACKED``."""
+    stream, offsets, first_block, cache, tags, _, _ = packs
+    if not is_packed(packs, packed):
+        return NOT_PACKED
+    first = first_block[packed >> TABLE_SHIFT]
+    index = packed & INDEX_MASK
+    block = first + (index >> BLOCK_SHIFT)
+    slot = block & (cache.shape[0] - 1)
+    if tags[slot] != block:
+        tags[slot] = -1  # until decoded whole
+        if inflate(stream, offsets[block], offsets[block + 1], cache[slot]) < 0:
+            return NOT_PACKED  # cannot happen to a stream that passed its checksums
+        tags[slot] = block
+    return np.int64(cache[slot, index & BLOCK_MASK]) - WDL50_OFFSET
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, PACKS, POSITION, types.int64),
+         cache=True, nogil=True)
+def probe_packed(legal_moves, play, rank, packs, pos, depth):
+    """The WDL50 of ``pos`` (-2..2, for the side to move, from a zeroing move) from the packed
+    tables, or ``NOT_PACKED``: the stored value, bettered by the moves that leave the table
+    (each worth minus its child's WDL50, probed the same way; ``depth`` counts those followed,
+    0 for a first probe, and picks the scratch rows). Callable from other kernels; a block not
+    in the decoded cache is inflated from memory, never read from disk."""
+    packed = rank(pos)
+    best = stored_value(packs, packed)
+    if best == NOT_PACKED or best == BEST_WDL50:
+        return best
+    if depth >= MOST_EXITS:
+        return NOT_PACKED
+    positions, moves = packs[5], packs[6]
+    child = positions[depth]
+    table_id = packed >> TABLE_SHIFT
+    count = legal_moves(pos, moves[depth])
+    for i in range(count):
+        play(pos, moves[depth, i], child)
+        child_packed = rank(child)
+        if child_packed >= 0 and child_packed >> TABLE_SHIFT == table_id:
+            continue  # stays in the table: its value is in the stored one
+        value = probe_packed(legal_moves, play, rank, packs, child, depth + 1)
+        if value == NOT_PACKED:
+            return NOT_PACKED
+        if -value > best:
+            best = -value
+            if best == BEST_WDL50:
+                break
+    return best
+
+
+def no_packs() -> tuple:
+    """The kernels' packs tuple when no table is packed."""
+    return (np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64),
+            np.zeros((1, 1), dtype=np.uint8), np.full(1, -1, dtype=np.int64),
+            np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32))
+
+
+def scratch_rows(game) -> tuple[np.ndarray, np.ndarray]:
+    """A probe's scratch: one child position and one move list per exit followed."""
+    return (np.zeros((MOST_EXITS, game.position_width), dtype=np.uint64),
+            np.zeros((MOST_EXITS, game.max_moves), dtype=np.int32))
+
+
+def write_pack(path: str | os.PathLike, blocks: list[bytes], *, game: str, table: str,
+               index_scheme: str, index_version: int, entries: int, source_crc32: int) -> int:
+    """Write a table's compressed ``blocks`` as its pack file, atomically (the file appears
+    under its name only once complete); returns the file's size in bytes."""
+    from databases.writer import write_atomically, write_attributes
+
+    path = Path(path)
+    offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(block) for block in blocks])
+    stream = np.frombuffer(b"".join(blocks), dtype=np.uint8)
+    attributes = {"format": PACK_FORMAT, "pack_version": PACK_VERSION, "game": game,
+                  "table": table, "index_scheme": index_scheme, "index_version": index_version,
+                  "entries": int(entries), "block_entries": BLOCK_ENTRIES,
+                  "source_crc32": int(source_crc32)}
+
+    def fill(handle) -> None:
+        handle.create_dataset(STREAM, data=stream, chunks=(max(1, min(STREAM_CHUNK, stream.size)),),
+                              fletcher32=True)
+        handle.create_dataset(OFFSETS, data=offsets, fletcher32=True)
+        write_attributes(handle, attributes)
+
+    write_atomically(path, fill)
+    return path.stat().st_size
+
+
+def read_pack(root, family, table: str) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(stream, offsets, attributes) of a table's pack, checked: MissingTableError when it is
+    not packed, UnusableTableError (naming the file) when damaged or of another format or
+    index."""
+    game = family.game.name
+    path = table_path(root, game, table, WDL50)
+    try:
+        handle = h5py.File(path, "r")
+    except FileNotFoundError:
+        raise MissingTableError(f"{table} is not packed (no file {path})") from None
+    except Exception as error:  # OSError: truncated, not HDF5, permission
+        raise DamagedTableError(f"{path}: not a readable pack file ({_first_line(error)})") from None
+    try:
+        with handle:
+            attrs = {key: F.read_attribute(value) for key, value in handle.attrs.items()}
+            _check_attributes(path, attrs, family, table)
+            stream = handle[STREAM][...]
+            offsets = handle[OFFSETS][...]
+    except UnusableTableError:
+        raise
+    except Exception as error:  # a checksum, a missing dataset, damaged metadata
+        raise DamagedTableError(f"{path}: damaged pack file ({_first_line(error)})") from None
+    blocks = -(-attrs["entries"] // BLOCK_ENTRIES)
+    if stream.dtype != np.uint8 or stream.ndim != 1 or offsets.shape != (blocks + 1,) \
+            or offsets[0] != 0 or offsets[-1] != stream.size or (np.diff(offsets) < 0).any():
+        raise DamagedTableError(f"{path}: damaged pack file (block offsets)")
+    return np.ascontiguousarray(stream), offsets.astype(np.int64), attrs
+
+
+def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
+    """FormatError unless ``attrs`` describe this table's pack, in this version's layout."""
+    if attrs.get("format") != PACK_FORMAT or attrs.get("pack_version") != PACK_VERSION:
+        raise FormatError(f"{path}: not a pack file of version {PACK_VERSION} "
+                          f"(rebuild it with solver build --force)")
+    if attrs.get("game") != family.game.name or attrs.get("table") != table:
+        raise FormatError(f"{path}: holds {attrs.get('game')}/{attrs.get('table')}, expected "
+                          f"{family.game.name}/{table}")
+    if (attrs.get("index_scheme"), attrs.get("index_version")) != (family.index_scheme,
+                                                                 family.index_version) \
+            or attrs.get("entries") != family.size(table) \
+            or attrs.get("block_entries") != BLOCK_ENTRIES:
+        raise FormatError(f"{path}: another index or block layout (rebuild it with solver "
+                          "build --force)")
+
+
+class PackedTables:
+    """Every packed table of a database, in memory, for :func:`probe_packed`. Tables whose
+    pack is damaged or stale are left out and listed in ``unusable`` (table: why)."""
+
+    def __init__(self, root, family, cache_blocks: int = CACHE_BLOCKS):
+        self.family = family
+        names = family.table_names()
+        self.first_block = np.full(len(names), -1, dtype=np.int64)
+        self.unusable: dict[str, str] = {}
+        streams, offsets, start, blocks = [], [np.zeros(1, dtype=np.int64)], 0, 0
+        for table_id, table in enumerate(names):
+            try:
+                stream, table_offsets, _ = read_pack(root, family, table)
+            except MissingTableError:
+                continue
+            except UnusableTableError as error:
+                self.unusable[table] = str(error)
+                continue
+            streams.append(stream)
+            offsets.append(table_offsets[1:] + start)
+            self.first_block[table_id] = blocks
+            start += stream.size
+            blocks += table_offsets.size - 1
+        self.stream = np.concatenate(streams) if streams else np.zeros(1, dtype=np.uint8)
+        self.offsets = np.concatenate(offsets)
+        self.cache = np.zeros((cache_blocks, BLOCK_ENTRIES), dtype=np.uint8)
+        self.tags = np.full(cache_blocks, -1, dtype=np.int64)
+        self.positions, self.moves = scratch_rows(family.game)
+
+    @property
+    def tables(self) -> int:
+        """How many tables are packed here."""
+        return int((self.first_block >= 0).sum())
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held: the compressed streams, their offsets and the decoded-block cache."""
+        return int(self.stream.nbytes + self.offsets.nbytes + self.cache.nbytes)
+
+    def kernel_tuple(self) -> tuple:
+        """The arrays :func:`probe_packed` reads."""
+        return (self.stream, self.offsets, self.first_block, self.cache, self.tags,
+                self.positions, self.moves)
+
+    def wdl50(self, position: np.ndarray) -> int | None:
+        """The WDL50 of ``position`` (python-chess's values), or None when no pack holds it
+        (or one of the tables its captures and promotions lead to)."""
+        kernels = self.family.game.kernels
+        value = int(probe_packed(kernels.legal_moves, kernels.play, self.family.rank,
+                                 self.kernel_tuple(), position, 0))
+        return None if value == NOT_PACKED else value
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+__all__ = ["PackedTables", "probe_packed", "stored_value", "is_packed", "no_packs", "scratch_rows", "write_pack", "read_pack", "PACKS",
+           "NOT_PACKED", "BLOCK_ENTRIES"]

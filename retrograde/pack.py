@@ -1,0 +1,236 @@
+"""Packing a table's WDL50 for the search's memory (the format: :mod:`databases.packed`).
+
+A table is packed from its DTZ50 table and its children's, a slice of pages at a time:
+
+1. ``exit_values``: each entry's best move out of the table (a capture or a promotion), worth
+   minus its child's WDL50 (read from the children's DTZ50 tables, loaded whole), or
+   ``NO_EXIT``;
+2. ``stored_bytes``: each entry's stored byte. An entry whose best exit achieves its WDL50 may
+   store any value no better (the probe takes the better of the two), so it continues the run
+   before it where it can; an invalid entry copies its predecessor;
+3. each block of ``BLOCK_ENTRIES`` bytes is compressed as raw DEFLATE by the standard
+   library's ``zlib`` on every thread (it releases the GIL), and inflated back with the
+   kernels' own decoder and compared before the file is written.
+
+:func:`verify_pack` probes every entry of a pack the way the search does (stored value and
+exits into the other packs) and counts those whose value is not their DTZ50 table's.
+"""
+from __future__ import annotations
+
+import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+
+import numba as nb
+import numpy as np
+from numba import prange, types
+
+from databases import format as F
+from databases.inflate import inflate
+from databases.location import DTZ50, WDL50, table_path
+from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PACKS, WDL50_OFFSET, PackedTables,
+                              probe_packed, write_pack)
+from databases.reader import TableFile
+from games import kernels as K
+from games.table_family import TABLE_SHIFT, RankKernel, UnrankKernel
+from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50
+
+# zlib level 9: on KQRvKR and KRPvKR 8-10% smaller packs than level 6 (2026-11-27).
+PACK_LEVEL = 9
+READ_PAGES = 1024  # DTZ50 pages read and packed at a time (16 M entries; whole blocks)
+
+
+NO_EXIT = -3  # exit_values: no move leaves the table (below every WDL50)
+UNKNOWN_EXIT = -4  # exit_values: a child table is not loaded
+CHUNK = 1 << 14  # entries per parallel task
+
+CODES = types.Array(types.uint16, 1, "C")
+OFFSETS = types.Array(types.int64, 1, "C")
+VALUES = types.Array(types.int8, 1, "C")
+
+
+@nb.njit(types.void(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
+                    types.int64, types.int64, CODES, CODES, OFFSETS, types.int64, VALUES),
+         cache=True, parallel=True)
+def exit_values(legal_moves, play, unrank, rank, width, max_moves, table_id, codes, children,
+                offsets, start, out):
+    """``out[i]``: the best, for the side to move, of the moves of entry ``start + i`` (whose
+    DTZ50 code is ``codes[i]``) that leave the table, each worth minus its child's WDL50 (the
+    children's DTZ50 codes in ``children`` from ``offsets[table]``); ``NO_EXIT`` when none does
+    (or the entry is invalid), ``UNKNOWN_EXIT`` when a child's table is not loaded."""
+    for chunk in prange((codes.size + CHUNK - 1) // CHUNK):
+        pos = np.zeros(width, dtype=np.uint64)
+        child = np.zeros(width, dtype=np.uint64)
+        moves = np.empty(max_moves, dtype=np.int32)
+        for i in range(chunk * CHUNK, min(codes.size, (chunk + 1) * CHUNK)):
+            best = NO_EXIT
+            if codes[i] != INVALID and unrank(table_id, start + i, pos):
+                for m in range(legal_moves(pos, moves)):
+                    play(pos, moves[m], child)
+                    packed = rank(child)
+                    table = packed >> TABLE_SHIFT
+                    if packed >= 0 and table == table_id:
+                        continue
+                    if packed < 0 or offsets[table] < 0:
+                        best = UNKNOWN_EXIT
+                        break
+                    code = children[offsets[table] + (packed & ((1 << TABLE_SHIFT) - 1))]
+                    if code == INVALID or code == STORE_UNKNOWN:
+                        best = UNKNOWN_EXIT
+                        break
+                    value = -wdl50(code)
+                    if value > best:
+                        best = value
+            out[i] = best
+
+
+@nb.njit(types.void(CODES, VALUES, types.Array(types.uint8, 1, "C"), types.int64), cache=True,
+         parallel=True)
+def stored_bytes(codes, exits, out, block_entries):
+    """``out[i]``: the byte stored for DTZ50 code ``codes[i]`` whose best exit is worth
+    ``exits[i]``: its WDL50 + 2, or, where the exit achieves that value, the byte before it in
+    its block if that is no better (else the value itself); an invalid entry copies the byte
+    before it (a block's leading invalid entries copy its first fixed value, a draw in a block
+    with none)."""
+    for block in prange((codes.size + block_entries - 1) // block_entries):
+        start = block * block_entries
+        stop = min(codes.size, start + block_entries)
+        previous = wdl50(CODE_DRAW) + WDL50_OFFSET
+        for i in range(start, stop):
+            if codes[i] != INVALID and exits[i] != wdl50(codes[i]):
+                previous = wdl50(codes[i]) + WDL50_OFFSET
+                break
+        for i in range(start, stop):
+            if codes[i] != INVALID:
+                value = wdl50(codes[i])
+                if exits[i] != value or previous > value + WDL50_OFFSET:
+                    previous = value + WDL50_OFFSET
+            out[i] = previous
+
+
+def deflate(data: bytes, level: int = PACK_LEVEL) -> bytes:
+    """``data`` as a raw DEFLATE stream (no header or checksum: the file's chunks carry those)."""
+    packer = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
+    return packer.compress(data) + packer.flush()
+
+
+def checked_block(packed: bytes, expected: np.ndarray) -> bytes:
+    """``packed`` after inflating it with the kernels' decoder and comparing with ``expected``
+    (a RuntimeError if they differ: a packer or decoder fault, never written to a file)."""
+    decoded = np.empty(expected.size, dtype=np.uint8)
+    if inflate(np.frombuffer(packed, dtype=np.uint8).copy(), 0, len(packed), decoded) != expected.size \
+            or not np.array_equal(decoded, expected):
+        raise RuntimeError("a packed block does not decode to its entries")
+    return packed
+
+
+def pack_table(root, family, table: str, *, level: int = PACK_LEVEL, workers: int | None = None,
+               progress=None) -> dict:
+    """Pack ``table``'s WDL50 from its DTZ50 table and its children's under ``root`` into its
+    pack file; returns ``{"table", "entries", "bytes", "seconds"}``. MissingTableError /
+    UnusableTableError when a DTZ50 table is missing or damaged."""
+    from retrograde.tables import load_children
+
+    game = family.game.name
+    started = time.perf_counter()
+    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
+    source = TableFile(table_path(root, game, table, DTZ50), game, table, family)
+    kernels = family.game.kernels
+    table_id = family.table_id(table)
+    blocks: list[bytes] = []
+    try:
+        entries = source.entries
+        with ThreadPoolExecutor(max_workers=workers or nb.get_num_threads()) as pool:
+            for first in range(0, source.pages, READ_PAGES):
+                codes = source.read_pages(first, min(READ_PAGES, source.pages - first)).astype(
+                    np.uint16, copy=False)
+                exits = np.empty(codes.size, dtype=np.int8)
+                exit_values(kernels.legal_moves, kernels.play, family.unrank, family.rank,
+                            family.game.position_width, family.game.max_moves, table_id, codes,
+                            children, offsets, first * F.PAGE_ENTRIES, exits)
+                if (exits == UNKNOWN_EXIT).any():
+                    raise RuntimeError(f"{table}: a capture or promotion leads to a table "
+                                       "whose DTZ50 table is not loaded")
+                values = np.empty(codes.size, dtype=np.uint8)
+                stored_bytes(codes, exits, values, BLOCK_ENTRIES)
+                pieces = [values[i:i + BLOCK_ENTRIES] for i in range(0, values.size, BLOCK_ENTRIES)]
+                blocks.extend(pool.map(
+                    lambda piece: checked_block(deflate(piece.tobytes(), level), piece), pieces))
+                if progress is not None:
+                    progress.update("packing", min(entries, (first + READ_PAGES) * F.PAGE_ENTRIES),
+                                    entries)
+        source_crc32 = int(source.attrs["content_crc32"])
+    finally:
+        source.close()
+    size = write_pack(table_path(root, game, table, WDL50), blocks, game=game, table=table,
+                      index_scheme=family.index_scheme, index_version=family.index_version,
+                      entries=entries, source_crc32=source_crc32)
+    return {"table": table, "entries": entries, "bytes": size,
+            "seconds": round(time.perf_counter() - started, 3)}
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, PACKS,
+                     types.int64, CODES, types.int64, types.int64, types.int64), cache=True,
+         nogil=True)
+def count_pack_disagreements(legal_moves, play, unrank, rank, packs, table_id, codes, start,
+                             stop, step):
+    """How many valid entries ``start, start + step, ...`` below ``stop`` of the table whose
+    DTZ50 codes are ``codes`` probe (:func:`probe_packed`, exits and all) to another WDL50
+    than their code's. One thread: the packs' decoded-block cache is shared."""
+    pos = np.zeros(packs[5].shape[1], dtype=np.uint64)
+    errors = 0
+    for index in range(start, stop, step):
+        if codes[index] == INVALID or not unrank(table_id, index, pos):
+            continue
+        value = probe_packed(legal_moves, play, rank, packs, pos, 0)
+        if value == NOT_PACKED or value != wdl50(codes[index]):
+            errors += 1
+    return errors
+
+
+def verify_pack(root, family, table: str, step: int = 1, progress=None) -> dict:
+    """``{"table", "checked", "errors"}``: every ``step``-th entry of ``table``'s pack probed
+    as the search probes it (the other tables' packs loaded for its exits) against its DTZ50
+    table. MissingTableError / UnusableTableError when a file is missing or damaged."""
+    from databases.packed import read_pack
+    from retrograde.tables import read_codes
+
+    read_pack(root, family, table)  # this table's pack itself: missing or damaged is said so
+    packs = PackedTables(root, family)
+    if table in packs.unusable:
+        from databases.errors import DamagedTableError
+
+        raise DamagedTableError(packs.unusable[table])
+    codes = read_codes(root, family.game.name, table, metric=DTZ50)
+    kernels = family.game.kernels
+    table_id = family.table_id(table)
+    errors, chunk = 0, 1 << 22
+    for start in range(0, codes.size, chunk):
+        stop = min(codes.size, start + chunk)
+        errors += int(count_pack_disagreements(
+            kernels.legal_moves, kernels.play, family.unrank, family.rank, packs.kernel_tuple(),
+            table_id, codes, start, stop, step))
+        if progress is not None:
+            progress.update("verify WDL50 pack", stop, codes.size)
+    return {"table": table, "checked": int(-(-codes.size // step)), "errors": errors}
+
+
+def pack_is_current(root, family, table: str) -> bool:
+    """Whether ``table``'s pack exists, reads, and was packed from its DTZ50 table as it is."""
+    from databases.errors import DatabaseError
+    from databases.packed import read_pack
+
+    game = family.game.name
+    try:
+        _, _, attrs = read_pack(root, family, table)
+        source = TableFile(table_path(root, game, table, DTZ50), game, table, family)
+    except DatabaseError:
+        return False
+    try:
+        return int(source.attrs["content_crc32"]) == attrs["source_crc32"]
+    finally:
+        source.close()
+
+
+__all__ = ["pack_table", "pack_is_current", "verify_pack", "exit_values", "stored_bytes",
+           "PACK_LEVEL"]
