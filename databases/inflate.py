@@ -3,9 +3,9 @@ WDL50 tables (:mod:`databases.packed`) from memory without leaving compiled code
 
 The packer compresses with the standard library's ``zlib`` (raw DEFLATE, no header); kernels
 decode a block with :func:`inflate`. Stored, fixed-Huffman and dynamic-Huffman blocks are all
-read. Huffman codes are decoded canonically, one bit at a time (the packed streams are mostly
-long matches, so symbols are few and this is not the cost that matters); a damaged or truncated
-stream is reported, never read past its ends.
+read. A Huffman code of up to ``FAST_BITS`` bits (nearly all of them) is decoded by one look-up
+in a table indexed by the next bits of the stream; a longer one canonically, a bit at a time. A
+damaged or truncated stream is reported, never read past its ends.
 
 >>> import zlib, numpy as np
 >>> data = np.frombuffer(b"abracadabra" * 100, dtype=np.uint8)
@@ -25,6 +25,8 @@ from numba import types
 CORRUPT = -1  # inflate: the stream is damaged, truncated, or decodes to more than ``out`` holds
 
 MAX_BITS = 15  # longest Huffman code
+FAST_BITS = 9  # codes this short decode in one look-up (a 512-entry table per code)
+FAST_SIZE = 1 << FAST_BITS
 LITERALS_LENGTHS = 288  # symbols of the literal/length code (286 used)
 DISTANCES = 30
 END_OF_BLOCK = 256
@@ -65,11 +67,12 @@ def _bits(reader, src, need):
 
 
 @nb.njit(cache=True)
-def _build(lengths, first, count, counts, symbols):
+def _build(lengths, first, count, counts, symbols, fast):
     """Canonical Huffman code of ``count`` symbols with code ``lengths[first:first + count]``
-    into ``counts`` (codes of each length) and ``symbols`` (ordered by code). False when the
-    lengths over-subscribe the code (an incomplete code is allowed, as RFC 1951 permits for
-    one distance code)."""
+    into ``counts`` (codes of each length), ``symbols`` (ordered by code) and ``fast`` (for
+    every ``FAST_BITS`` bits of stream that start with a code of at most that length,
+    ``symbol << 4 | length``; -1 elsewhere). False when the lengths over-subscribe the code
+    (an incomplete code is allowed, as RFC 1951 permits for one distance code)."""
     counts[:] = 0
     for symbol in range(count):
         counts[lengths[first + symbol]] += 1
@@ -86,12 +89,35 @@ def _build(lengths, first, count, counts, symbols):
         if length != 0:
             symbols[offsets[length]] = symbol
             offsets[length] += 1
+    fast[:] = -1
+    code = 0
+    index = 0
+    for length in range(1, FAST_BITS + 1):
+        for _ in range(counts[length]):
+            # The stream holds a code's bits first bit lowest: index the table reversed.
+            reversed_code = 0
+            for bit in range(length):
+                reversed_code |= ((code >> bit) & 1) << (length - 1 - bit)
+            for high in range(0, FAST_SIZE, 1 << length):
+                fast[reversed_code | high] = symbols[index] << 4 | length
+            code += 1
+            index += 1
+        code <<= 1
     return True
 
 
 @nb.njit(cache=True, inline="always")
-def _decode(reader, src, counts, symbols):
+def _decode(reader, src, counts, symbols, fast):
     """The next symbol of a canonical Huffman code, or -1 (bad code or end of stream)."""
+    while reader[_HELD] < 48 and reader[_NEXT] < reader[_END]:  # fill the buffer for a peek
+        reader[_BUFFER] |= np.int64(src[reader[_NEXT]]) << reader[_HELD]
+        reader[_NEXT] += 1
+        reader[_HELD] += 8
+    entry = fast[reader[_BUFFER] & (FAST_SIZE - 1)]
+    if entry >= 0 and (entry & 15) <= reader[_HELD]:
+        reader[_BUFFER] >>= entry & 15
+        reader[_HELD] -= entry & 15
+        return entry >> 4
     code = 0
     first = 0
     index = 0
@@ -120,7 +146,7 @@ def _fixed_codes(lengths):
 
 
 @nb.njit(cache=True)
-def _dynamic_codes(reader, src, lengths, counts, symbols):
+def _dynamic_codes(reader, src, lengths, counts, symbols, fast):
     """Read a dynamic block's code lengths into ``lengths`` (literal/length codes first, then
     distance codes at ``LITERALS_LENGTHS``). Returns False for a damaged header."""
     literal_count = _bits(reader, src, 5) + 257
@@ -134,12 +160,12 @@ def _dynamic_codes(reader, src, lengths, counts, symbols):
         if length < 0:
             return False
         lengths[CODE_LENGTH_ORDER[i]] = length
-    if not _build(lengths, 0, 19, counts, symbols):
+    if not _build(lengths, 0, 19, counts, symbols, fast):
         return False
     read = np.zeros(literal_count + distance_count, dtype=np.int64)
     i = 0
     while i < literal_count + distance_count:
-        symbol = _decode(reader, src, counts, symbols)
+        symbol = _decode(reader, src, counts, symbols, fast)
         if symbol < 0:
             return False
         if symbol < 16:
@@ -169,6 +195,69 @@ def _dynamic_codes(reader, src, lengths, counts, symbols):
     return True
 
 
+@nb.njit(cache=True, inline="always")
+def _next_symbol(src, end, buffer, held, at, counts, symbols, fast):
+    """The hot loop's decoder, on the reader's state in local variables (kept in registers,
+    where the state array would be reloaded after every store to the output): returns
+    ``(symbol or -1, buffer, held, at)``."""
+    while held < 48 and at < end:
+        buffer |= np.int64(src[at]) << held
+        at += 1
+        held += 8
+    entry = fast[buffer & (FAST_SIZE - 1)]
+    if entry >= 0 and (entry & 15) <= held:
+        return entry >> 4, buffer >> (entry & 15), held - (entry & 15), at
+    code = 0
+    first = 0
+    index = 0
+    for length in range(1, MAX_BITS + 1):
+        if held == 0:
+            break
+        code |= buffer & 1
+        buffer >>= 1
+        held -= 1
+        count = counts[length]
+        if code - count < first:
+            return symbols[index + code - first], buffer, held, at
+        index += count
+        first = (first + count) << 1
+        code <<= 1
+    return -1, buffer, held, at
+
+
+@nb.njit(cache=True, inline="always")
+def _extra_bits(src, end, buffer, held, at, need):
+    """``(the next need bits or -1, buffer, held, at)`` on the hot loop's local state."""
+    while held < need and at < end:
+        buffer |= np.int64(src[at]) << held
+        at += 1
+        held += 8
+    if held < need:
+        return -1, buffer, held, at
+    return buffer & ((np.int64(1) << need) - 1), buffer >> need, held - need, at
+
+
+@nb.njit(cache=True, inline="always")
+def _copy_match(out, at, distance, length):
+    """Copy ``length`` bytes from ``distance`` back to ``out[at:]``. A match may overlap what
+    it copies (a run is distance 1): then the source repeats with period ``distance``, and
+    copies of doubling spans, each clear of what it reads, write it (no byte-by-byte loop,
+    whose every byte waits for the one before)."""
+    if distance == 1:
+        value = out[at - 1]
+        for i in range(at, at + length):
+            out[i] = value
+        return
+    span = distance
+    while length > 0:
+        count = min(span, length)
+        for i in range(at, at + count):
+            out[i] = out[i - span]
+        at += count
+        length -= count
+        span += span
+
+
 @nb.njit(types.int64(BYTES, types.int64, types.int64, BYTES), cache=True, nogil=True)
 def inflate(src, start, end, out):
     """Decode the raw DEFLATE stream ``src[start:end]`` into ``out``; returns the number of
@@ -181,6 +270,8 @@ def inflate(src, start, end, out):
     literal_symbols = np.zeros(LITERALS_LENGTHS, dtype=np.int64)
     distance_counts = np.zeros(MAX_BITS + 1, dtype=np.int64)
     distance_symbols = np.zeros(DISTANCES, dtype=np.int64)
+    literal_fast = np.empty(FAST_SIZE, dtype=np.int64)
+    distance_fast = np.empty(FAST_SIZE, dtype=np.int64)
     written = 0
     last = 0
     while last == 0:
@@ -189,9 +280,10 @@ def inflate(src, start, end, out):
         if kind < 0:
             return CORRUPT
         if kind == 0:  # stored: byte-aligned length, its complement, the bytes
+            # Drop the bits to the byte boundary; whole bytes read ahead go back to the source.
+            at = reader[_NEXT] - (reader[_HELD] >> 3)
             reader[_BUFFER] = 0
             reader[_HELD] = 0
-            at = reader[_NEXT]
             if at + 4 > end:
                 return CORRUPT
             size = np.int64(src[at]) | np.int64(src[at + 1]) << 8
@@ -208,14 +300,17 @@ def inflate(src, start, end, out):
             return CORRUPT
         if kind == 1:
             _fixed_codes(lengths)
-        elif not _dynamic_codes(reader, src, lengths, literal_counts, literal_symbols):
+        elif not _dynamic_codes(reader, src, lengths, literal_counts, literal_symbols, literal_fast):
             return CORRUPT
-        if not _build(lengths, 0, LITERALS_LENGTHS, literal_counts, literal_symbols):
+        if not _build(lengths, 0, LITERALS_LENGTHS, literal_counts, literal_symbols, literal_fast):
             return CORRUPT
-        if not _build(lengths, LITERALS_LENGTHS, DISTANCES, distance_counts, distance_symbols):
+        if not _build(lengths, LITERALS_LENGTHS, DISTANCES, distance_counts, distance_symbols,
+                      distance_fast):
             return CORRUPT
+        buffer, held, at = reader[_BUFFER], reader[_HELD], reader[_NEXT]
         while True:
-            symbol = _decode(reader, src, literal_counts, literal_symbols)
+            symbol, buffer, held, at = _next_symbol(src, end, buffer, held, at, literal_counts,
+                                                    literal_symbols, literal_fast)
             if symbol < 0:
                 return CORRUPT
             if symbol < 256:
@@ -229,18 +324,19 @@ def inflate(src, start, end, out):
             symbol -= 257
             if symbol >= 29:
                 return CORRUPT
-            extra = _bits(reader, src, LENGTH_EXTRA[symbol])
-            code = _decode(reader, src, distance_counts, distance_symbols)
+            extra, buffer, held, at = _extra_bits(src, end, buffer, held, at, LENGTH_EXTRA[symbol])
+            code, buffer, held, at = _next_symbol(src, end, buffer, held, at, distance_counts,
+                                                  distance_symbols, distance_fast)
             if extra < 0 or code < 0 or code >= DISTANCES:
                 return CORRUPT
             length = LENGTH_BASE[symbol] + extra
-            extra = _bits(reader, src, DISTANCE_EXTRA[code])
+            extra, buffer, held, at = _extra_bits(src, end, buffer, held, at, DISTANCE_EXTRA[code])
             distance = DISTANCE_BASE[code] + extra
             if extra < 0 or distance > written or written + length > out.size:
                 return CORRUPT
-            for i in range(length):  # byte by byte: a match may overlap what it copies
-                out[written + i] = out[written + i - distance]
+            _copy_match(out, written, distance, length)
             written += length
+        reader[_BUFFER], reader[_HELD], reader[_NEXT] = buffer, held, at
     return written
 
 

@@ -46,7 +46,7 @@ from databases.inflate import inflate
 from databases.location import WDL50, table_path
 from games import kernels as K
 from games.kernels import POSITION
-from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
+from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
 
 PACK_FORMAT = "packed-wdl50"
 PACK_VERSION = 1
@@ -56,7 +56,7 @@ BLOCK_MASK = BLOCK_ENTRIES - 1
 STREAM = "stream"
 OFFSETS = "offsets"
 STREAM_CHUNK = 1 << 20  # bytes of stream per HDF5 chunk (one checksum each)
-CACHE_BLOCKS = 64  # decoded blocks kept by the kernels (2 MiB); a power of two
+CACHE_BLOCKS = 256  # decoded blocks kept by the kernels (8 MiB); a power of two
 
 NOT_PACKED = -128  # probe_packed: no packed table holds the position (or one of its exits)
 WDL50_OFFSET = 2  # a stored byte is the WDL50 value + 2
@@ -117,8 +117,9 @@ def probe_packed(legal_moves, play, rank, packs, pos, depth):
     for i in range(count):
         play(pos, moves[depth, i], child)
         child_packed = rank(child)
-        if child_packed >= 0 and child_packed >> TABLE_SHIFT == table_id:
-            continue  # stays in the table: its value is in the stored one
+        if child_packed == NEEDS_CHILDREN or (child_packed >= 0
+                                              and child_packed >> TABLE_SHIFT == table_id):
+            continue  # stays in the table (an en-passant right: a double push): stored
         value = probe_packed(legal_moves, play, rank, packs, child, depth + 1)
         if value == NOT_PACKED:
             return NOT_PACKED

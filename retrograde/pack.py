@@ -2,13 +2,12 @@
 
 A table is packed from its DTZ50 table and its children's, a slice of pages at a time:
 
-1. ``exit_values``: each entry's best move out of the table (a capture or a promotion), worth
-   minus its child's WDL50 (read from the children's DTZ50 tables, loaded whole), or
-   ``NO_EXIT``;
-2. ``stored_bytes``: each entry's stored byte. An entry whose best exit achieves its WDL50 may
-   store any value no better (the probe takes the better of the two), so it continues the run
-   before it where it can; an invalid entry copies its predecessor;
-3. each block of ``BLOCK_ENTRIES`` bytes is compressed as raw DEFLATE by the standard
+1. ``stored_bytes``: each entry's stored byte. An entry whose best move out of the table (a
+   capture or a promotion, worth minus its child's WDL50, read from the children's DTZ50
+   tables loaded whole: ``best_exit``) achieves its WDL50 may store any value no better (the
+   probe takes the better of the two), so it continues the run before it where it can; an
+   invalid entry copies its predecessor;
+2. each block of ``BLOCK_ENTRIES`` bytes is compressed as raw DEFLATE by the standard
    library's ``zlib`` on every thread (it releases the GIL), and inflated back with the
    kernels' own decoder and compared before the file is written.
 
@@ -32,7 +31,7 @@ from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PACKS, WDL50_OFFSET, Pa
                               probe_packed, write_pack)
 from databases.reader import TableFile
 from games import kernels as K
-from games.table_family import TABLE_SHIFT, RankKernel, UnrankKernel
+from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
 from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50
 
 # zlib level 9: on KQRvKR and KRPvKR 8-10% smaller packs than level 6 (2026-11-27).
@@ -40,72 +39,79 @@ PACK_LEVEL = 9
 READ_PAGES = 1024  # DTZ50 pages read and packed at a time (16 M entries; whole blocks)
 
 
-NO_EXIT = -3  # exit_values: no move leaves the table (below every WDL50)
-UNKNOWN_EXIT = -4  # exit_values: a child table is not loaded
+NO_EXIT = -3  # best_exit: no move leaves the table (below every WDL50)
+UNKNOWN_EXIT = -4  # best_exit: a child table is not loaded
 CHUNK = 1 << 14  # entries per parallel task
 
 CODES = types.Array(types.uint16, 1, "C")
 OFFSETS = types.Array(types.int64, 1, "C")
-VALUES = types.Array(types.int8, 1, "C")
 
 
-@nb.njit(types.void(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
-                    types.int64, types.int64, CODES, CODES, OFFSETS, types.int64, VALUES),
-         cache=True, parallel=True)
-def exit_values(legal_moves, play, unrank, rank, width, max_moves, table_id, codes, children,
-                offsets, start, out):
-    """``out[i]``: the best, for the side to move, of the moves of entry ``start + i`` (whose
-    DTZ50 code is ``codes[i]``) that leave the table, each worth minus its child's WDL50 (the
-    children's DTZ50 codes in ``children`` from ``offsets[table]``); ``NO_EXIT`` when none does
-    (or the entry is invalid), ``UNKNOWN_EXIT`` when a child's table is not loaded."""
-    for chunk in prange((codes.size + CHUNK - 1) // CHUNK):
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, types.int64, K.POSITION,
+                     K.POSITION, K.MOVE_BUFFER, CODES, OFFSETS), cache=True, inline="always")
+def best_exit(legal_moves, play, rank, table_id, pos, child, moves, children, offsets):
+    """The best, for the side to move in ``pos``, of its moves that leave the table (a
+    capture, a promotion), each worth minus its child's WDL50 (the children's DTZ50 codes in
+    ``children`` from ``offsets[table]``): ``NO_EXIT`` when none does, ``UNKNOWN_EXIT`` when a
+    child's table is not loaded."""
+    best = NO_EXIT
+    for m in range(legal_moves(pos, moves)):
+        play(pos, moves[m], child)
+        packed = rank(child)
+        table = packed >> TABLE_SHIFT
+        if packed == NEEDS_CHILDREN or (packed >= 0 and table == table_id):
+            continue  # stays in the table (probe_packed's rule)
+        if packed < 0 or offsets[table] < 0:
+            return UNKNOWN_EXIT
+        code = children[offsets[table] + (packed & ((1 << TABLE_SHIFT) - 1))]
+        if code == INVALID or code == STORE_UNKNOWN:
+            return UNKNOWN_EXIT
+        value = -wdl50(code)
+        if value > best:
+            best = value
+    return best
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
+                     types.int64, types.int64, CODES, CODES, OFFSETS, types.int64,
+                     types.Array(types.uint8, 1, "C"), types.int64), cache=True, parallel=True)
+def stored_bytes(legal_moves, play, unrank, rank, width, max_moves, table_id, codes, children,
+                 offsets, start, out, block_entries):
+    """``out[i]``: the byte stored for entry ``start + i`` (DTZ50 code ``codes[i]``), block by
+    block: its WDL50 + 2, or the byte before it when that is lower and one of its exits
+    (:func:`best_exit`) achieves its value (the probe then restores it); an invalid entry
+    copies the byte before it (a block's leading invalid entries its first valid value). Exits are generated
+    only where that choice arises: where the value rises above the byte before. Returns how
+    many entries had an exit into a table not loaded (0, or the pack cannot be made)."""
+    blocks = (codes.size + block_entries - 1) // block_entries
+    unknown = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
         pos = np.zeros(width, dtype=np.uint64)
         child = np.zeros(width, dtype=np.uint64)
         moves = np.empty(max_moves, dtype=np.int32)
-        for i in range(chunk * CHUNK, min(codes.size, (chunk + 1) * CHUNK)):
-            best = NO_EXIT
-            if codes[i] != INVALID and unrank(table_id, start + i, pos):
-                for m in range(legal_moves(pos, moves)):
-                    play(pos, moves[m], child)
-                    packed = rank(child)
-                    table = packed >> TABLE_SHIFT
-                    if packed >= 0 and table == table_id:
-                        continue
-                    if packed < 0 or offsets[table] < 0:
-                        best = UNKNOWN_EXIT
-                        break
-                    code = children[offsets[table] + (packed & ((1 << TABLE_SHIFT) - 1))]
-                    if code == INVALID or code == STORE_UNKNOWN:
-                        best = UNKNOWN_EXIT
-                        break
-                    value = -wdl50(code)
-                    if value > best:
-                        best = value
-            out[i] = best
-
-
-@nb.njit(types.void(CODES, VALUES, types.Array(types.uint8, 1, "C"), types.int64), cache=True,
-         parallel=True)
-def stored_bytes(codes, exits, out, block_entries):
-    """``out[i]``: the byte stored for DTZ50 code ``codes[i]`` whose best exit is worth
-    ``exits[i]``: its WDL50 + 2, or, where the exit achieves that value, the byte before it in
-    its block if that is no better (else the value itself); an invalid entry copies the byte
-    before it (a block's leading invalid entries copy its first fixed value, a draw in a block
-    with none)."""
-    for block in prange((codes.size + block_entries - 1) // block_entries):
-        start = block * block_entries
-        stop = min(codes.size, start + block_entries)
+        first, stop = block * block_entries, min(codes.size, (block + 1) * block_entries)
         previous = wdl50(CODE_DRAW) + WDL50_OFFSET
-        for i in range(start, stop):
-            if codes[i] != INVALID and exits[i] != wdl50(codes[i]):
+        for i in range(first, stop):  # leading invalid entries: the first valid one's value
+            if codes[i] != INVALID:
                 previous = wdl50(codes[i]) + WDL50_OFFSET
                 break
-        for i in range(start, stop):
+        for i in range(first, stop):
             if codes[i] != INVALID:
-                value = wdl50(codes[i])
-                if exits[i] != value or previous > value + WDL50_OFFSET:
-                    previous = value + WDL50_OFFSET
+                value = wdl50(codes[i]) + WDL50_OFFSET
+                if previous > value:
+                    previous = value
+                elif previous < value:
+                    if not unrank(table_id, start + i, pos):
+                        unknown[block] += 1
+                        continue
+                    exit_value = best_exit(legal_moves, play, rank, table_id, pos, child, moves,
+                                           children, offsets)
+                    if exit_value == UNKNOWN_EXIT:
+                        unknown[block] += 1
+                    elif exit_value + WDL50_OFFSET != value:
+                        previous = value
             out[i] = previous
+    return unknown.sum()
 
 
 def deflate(data: bytes, level: int = PACK_LEVEL) -> bytes:
@@ -144,15 +150,13 @@ def pack_table(root, family, table: str, *, level: int = PACK_LEVEL, workers: in
             for first in range(0, source.pages, READ_PAGES):
                 codes = source.read_pages(first, min(READ_PAGES, source.pages - first)).astype(
                     np.uint16, copy=False)
-                exits = np.empty(codes.size, dtype=np.int8)
-                exit_values(kernels.legal_moves, kernels.play, family.unrank, family.rank,
-                            family.game.position_width, family.game.max_moves, table_id, codes,
-                            children, offsets, first * F.PAGE_ENTRIES, exits)
-                if (exits == UNKNOWN_EXIT).any():
+                values = np.empty(codes.size, dtype=np.uint8)
+                if stored_bytes(kernels.legal_moves, kernels.play, family.unrank, family.rank,
+                                family.game.position_width, family.game.max_moves, table_id,
+                                codes, children, offsets, first * F.PAGE_ENTRIES, values,
+                                BLOCK_ENTRIES):
                     raise RuntimeError(f"{table}: a capture or promotion leads to a table "
                                        "whose DTZ50 table is not loaded")
-                values = np.empty(codes.size, dtype=np.uint8)
-                stored_bytes(codes, exits, values, BLOCK_ENTRIES)
                 pieces = [values[i:i + BLOCK_ENTRIES] for i in range(0, values.size, BLOCK_ENTRIES)]
                 blocks.extend(pool.map(
                     lambda piece: checked_block(deflate(piece.tobytes(), level), piece), pieces))
@@ -188,15 +192,17 @@ def count_pack_disagreements(legal_moves, play, unrank, rank, packs, table_id, c
     return errors
 
 
-def verify_pack(root, family, table: str, step: int = 1, progress=None) -> dict:
+def verify_pack(root, family, table: str, step: int = 1, progress=None,
+                packs: PackedTables | None = None) -> dict:
     """``{"table", "checked", "errors"}``: every ``step``-th entry of ``table``'s pack probed
-    as the search probes it (the other tables' packs loaded for its exits) against its DTZ50
-    table. MissingTableError / UnusableTableError when a file is missing or damaged."""
+    as the search probes it (the other tables' packs, ``packs`` if given, loaded for its
+    exits) against its DTZ50 table. MissingTableError / UnusableTableError when a file is
+    missing or damaged."""
     from databases.packed import read_pack
     from retrograde.tables import read_codes
 
     read_pack(root, family, table)  # this table's pack itself: missing or damaged is said so
-    packs = PackedTables(root, family)
+    packs = packs if packs is not None else PackedTables(root, family)
     if table in packs.unusable:
         from databases.errors import DamagedTableError
 
@@ -232,5 +238,5 @@ def pack_is_current(root, family, table: str) -> bool:
         source.close()
 
 
-__all__ = ["pack_table", "pack_is_current", "verify_pack", "exit_values", "stored_bytes",
+__all__ = ["pack_table", "pack_is_current", "verify_pack", "best_exit", "stored_bytes",
            "PACK_LEVEL"]

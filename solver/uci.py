@@ -6,9 +6,14 @@ search (from numba's cache, or compiling them on a cold cache) as soon as the en
 ``go`` runs in a search thread that prints ``info`` lines and exactly one ``bestmove``.
 
 Nothing the reader thread does may wait for numba: ``position`` is kept as text and parsed by the
-search thread at the next ``go``; options are applied there too. If a ``go`` arrives before the
-search is compiled, the search thread waits for it while the clock allows, and otherwise plays
-the best move by a one-ply look at the evaluation, so a cold start never loses on time.
+search thread at the next ``go``; options are applied there too. ``isready`` is answered by a
+waiter thread once the search is loaded (at most ``READY_WAIT`` seconds: a cold start compiles
+for 10-40 s on two cores, a warm one loads in about a second), so a runner that waits for
+``readyok``, as UCI asks, starts its first game with the real search. A ``go`` that arrives
+before then waits for the search while the clock allows (half the time for the move) and then
+answers anyway: by a two-ply look with the game's kernels when they are loaded, else by
+python-chess's move generator (no numba at all: the kernels may still be compiling), so a cold
+start never loses on time; ``stop`` ends such a wait at once.
 
 Unknown or malformed commands are ignored, with a line on stderr saying why.
 """
@@ -28,6 +33,7 @@ MAX_HASH_MB = 4096
 DEFAULT_OVERHEAD_MS = 50
 MAX_OVERHEAD_MS = 5000
 DEFAULT_DATABASE_CACHE_MB = 64
+READY_WAIT = 45.0  # seconds isready waits for the search to load (runners give 60: fastchess)
 MAX_DATABASE_CACHE_MB = 65536
 DEFAULT_PROVER_NODES = 0
 MAX_PROVER_NODES = 100_000_000
@@ -203,6 +209,18 @@ class UciEngine:
         self._send(*lines)
 
     def _isready(self, _arguments) -> None:
+        if self._search_ready.is_set() or self._warm_up_error is not None:
+            self._send("readyok")
+            return
+        threading.Thread(target=self._ready_when_loaded, name="uci-isready", daemon=True).start()
+
+    def _ready_when_loaded(self) -> None:
+        """Answer ``readyok`` once the search is loaded (or failed to), at most after
+        ``READY_WAIT`` seconds; the reader goes on meanwhile (``stop``, ``quit``)."""
+        deadline = time.monotonic() + READY_WAIT
+        while not self._search_ready.wait(0.05):
+            if self._warm_up_error is not None or time.monotonic() > deadline:
+                break
         self._send("readyok")
 
     def _ucinewgame(self, _arguments) -> None:
@@ -293,8 +311,8 @@ class UciEngine:
             self._send("bestmove 0000")
 
     def _search_and_answer(self, command: GoCommand, received: float, tokens: list[str]) -> None:
-        if not self._wait_for_kernels():
-            self._send("bestmove 0000")
+        if not self._wait_for_kernels(command, received, tokens):
+            self._answer_without_kernels(command, received, tokens)
             return
         game = self._game
         position, history = self._root(game, tokens)
@@ -352,11 +370,33 @@ class UciEngine:
             while not self._stop.is_set() and not (command.ponder and self._ponderhit.is_set()):
                 self._stop.wait(0.01)
 
-    def _wait_for_kernels(self) -> bool:
-        while not self._kernels_ready.wait(0.05):
-            if self._warm_up_error is not None:
+    def _wait_for_kernels(self, command: GoCommand, received: float, tokens: list[str]) -> bool:
+        """Wait for the game's kernels; give up at half the time for this move (the clock read
+        with python-chess, which needs no compiling), on stop, or when the warm-up failed."""
+        maximum = None
+        while not self._kernels_ready.wait(0.01):
+            if self._warm_up_error is not None or self._stop.is_set():
+                return False
+            if maximum is None and not command.ponder:
+                maximum = self._budget(command, fallback_side(tokens))[1] or float("inf")
+            if maximum is not None and time.monotonic() - received > maximum / 2:
                 return False
         return self._game is not None
+
+    def _answer_without_kernels(self, command: GoCommand, received: float,
+                                tokens: list[str]) -> None:
+        """A legal move while the kernels are not loaded (python-chess's move generator)."""
+        move = fallback_move(tokens)
+        if move is None:
+            self._wait_if_told_to(command)
+            self._send("bestmove 0000")
+            return
+        millis = int((time.monotonic() - received) * 1000)
+        self._send("info string the engine is still loading: a move without search",
+                   f"info depth 1 seldepth 1 multipv 1 score cp 0 nodes 1 nps 0 hashfull 0 "
+                   f"time {millis} pv {move}")
+        self._wait_if_told_to(command)
+        self._send(f"bestmove {move}")
 
     def _wait_for_search(self, received: float, maximum: float | None) -> bool:
         """Wait for the compiled search; give up at half the time for this move, or on stop."""
@@ -547,6 +587,57 @@ def quick_move(game, position, legal: list[int]) -> tuple[int, int]:
         if best_score is None or score > best_score:
             best, best_score = move, score
     return best, best_score
+
+
+def _fallback_board(tokens: list[str]):
+    """The python-chess board of a ``position`` command's arguments (as far as they are
+    legal), or None when python-chess cannot set it up."""
+    import chess
+
+    at = tokens.index("moves") if "moves" in tokens else len(tokens)
+    setup, moves = tokens[:at], tokens[at + 1:]
+    try:
+        board = chess.Board() if setup[:1] == ["startpos"] else chess.Board(" ".join(setup[1:]))
+    except (ValueError, IndexError):
+        return None
+    for text in moves:
+        try:
+            board.push_uci(text)
+        except ValueError:
+            break
+    return board
+
+
+def fallback_side(tokens: list[str]) -> int:
+    """The side to move (0 White, 1 Black) of a ``position`` command's arguments, by
+    python-chess (White when it cannot tell)."""
+    board = _fallback_board(tokens)
+    return 0 if board is None or board.turn else 1
+
+
+def fallback_move(tokens: list[str]) -> str | None:
+    """A legal move (UCI text) of a ``position`` command's arguments without the game's
+    kernels: a mate in one, else the capture of the most valuable piece (promotions counted),
+    else the first legal move; None when the position has no legal move or cannot be read."""
+    import chess
+
+    board = _fallback_board(tokens)
+    if board is None:
+        return None
+    worth = {None: 0, chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+    best, best_gain = None, -1
+    for move in board.legal_moves:
+        if board.gives_check(move):
+            board.push(move)
+            mate = board.is_checkmate()
+            board.pop()
+            if mate:
+                return move.uci()
+        captured = board.piece_type_at(move.to_square) or (chess.PAWN if board.is_en_passant(move) else None)
+        gain = worth[captured] + (worth[move.promotion] - 1 if move.promotion else 0)
+        if gain > best_gain:
+            best, best_gain = move, gain
+    return best.uci() if best is not None else None
 
 
 def _legal_text(game, position, text: str) -> bool:

@@ -291,7 +291,7 @@ def test_cli_build_rebuilds_a_damaged_page_and_verify_reports_every_table(chess_
     lines = verify.stderr.splitlines()
     assert len(lines) == 2 and "KQvK.h5" in lines[0] and "KRvK.h5: page 1 is damaged" in lines[1]
     report = json.loads(verify.stdout)
-    assert report["per_table"] == {"KvK": 0, "KvK DTZ50": 0}  # the other two are not read
+    assert report["per_table"] == {"KvK": 0, "KvK DTZ50": 0, "KvK WDL50 pack": 0}  # not the others
     assert set(report["unusable"]) == {"KQvK", "KRvK"}
     build = solver("build", "chess", "KQvK", "KRvK", "--db", str(root), "--json")
     assert build.returncode == 0, build.stderr

@@ -21,7 +21,7 @@ from retrograde.pack import deflate, pack_is_current, verify_pack
 from tests.chess_positions import random_board
 
 FAMILY = get_family("chess")
-TABLES = ["KQvKR", "KRvKP"]  # and their dependencies: pawnless and pawn tables, promotions
+TABLES = ["KQvKR", "KRvKP", "KPvKP"]  # and their dependencies: promotions, en passant
 
 
 def compressed(data: bytes, level: int, strategy: int = zlib.Z_DEFAULT_STRATEGY) -> np.ndarray:
@@ -73,7 +73,7 @@ def packed_db(tmp_path_factory):
 
 def test_every_entry_probes_to_its_dtz50_tables_value(packed_db):
     # Exhaustive: stored value and exits into the other packs, as the search probes them.
-    for table in ["KQvKR", "KRvKP", "KRvKR", "KRvK", "KPvK"]:
+    for table in ["KQvKR", "KRvKP", "KPvKP", "KRvKR", "KRvK", "KPvK"]:
         result = verify_pack(packed_db, FAMILY, table)
         assert result == {"table": table, "checked": FAMILY.size(table), "errors": 0}
 
@@ -101,9 +101,9 @@ def test_packed_probes_agree_with_syzygy_and_the_dtz50_tables(packed_db, syzygy)
     assert packs.tables == len(list((packed_db / "chess" / WDL50).glob("*.h5"))) > 5
     rng = random.Random(11)
     with open_database(packed_db, "chess") as db:
-        for table in ["KQvKR", "KRvKP", "KRvKR", "KRvK", "KPvK"]:
+        for table in ["KQvKR", "KRvKP", "KPvKP", "KRvKR", "KRvK", "KPvK"]:
             for _ in range(400):
-                board = random_board(table, rng)
+                board = random_board(table, rng, en_passant=False)
                 ours = packs.wdl50(parse_fen(board.fen()))
                 assert ours == syzygy.probe_wdl(board) == db.probe_wdl50(board), board.fen()
     # outside the packs: more pieces, or a table not packed here

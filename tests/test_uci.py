@@ -222,3 +222,66 @@ def test_solver_uci_accepts_json_like_every_command():
     done = subprocess.run([sys.executable, "-m", "solver", "uci", "--json"], input="uci\nquit\n",
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "uciok" in done.stdout and done.stderr == ""
+
+
+def _engine_lines(process, until) -> list[str]:
+    """Lines from a ``solver uci`` process up to the first one ``until`` accepts."""
+    lines = []
+    while not (lines and until(lines[-1])):
+        line = process.stdout.readline()
+        assert line, "engine closed its output"
+        lines.append(line.strip())
+    return lines
+
+
+def test_a_go_during_a_cold_compile_is_answered_without_the_kernels_and_stop_at_once(tmp_path):
+    # An empty kernel cache: the engine compiles for many seconds. A go on the clock gets a
+    # legal move from python-chess after half its time; a go depth waits, and stop ends it.
+    import chess
+
+    environment = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    process = subprocess.Popen([sys.executable, "-m", "solver", "uci"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=environment)
+    try:
+        process.stdin.write("uci\nposition startpos moves e2e4 e7e5 g1f3\ngo wtime 300 btime 300\n")
+        process.stdin.flush()
+        lines = _engine_lines(process, lambda line: line.startswith("bestmove"))
+        assert "uciok" in lines and "readyok" not in lines
+        assert any("still loading: a move without search" in line for line in lines)
+        board = chess.Board()
+        for move in ("e2e4", "e7e5", "g1f3"):
+            board.push_uci(move)
+        assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+        process.stdin.write("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo depth 9\nstop\n")
+        process.stdin.flush()
+        assert _engine_lines(process, lambda line: line.startswith("bestmove"))[-1] == "bestmove a1a8"
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+
+
+def test_isready_waits_for_the_search_so_the_first_go_searches():
+    # A warm cache: readyok comes once the search is loaded, and the go after it searches.
+    from solver.search.player import Limits, Player
+
+    chess_game = games.get("chess")  # compiled here first: the engine's cache is warm
+    Player(chess_game, hash_mb=1).search(chess_game.start_position(), Limits(depth=2))
+    process = subprocess.Popen([sys.executable, "-m", "solver", "uci"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        process.stdin.write("uci\nisready\n")
+        process.stdin.flush()
+        _engine_lines(process, lambda line: line == "readyok")
+        process.stdin.write("position startpos\ngo movetime 300\n")
+        process.stdin.flush()
+        lines = _engine_lines(process, lambda line: line.startswith("bestmove"))
+        assert not any("loading" in line for line in lines)
+        assert any(line.startswith("info depth") and " pv " in line for line in lines)
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()

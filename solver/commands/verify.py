@@ -19,7 +19,9 @@ def register(subparsers) -> None:
         description="Re-derive every entry of the named tables (default: every table on disk) "
         "from its successors with forward moves only, and count disagreements. Chess tables "
         "with a DTZ50 table (the 50-move rule, built by solver build) have it checked too, "
-        "against the table and against its successors' DTZ50 tables.")
+        "against the table and against its successors' DTZ50 tables, and their packed WDL50 "
+        "(what the search holds in memory), every entry probed as the search probes it "
+        "against the DTZ50 table.")
     add_game_argument(parser)
     parser.add_argument("tables", metavar="TABLE", nargs="*", help="tables to verify")
     add_db_argument(parser)
@@ -61,13 +63,14 @@ def run(args: argparse.Namespace) -> int:
 def verify_tables(args: argparse.Namespace, tables: list[str], root) -> tuple[list, dict]:
     """(reports of the tables verified, {table: why it could not be} for the others: its file
     or a file it depends on is missing, damaged or of another format)."""
-    from databases.location import DTZ50, table_path
+    from databases.location import DTZ50, WDL50, table_path
     from retrograde.build import has_dtz50
     from retrograde.dtz50 import verify_dtz50
     from retrograde.verify import verify_table
 
     reports, unusable = [], {}
     rule50 = has_dtz50(load_family(args.game))
+    packs = []  # every pack, loaded once for the exits of all
     for table in tables:
         progress = Silent() if args.json else Progress(f"{args.game} {table}")
         try:
@@ -85,7 +88,31 @@ def verify_tables(args: argparse.Namespace, tables: list[str], root) -> tuple[li
         except DatabaseError as error:
             progress.done()
             unusable[f"{table} DTZ50"] = str(error)
+            continue
+        if table_path(root, args.game, table, WDL50).is_file():
+            verify_one_pack(args, table, root, reports, unusable, packs)
     return reports, unusable
+
+
+def verify_one_pack(args: argparse.Namespace, table: str, root, reports: list,
+                    unusable: dict, packs: list) -> None:
+    """Probe every entry of ``table``'s WDL50 pack as the search does (exits into the other
+    packs, ``packs[0]`` once loaded) against its DTZ50 table: a row ``<table> WDL50 pack``."""
+    from databases.packed import PackedTables
+    from retrograde.pack import verify_pack
+
+    family = load_family(args.game)
+    if not packs:
+        packs.append(PackedTables(root, family))
+    progress = Silent() if args.json else Progress(f"{args.game} {table} WDL50 pack")
+    try:
+        report = verify_pack(root, family, table, progress=progress, packs=packs[0])
+        progress.done()
+        reports.append({"table": f"{table} WDL50 pack", "entries": report["checked"],
+                        "errors": report["errors"]})
+    except DatabaseError as error:
+        progress.done()
+        unusable[f"{table} WDL50 pack"] = str(error)
 
 
 def summary(result: dict) -> str:

@@ -1,0 +1,123 @@
+"""Make a suite of endgame start positions from real play, where technique decides.
+
+Stockfish plays itself from the openings of an EPD book (each game from a random book line,
+its first moves out of the book picked at random among Stockfish's best few, so games differ);
+every position of 5 to 8 pieces (kings included, no castling right, not in check, not over)
+that the game passes through is a candidate. A candidate is kept when Stockfish, searching it
+to ``--depth``, scores the side to move between ``--min-cp`` and ``--max-cp`` centipawns better
+or worse (roughly half a pawn to three pawns: not dead equal, not trivially won) and it is not
+already in the suite; at most ``--per-game`` positions a game, at least ``--spacing`` plies
+apart. Lines are appended to ``--out`` as EPD with the score (``c0``) and an id, so a killed
+run resumes: the positions already there count and are not repeated. The suite feeds
+``scripts/match.py --openings``.
+
+    python scripts/make_endgame_suite.py --engine /usr/games/stockfish --count 320 \\
+        --out docs/results/endgame-suite.epd
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from pathlib import Path
+
+import chess
+import chess.engine
+
+
+def default_book() -> str | None:
+    """The openings of the oracle data ($SOLVER_ORACLE_DATA/chess/openings-8moves.epd)."""
+    root = os.environ.get("SOLVER_ORACLE_DATA")
+    return str(Path(root) / "chess" / "openings-8moves.epd") if root else None
+
+
+def is_candidate(board: chess.Board, least: int, most: int) -> bool:
+    """5-8 pieces (or what ``least``/``most`` say), no castling right, a game still on."""
+    pieces = chess.popcount(board.occupied)
+    return (least <= pieces <= most and not board.castling_rights and not board.is_check()
+            and not board.is_game_over(claim_draw=True))
+
+
+def recorded(path: Path) -> set[str]:
+    """The positions (EPD without operations) already in the suite."""
+    if not path.exists():
+        return set()
+    return {" ".join(line.split()[:4]) for line in path.read_text().splitlines() if line.strip()}
+
+
+def play_game(engine, start: chess.Board, rng: random.Random, args) -> list[chess.Board]:
+    """One self-play game from ``start``; the candidate positions it passed through."""
+    board = start.copy()
+    candidates = []
+    for ply in range(400):
+        if board.is_game_over(claim_draw=True):
+            break
+        if chess.popcount(board.occupied) < args.least:
+            break
+        if is_candidate(board, args.least, args.most):
+            candidates.append(board.copy(stack=False))
+        if ply < args.random_plies:  # variety: one of the best few moves
+            infos = engine.analyse(board, chess.engine.Limit(nodes=args.nodes), multipv=3)
+            move = rng.choice([info["pv"][0] for info in infos if "pv" in info])
+        else:
+            move = engine.play(board, chess.engine.Limit(nodes=args.nodes)).move
+        board.push(move)
+    return candidates
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engine", default="/usr/games/stockfish", help="a UCI engine (Stockfish)")
+    parser.add_argument("--book", default=default_book(), help="EPD openings (default: the oracle data's)")
+    parser.add_argument("--out", type=Path, required=True, help="EPD file, appended to")
+    parser.add_argument("--count", type=int, default=320, help="positions wanted in the suite")
+    parser.add_argument("--least", type=int, default=5, help="fewest pieces, kings included")
+    parser.add_argument("--most", type=int, default=8, help="most pieces, kings included")
+    parser.add_argument("--min-cp", type=int, default=50, help="least |score| kept")
+    parser.add_argument("--max-cp", type=int, default=300, help="largest |score| kept")
+    parser.add_argument("--depth", type=int, default=16, help="Stockfish's depth for the score")
+    parser.add_argument("--nodes", type=int, default=20000, help="Stockfish's nodes a self-play move")
+    parser.add_argument("--random-plies", type=int, default=6, help="plies out of book picked at random")
+    parser.add_argument("--per-game", type=int, default=2, help="positions kept from one game")
+    parser.add_argument("--spacing", type=int, default=10, help="plies between two kept positions")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if not args.book or not Path(args.book).exists():
+        parser.error("--book: no opening book (set SOLVER_ORACLE_DATA or pass --book)")
+    openings = [line.strip() for line in Path(args.book).read_text().splitlines() if line.strip()]
+    seen = recorded(args.out)
+    rng = random.Random(args.seed + len(seen))  # a resumed run plays other games
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with chess.engine.SimpleEngine.popen_uci(args.engine) as engine, args.out.open("a") as out:
+        engine.configure({"Threads": 1, "Hash": 64})
+        games = 0
+        while len(seen) < args.count:
+            start, _ = chess.Board.from_epd(rng.choice(openings))
+            candidates = play_game(engine, start, rng, args)
+            games += 1
+            kept, last_ply = 0, -10 ** 9
+            for board in candidates:
+                key = " ".join(board.epd().split()[:4])
+                ply = board.ply()
+                if key in seen or ply - last_ply < args.spacing or kept >= args.per_game:
+                    continue
+                score = engine.analyse(board, chess.engine.Limit(depth=args.depth))["score"].relative
+                if score.is_mate() or not args.min_cp <= abs(score.score()) <= args.max_cp:
+                    continue
+                seen.add(key)
+                kept, last_ply = kept + 1, ply
+                pieces = chess.popcount(board.occupied)
+                out.write(f'{key} c0 "stockfish depth {args.depth} cp {score.score()}"; '
+                          f'c1 "pieces {pieces}"; id "endgame-{len(seen)}";\n')
+                out.flush()
+                if len(seen) >= args.count:
+                    break
+            print(f"\r{len(seen)}/{args.count} positions from {games} games", end="",
+                  file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
