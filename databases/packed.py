@@ -175,7 +175,7 @@ def read_pack(root, family, table: str) -> tuple[np.ndarray, np.ndarray, dict]:
     game = family.game.name
     path = table_path(root, game, table, WDL50)
     try:
-        handle = h5py.File(path, "r")
+        handle = h5py.File(path, "r", rdcc_nbytes=0)  # read once, whole: no chunk cache
     except FileNotFoundError:
         raise MissingTableError(f"{table} is not packed (no file {path})") from None
     except Exception as error:  # OSError: truncated, not HDF5, permission

@@ -146,7 +146,9 @@ class TableFile:
     def _open(self, game: str, table: str):
         """The h5py handle, or MissingTableError / UnusableTableError."""
         try:
-            return h5py.File(self.path, "r")
+            # No HDF5 chunk cache: pages are read whole, decoded and kept by the page cache
+            # (databases.cache), within --cache-mb; HDF5's own would hold more, uncounted.
+            return h5py.File(self.path, "r", rdcc_nbytes=0)
         except FileNotFoundError:
             raise MissingTableError(f"missing table {game}/{table} (no file {self.path})") from None
         except PermissionError:

@@ -15,11 +15,13 @@ compiled once, with explicit signatures, and stay loaded for the life of the pro
 from __future__ import annotations
 
 _installed = False
+applied = False  # whether this numba had the look-ups wrapped (a test fails when it has not)
 
 
 def remember_kernel_addresses() -> None:
     """Wrap numba's two address look-ups for first-class function arguments in a memo (once
-    per process; nothing happens if this numba lacks them)."""
+    per process; nothing happens if this numba lacks them: ``applied`` stays False, and
+    ``tests/test_kernel_addresses.py`` says so)."""
     global _installed
     if _installed:
         return
@@ -49,6 +51,8 @@ def remember_kernel_addresses() -> None:
 
     function_type._get_wrapper_address = remembered(wrapper_address, "wrapper")
     function_type._get_jit_address = remembered(jit_address, "jit")
+    global applied
+    applied = True
 
 
 def _remember_dispatcher_types(dispatcher_class) -> None:

@@ -1,6 +1,6 @@
 """`python -m solver` runs the command line."""
 import sys
 
-from solver.cli import main
+from solver.cli import console_main
 
-sys.exit(main())
+sys.exit(console_main())

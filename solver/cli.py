@@ -77,6 +77,18 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(args)
 
 
+def console_main() -> int:
+    """The `solver` console script and ``python -m solver``: :func:`main`, then deaf to SIGINT
+    and SIGTERM. The command has decided its status; while Python shuts down (numba and
+    LLVM take a moment) it restores the signals' default actions, and a signal arriving then
+    would end the process by that action instead of with the status."""
+    status = main()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return status
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command; every exception becomes one line and an exit status."""
     prog = f"solver {args.command}"

@@ -161,7 +161,6 @@ def test_ctrl_c_during_a_first_run_compile_is_one_line_and_status_130(tmp_path, 
     assert time.monotonic() - sent < 5  # (within half a second on an idle machine)
 
 
-@pytest.mark.slow  # intermittent: one CI run saw the default action (-15) at 3.0 s; see the stop note
 @pytest.mark.parametrize("delay", [0.5, 1.5, 3.0])
 def test_sigterm_of_a_build_is_one_line_and_leaves_no_temporary_file(tmp_path, delay):
     """Issue 37, item 6: SIGTERM is handled like Ctrl-C, so the writer's clean-up runs."""

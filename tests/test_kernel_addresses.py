@@ -36,3 +36,13 @@ def test_each_function_passed_is_the_one_called():
     for _ in range(3):  # the second and later calls go through the memos
         assert [_apply(_double, 7), _apply(_square, 7)] == [14, 49]
     assert _apply(_double, np.int64(-3)) == -6
+
+
+def test_the_patch_applies_to_this_numba():
+    # pyproject.toml pins the numba versions this patch is known to fit; a newer one that
+    # moved numba's look-ups would otherwise only make every kernel call slower, silently.
+    from games import kernel_addresses
+
+    assert kernel_addresses.applied, (
+        f"numba {nb.__version__}: games/kernel_addresses.py no longer finds "
+        "numba.experimental.function_type._get_wrapper_address/_get_jit_address")
