@@ -11,9 +11,9 @@ waiter thread once the search is loaded (at most ``READY_WAIT`` seconds: a cold 
 for 10-40 s on two cores, a warm one loads in about a second), so a runner that waits for
 ``readyok``, as UCI asks, starts its first game with the real search. A ``go`` that arrives
 before then waits for the search while the clock allows (half the time for the move) and then
-answers anyway: by a two-ply look with the game's kernels when they are loaded, else by
-python-chess's move generator (no numba at all: the kernels may still be compiling), so a cold
-start never loses on time; ``stop`` ends such a wait at once.
+answers anyway, by python-chess's move generator: no kernel at all, since one still compiling
+holds numba's compiler lock for as long as the whole search takes to compile. So a cold start
+never loses on time; ``stop`` ends such a wait at once.
 
 Unknown or malformed commands are ignored, with a line on stderr saying why.
 """
@@ -317,8 +317,10 @@ class UciEngine:
         game = self._game
         position, history = self._root(game, tokens)
         legal = game.legal_moves(position)
-        if not legal:
-            mated = bool(game.player.in_check(position))
+        if not legal:  # (the rules' kernels only: the player's may still be compiling)
+            from games.kernels import LOSS
+
+            mated = int(game.kernels.outcome(position, 0)) == LOSS
             self._send(f"info depth 0 score {'mate 0' if mated else 'cp 0'}")
             self._wait_if_told_to(command)
             self._send("bestmove 0000")
@@ -328,14 +330,9 @@ class UciEngine:
         optimum, maximum = self._budget(command, int(side_to_move(position)))
         timed = maximum is not None
         if not self._wait_for_search(received, maximum if timed and not command.ponder else None):
-            move, score = quick_move(game, position, legal)
-            millis = int((time.monotonic() - received) * 1000)
-            text = game.format_move(position, move)
-            self._send("info string the search is still loading: a one-ply move",
-                       f"info depth 1 seldepth 1 multipv 1 score cp {score} nodes {len(legal)} nps 0 hashfull 0 "
-                       f"time {millis} pv {text}")
-            self._wait_if_told_to(command)
-            self._send(f"bestmove {game.format_move(position, move)}")
+            # Not even the evaluation may be used: the warm-up thread may be compiling it, and
+            # numba's compiler lock would make this move wait for the whole search.
+            self._answer_without_kernels(command, received, tokens)
             return
         from solver.search.player import Limits
 
@@ -489,7 +486,11 @@ class UciEngine:
             self._complain(f"DatabasePath: {error}; playing without tables")
             return
         player.set_tables(tables)
-        self._send(f"info string {tables.tables} endgame tables from {path}, {cache_mb} MiB of pages")
+        packs = tables.packs
+        packed = f", {packs.tables} packed WDL50 in memory ({packs.nbytes / 2**20:.1f} MiB)" \
+            if packs is not None else ""
+        self._send(f"info string {tables.tables} endgame tables from {path}, {cache_mb} MiB of pages"
+                   + packed)
 
     def _info(self, game, position, iteration) -> None:
         if iteration.mate is not None:
@@ -565,28 +566,6 @@ def _decoded(lines: Iterable[str]) -> Iterable[str]:
         return
     while raw := buffer.readline():
         yield raw.decode("utf-8", errors="replace")
-
-
-def quick_move(game, position, legal: list[int]) -> tuple[int, int]:
-    """A move and its score by a two-ply look (mate first; else the move whose opponent's best
-    reply by static evaluation leaves us best off), for a go that arrives before the search is
-    loaded: a few thousand kernel calls from Python, milliseconds."""
-    from games.kernels import LOSS, ONGOING
-
-    best, best_score = legal[0], None
-    for move in legal:
-        child = game.play(position, move)
-        replies = game.legal_moves(child)
-        result = int(game.kernels.outcome(child, len(replies)))
-        if result == LOSS:
-            return move, 10 ** 4  # mate
-        if result != ONGOING:
-            score = 0  # a draw by the rules
-        else:
-            score = min(int(game.kernels.evaluate(game.play(child, reply))) for reply in replies)
-        if best_score is None or score > best_score:
-            best, best_score = move, score
-    return best, best_score
 
 
 def _fallback_board(tokens: list[str]):

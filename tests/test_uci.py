@@ -285,3 +285,14 @@ def test_isready_waits_for_the_search_so_the_first_go_searches():
         assert process.wait(timeout=30) == 0
     finally:
         process.kill()
+
+
+def test_the_move_without_kernels_is_legal_mates_and_takes_the_most():
+    from solver.uci import fallback_move, fallback_side
+
+    assert fallback_move(["fen", "6k1/5ppp/8/8/8/8/8/R5K1", "w", "-", "-", "0", "1"]) == "a1a8"
+    assert fallback_move("fen 4k3/8/8/3q1n2/4P3/8/8/4K3 w - - 0 1".split()) == "e4d5"
+    assert fallback_move("startpos moves e2e4 e7e5".split()) is not None
+    assert fallback_move("fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1".split()) is None  # stalemate
+    assert fallback_move("fen not-a-position".split()) is None
+    assert fallback_side("startpos moves e2e4".split()) == 1 and fallback_side(["startpos"]) == 0
