@@ -173,23 +173,37 @@ def pack_table(root, family, table: str, *, level: int = PACK_LEVEL, workers: in
             "seconds": round(time.perf_counter() - started, 3)}
 
 
+VERIFY_CHUNK = 1 << 20  # entries a thread verifies with its own decoded-block cache
+VERIFY_CACHE_BLOCKS = 64  # (2 MiB a thread)
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, PACKS,
                      types.int64, CODES, types.int64, types.int64, types.int64), cache=True,
-         nogil=True)
+         parallel=True)
 def count_pack_disagreements(legal_moves, play, unrank, rank, packs, table_id, codes, start,
                              stop, step):
     """How many valid entries ``start, start + step, ...`` below ``stop`` of the table whose
     DTZ50 codes are ``codes`` probe (:func:`probe_packed`, exits and all) to another WDL50
-    than their code's. One thread: the packs' decoded-block cache is shared."""
-    pos = np.zeros(packs[5].shape[1], dtype=np.uint64)
-    errors = 0
-    for index in range(start, stop, step):
-        if codes[index] == INVALID or not unrank(table_id, index, pos):
-            continue
-        value = probe_packed(legal_moves, play, rank, packs, pos, 0)
-        if value == NOT_PACKED or value != wdl50(codes[index]):
-            errors += 1
-    return errors
+    than their code's. On every thread, each chunk of entries with a decoded-block cache and
+    scratch rows of its own (the packs' own are one search's)."""
+    stream, offsets, first_block, _, _, positions, moves = packs
+    chunks = (stop - start + VERIFY_CHUNK - 1) // VERIFY_CHUNK
+    errors = np.zeros(chunks, dtype=np.int64)
+    for chunk in prange(chunks):
+        own = (stream, offsets, first_block,
+               np.zeros((VERIFY_CACHE_BLOCKS, packs[3].shape[1]), dtype=np.uint8),
+               np.full(VERIFY_CACHE_BLOCKS, -1, dtype=np.int64), np.zeros_like(positions),
+               np.zeros_like(moves))
+        pos = np.zeros(positions.shape[1], dtype=np.uint64)
+        first = start + chunk * VERIFY_CHUNK
+        first += (step - (first - start) % step) % step  # the next entry of the stride
+        for index in range(first, min(stop, start + (chunk + 1) * VERIFY_CHUNK), step):
+            if codes[index] == INVALID or not unrank(table_id, index, pos):
+                continue
+            value = probe_packed(legal_moves, play, rank, own, pos, 0)
+            if value == NOT_PACKED or value != wdl50(codes[index]):
+                errors[chunk] += 1
+    return errors.sum()
 
 
 def verify_pack(root, family, table: str, step: int = 1, progress=None,
