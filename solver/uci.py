@@ -155,6 +155,7 @@ class UciEngine:
         self._stop = threading.Event()
         self._ponderhit = threading.Event()
         self._ponder_budget: PonderBudget | None = None
+        self._ready_waiters: list[threading.Thread] = []  # isready answers still to come
         self._warm_up_thread = threading.Thread(target=self._warm_up, name="uci-warm-up", daemon=True)
         self._warm_up_thread.start()
 
@@ -167,6 +168,8 @@ class UciEngine:
                     break
         finally:
             self._finish_search()
+            for waiter in self._ready_waiters:  # every isready is answered before the end
+                waiter.join()
         return 0
 
     def handle(self, line: str) -> bool:
@@ -212,7 +215,9 @@ class UciEngine:
         if self._search_ready.is_set() or self._warm_up_error is not None:
             self._send("readyok")
             return
-        threading.Thread(target=self._ready_when_loaded, name="uci-isready", daemon=True).start()
+        waiter = threading.Thread(target=self._ready_when_loaded, name="uci-isready", daemon=True)
+        self._ready_waiters.append(waiter)
+        waiter.start()
 
     def _ready_when_loaded(self) -> None:
         """Answer ``readyok`` once the search is loaded (or failed to), at most after
