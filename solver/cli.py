@@ -86,6 +86,13 @@ def console_main() -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if interrupted():
+        # The command's clean-ups have run; a compile cut short in another thread may still
+        # be inside LLVM, and tearing the interpreter down under it can crash (SIGSEGV seen
+        # after the one line): leave at once with the status.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
     return status
 
 
