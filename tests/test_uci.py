@@ -224,6 +224,12 @@ def test_solver_uci_accepts_json_like_every_command():
     assert done.returncode == 0 and "uciok" in done.stdout and done.stderr == ""
 
 
+def _tell(process, text: str) -> None:
+    """Send ``text`` to a ``solver uci`` process."""
+    process.stdin.write(text)
+    process.stdin.flush()
+
+
 def _engine_lines(process, until) -> list[str]:
     """Lines from a ``solver uci`` process up to the first one ``until`` accepts."""
     lines = []
@@ -244,8 +250,7 @@ def test_a_go_during_a_cold_compile_is_answered_without_the_kernels_and_stop_at_
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=environment)
     try:
-        process.stdin.write("uci\nposition startpos moves e2e4 e7e5 g1f3\ngo wtime 300 btime 300\n")
-        process.stdin.flush()
+        _tell(process, "uci\nposition startpos moves e2e4 e7e5 g1f3\ngo wtime 300 btime 300\n")
         lines = _engine_lines(process, lambda line: line.startswith("bestmove"))
         assert "uciok" in lines and "readyok" not in lines
         assert any("still loading: a move without search" in line for line in lines)
@@ -253,11 +258,9 @@ def test_a_go_during_a_cold_compile_is_answered_without_the_kernels_and_stop_at_
         for move in ("e2e4", "e7e5", "g1f3"):
             board.push_uci(move)
         assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
-        process.stdin.write("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo depth 9\nstop\n")
-        process.stdin.flush()
+        _tell(process, "position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo depth 9\nstop\n")
         assert _engine_lines(process, lambda line: line.startswith("bestmove"))[-1] == "bestmove a1a8"
-        process.stdin.write("quit\n")
-        process.stdin.flush()
+        _tell(process, "quit\n")
         assert process.wait(timeout=30) == 0
     finally:
         process.kill()
@@ -272,16 +275,13 @@ def test_isready_waits_for_the_search_so_the_first_go_searches():
     process = subprocess.Popen([sys.executable, "-m", "solver", "uci"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        process.stdin.write("uci\nisready\n")
-        process.stdin.flush()
+        _tell(process, "uci\nisready\n")
         _engine_lines(process, lambda line: line == "readyok")
-        process.stdin.write("position startpos\ngo movetime 300\n")
-        process.stdin.flush()
+        _tell(process, "position startpos\ngo movetime 300\n")
         lines = _engine_lines(process, lambda line: line.startswith("bestmove"))
         assert not any("loading" in line for line in lines)
         assert any(line.startswith("info depth") and " pv " in line for line in lines)
-        process.stdin.write("quit\n")
-        process.stdin.flush()
+        _tell(process, "quit\n")
         assert process.wait(timeout=30) == 0
     finally:
         process.kill()
