@@ -58,6 +58,7 @@ SWITCH_OPTIONS = {
     "QuiescenceSEE": "quiescence_see",
     "AspirationWindows": "aspiration",
     "TTCutoffs": "tt_cutoffs",
+    "MateProbe": "mate_probe",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}

@@ -17,6 +17,7 @@ into few arrays because a call with more than 30 arguments is one numba cannot c
 * ``path``: the hashes of the game history (``state[P_HISTORY]`` entries), then of the positions
   along the search path;
 * ``killers[ply]``, ``history[ply & 1, move]``: see :mod:`solver.search.ordering`;
+* ``mate_misses``: the positions whose mate probe failed (:mod:`solver.search.mate_probe`);
 * ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
   (``C_STOP``, written by other threads while the search runs) in one int64 array.
 
@@ -38,19 +39,21 @@ from databases.packed import NOT_PACKED, is_packed, probe_packed
 from games import kernels as K
 from games.table_family import RankKernel
 from solver.search import transposition as tt
+from solver.search.mate_probe import (MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES, MATE_PROBE_PLIES,
+                                      MATE_PROBE_SHARE, missed_before, probe_mate)
 from solver.search.ordering import TT_MOVE, is_quiet_key, pick_next, reward_quiet_cutoff, score_moves
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
                                   to_table, wdl50_score)
-from solver.search.switches import (USE_CHECK_EXTENSION, USE_FUTILITY, USE_LMR, USE_MULTI_CUT, USE_NULL_MOVE,
-                                    USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_TT_CUTOFFS)
+from solver.search.switches import (USE_CHECK_EXTENSION, USE_FUTILITY, USE_LMR, USE_MATE_PROBE, USE_MULTI_CUT,
+                                    USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_TT_CUTOFFS)
 from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
 (P_FLAGS, P_HISTORY, P_FIFTY, P_GENERATION, P_NODE_LIMIT, P_ROOT_MOVES, P_ROOT_DEPTH, P_MC_MOVES,
  P_MC_CUTS, P_MC_REDUCTION, P_MC_DEPTH, P_TABLES) = range(12)
 (S_NODES, S_SELDEPTH, S_STOPPED, S_ROOT_BEST, S_ROOT_SCORE, S_ROOT_IMPROVED, S_NULL_CUTS,
- S_MULTI_CUTS, S_TABLE_HITS) = range(16, 25)
-STATS = slice(16, 25)
+ S_MULTI_CUTS, S_TABLE_HITS, S_MATE_PROBES, S_MATE_HITS, S_MATE_NODES) = range(16, 28)
+STATS = slice(16, 28)
 C_STOP = 32  # set by another thread to stop the search
 STATE_SIZE = 33
 
@@ -80,7 +83,7 @@ U64_2D = types.Array(types.uint64, 2, "C")
 KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                 K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
                 K.ReversiblePliesKernel, RankKernel)
-BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, TABLES)
+BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, TABLES, U64_1D)
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -272,7 +275,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
 def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys,
            noisy_moves,
            reversible_plies, rank, positions, move_rows, ply_info, path, killers, history, tt_table, pv,
-           root_moves, state, tables, ply, depth, alpha, beta, cut_node):
+           root_moves, state, tables, mate_misses, ply, depth, alpha, beta, cut_node):
     """The negamax value of ``positions[ply]`` searched ``depth`` plies deep within the window
     (``alpha``, ``beta``); ``cut_node``: a node expected to fail high (the first child of a
     non-PV node alternates). At ply 0, the moves searched are ``root_moves[:state[P_ROOT_MOVES]]``
@@ -355,20 +358,47 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
         static_eval = np.int64(evaluate(pos))
     child = positions[ply + 1]
 
+    # 8. The prover inside the tree: near the horizon, where the side to move holds its own, a
+    # checks-only mate search (solver.search.mate_probe), each position at most once, within a
+    # share of the search's nodes. A mate found is a lower bound: a shorter one may exist.
+    if (flags & USE_MATE_PROBE and not root and not checked and depth <= MATE_PROBE_DEPTH
+            and abs(beta) < MATE_BOUND and static_eval + MATE_PROBE_MARGIN >= beta
+            and ply + MATE_PROBE_PLIES + 2 < PLY_ROWS
+            and (state[P_FIFTY] == 0 or reversible_plies(pos) + MATE_PROBE_PLIES < state[P_FIFTY])
+            and state[S_MATE_NODES] * MATE_PROBE_SHARE <= state[S_NODES]
+            and not missed_before(mate_misses, position_hash)):
+        before = state[S_NODES]
+        limit = before + MATE_PROBE_NODES
+        if state[P_NODE_LIMIT] > 0:
+            limit = min(limit, state[P_NODE_LIMIT])
+        plies, mate_move = probe_mate(legal_moves, play, outcome, gives_check, positions, moves, state, mate_misses,
+                                      position_hash, ply, MATE_PROBE_PLIES, limit, S_NODES, C_STOP)
+        state[S_MATE_NODES] += state[S_NODES] - before
+        state[S_MATE_PROBES] += 1
+        poll(state)
+        if state[S_STOPPED]:
+            return 0
+        if plies > 0:
+            state[S_MATE_HITS] += 1
+            score = MATE - (ply + plies)
+            tt.store(tt_table, position_hash, mate_move, to_table(score, ply), static_eval,
+                     min(depth + TABLE_DEPTH_BONUS, MAX_PLY), tt.BOUND_LOWER, state[P_GENERATION])
+            return score
+
     # Forward pruning, before any move is generated (a stalemate is not seen by it).
     if not is_pv and not checked and abs(beta) < MATE_BOUND:
-        # 8. Reverse futility: far enough above beta that the few plies left will not bring it down.
+        # 9. Reverse futility: far enough above beta that the few plies left will not bring it down.
         if flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
             return static_eval
 
-        # 9. Null move: if passing still fails high after a reduced search, so will a real move.
+        # 10. Null move: if passing still fails high after a reduced search, so will a real move.
         if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and static_eval >= beta and window[ply] > 0
                 and play_null(pos, child)):
             reduction = 3 + depth // 4
             window[ply + 1] = 0
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys, noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers,
-                            history, tt_table, pv, root_moves, state, tables,
+                            history, tt_table, pv, root_moves, state, tables, mate_misses,
                             ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
             if state[S_STOPPED]:
                 return 0
@@ -376,7 +406,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                 state[S_NULL_CUTS] += 1
                 return beta if score >= MATE_BOUND else score
 
-    # 10. The moves; none is checkmate or stalemate.
+    # 11. The moves; none is checkmate or stalemate.
     if root:
         count = state[P_ROOT_MOVES]
         for i in range(count):
@@ -387,10 +417,10 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
     if result != K.ONGOING:
         return terminal_score(result, ply)
 
-    # 11. Order the moves.
+    # 12. Order the moves.
     tt_key = score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
 
-    # 12. Multi-cut: at an expected cut node, if several of the first moves fail high at a
+    # 13. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
     if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and depth >= state[P_MC_DEPTH]
             and abs(beta) < MATE_BOUND):
@@ -402,7 +432,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables,
+                            tt_table, pv, root_moves, state, tables, mate_misses,
                             ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
             if state[S_STOPPED]:
                 return 0
@@ -412,7 +442,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                     state[S_MULTI_CUTS] += 1
                     return beta
 
-    # 13. Move loop: principal-variation search with late-move reductions. Futility and
+    # 14. Move loop: principal-variation search with late-move reductions. Futility and
     # late-move pruning: near the horizon, quiet moves are skipped when the node is far below
     # alpha, or after the first few (never the first move, a check, or in check).
     best = np.int64(-INFINITE)
@@ -441,7 +471,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables,
+                            tt_table, pv, root_moves, state, tables, mate_misses,
                             ply + 1, new_depth, -beta, -alpha, expect_all if is_pv else not cut_node)
         else:
             reduction = 0
@@ -456,19 +486,19 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables,
+                            tt_table, pv, root_moves, state, tables, mate_misses,
                             ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
             if score > alpha and reduction > 0:
                 score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables,
+                            tt_table, pv, root_moves, state, tables, mate_misses,
                             ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
             if is_pv and alpha < score < beta:
                 score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
                             move_keys,
                             noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables,
+                            tt_table, pv, root_moves, state, tables, mate_misses,
                             ply + 1, new_depth, -beta, -alpha, expect_all)
         if state[S_STOPPED]:
             return 0
@@ -492,7 +522,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             tried[ply, quiets_tried] = move
             quiets_tried += 1
 
-    # 14. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
+    # 15. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
     if best >= beta:
         bound = tt.BOUND_LOWER
     elif is_pv and best_move >= 0:

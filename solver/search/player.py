@@ -24,6 +24,7 @@ import numpy as np
 from games import kernels as K
 from games.game import Game
 from solver.search import alphabeta as ab
+from solver.search.mate_probe import new_misses
 from solver.search.scores import INFINITE, KNOWN_WIN, MATE, MATE_BOUND, MAX_PLY, is_mate, mate_in_moves
 from solver.search.switches import ASPIRATION, DEFAULTS, FLAGS, NAMES as SWITCH_NAMES, PLAIN
 from solver.search.transposition import TranspositionTable
@@ -226,6 +227,7 @@ class Player:
         self._root_moves = np.zeros(game.max_moves, dtype=np.int32)
         self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
         self._path = np.zeros(rows, dtype=np.uint64)
+        self._mate_misses = new_misses()
         self._deadline: _Deadline | None = None
         self._stop_requested: threading.Event | None = None  # the caller's stop, see search()
         self.last_stats: dict[str, int] = {}
@@ -268,6 +270,7 @@ class Player:
         self.table.clear()
         self._history.fill(0)
         self._killers.fill(-1)
+        self._mate_misses.fill(0)
         if self._prover is not None:
             self._prover.clear()
 
@@ -513,7 +516,9 @@ class Player:
             self._report(on_iteration, iterations, depth, score, "exact", started, pv)
             if self._done(limits, score, depth, started, len(root_moves)):
                 break
-        self.last_stats = {"null_cuts": int(stats[ab.S_NULL_CUTS]), "multi_cuts": int(stats[ab.S_MULTI_CUTS])}
+        self.last_stats = {"null_cuts": int(stats[ab.S_NULL_CUTS]), "multi_cuts": int(stats[ab.S_MULTI_CUTS]),
+                           "mate_probes": int(stats[ab.S_MATE_PROBES]), "mate_probe_hits": int(stats[ab.S_MATE_HITS]),
+                           "mate_probe_nodes": int(stats[ab.S_MATE_NODES])}
         finished = iterations[-1] if iterations else None
         return SearchResult(best, score, finished.depth if finished else 0, int(stats[ab.S_SELDEPTH]),
                             int(stats[ab.S_NODES]), time.monotonic() - started, pv, K.ONGOING, iterations,
@@ -565,7 +570,8 @@ class Player:
                              player.in_check, player.gives_check, player.play_null, player.move_keys,
                              player.noisy_moves, player.reversible_plies, rank, self._positions, self._move_rows,
                              self._ply_info, self._path, self._killers, self._history, table.table, self._pv,
-                             self._root_moves, self._state, tables, 0, depth, alpha, beta, False))
+                             self._root_moves, self._state, tables, self._mate_misses, 0, depth, alpha, beta,
+                             False))
 
     def _table_arguments(self) -> tuple:
         """The rank kernel and tables tuple the search probes (stand-ins without tables)."""

@@ -13,6 +13,7 @@ USE_REVERSE_FUTILITY = 16  # reverse futility (static null move) pruning
 USE_CHECK_EXTENSION = 32  # search checking moves one ply deeper
 USE_QUIESCENCE_SEE = 64  # quiescence skips noisy moves the game ranks as losing
 USE_FUTILITY = 128  # near the horizon, skip late quiet moves and those that cannot reach alpha
+USE_MATE_PROBE = 256  # near the horizon, a checks-only mate search (solver.search.mate_probe)
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -24,6 +25,7 @@ FLAGS = {
     "futility": USE_FUTILITY,
     "check_extension": USE_CHECK_EXTENSION,
     "quiescence_see": USE_QUIESCENCE_SEE,
+    "mate_probe": USE_MATE_PROBE,
 }
 ASPIRATION = "aspiration"  # the one switch of the iterative deepening rather than the search
 NAMES = tuple(FLAGS) + (ASPIRATION,)
@@ -31,4 +33,5 @@ PLAIN = {name: False for name in NAMES}
 # The defaults follow the measurements in docs/benchmarks.md: multi-cut is off because without it
 # the player scored +36.6 Elo [0.0, +74.0] in 200 games of fixed-node self-play (2026-11-23)
 # and reached the bench depth in less time; every other feature pays for itself.
-DEFAULTS = {name: name != "multi_cut" for name in NAMES}
+# The mate probe is off until a match shows it pays (issue 40).
+DEFAULTS = {name: name not in ("multi_cut", "mate_probe") for name in NAMES}
