@@ -15,7 +15,9 @@ first. Two problems are solved here:
   another user, ``HOME`` unset) numba would refuse to define a ``cache=True`` kernel at all
   ("cannot cache function ...: no locator available"). Then numba is pointed at a temporary
   directory, removed at exit, and this is said once on stderr: the kernels are compiled for
-  this run only.
+  this run only. When the read-only directory already holds kernels (a cache filled once by
+  whoever installed the sources), they are copied into the temporary directory first (a few
+  MiB), so nothing already compiled is compiled again.
 
 (No kernels here: importing this module compiles nothing.)
 """
@@ -135,9 +137,18 @@ def say(line: str) -> None:
     sys.stderr.write(f"solver: note: {line}\n")
 
 
-def compile_for_this_run_only(reason: str) -> None:
-    """No writable cache: cache in a temporary directory removed at exit or, failing that,
-    compile without numba's cache."""
+def compiled_kernel_count(path: str) -> int:
+    """How many kernels numba cached under ``path`` (one index file each; 0 when unreadable)."""
+    count = 0
+    for _, _, names in os.walk(path):
+        count += sum(name.endswith(".nbi") for name in names)
+    return count
+
+
+def compile_for_this_run_only(reason: str, filled: str | None = None) -> None:
+    """No writable cache: cache in a temporary directory removed at exit (seeded with the
+    kernels of the read-only cache ``filled``, if any) or, failing that, compile without
+    numba's cache."""
     try:
         path = tempfile.mkdtemp(prefix="solver-kernels-")
     except OSError:
@@ -145,10 +156,20 @@ def compile_for_this_run_only(reason: str) -> None:
         from numba.core.dispatcher import Dispatcher
 
         Dispatcher.enable_caching = lambda self: None
+        filled = None
     else:
         atexit.register(shutil.rmtree, path, ignore_errors=True)
+        if filled is not None:
+            try:
+                shutil.copytree(filled, path, dirs_exist_ok=True)
+            except (OSError, shutil.Error):
+                filled = None  # compile what the copy lacks; numba rejects a partial entry itself
         use_cache_dir(path)
-    say(f"no writable compile cache ({reason}); kernels are compiled for this run only")
+    if filled is not None:
+        say(f"no writable compile cache ({reason}); its compiled kernels are used, "
+            "any others are compiled for this run only")
+    else:
+        say(f"no writable compile cache ({reason}); kernels are compiled for this run only")
 
 
 def configure() -> None:
@@ -159,7 +180,8 @@ def configure() -> None:
         compile_for_this_run_only(f"cannot read the sources ({error.strerror})")
         return
     if not writable_directory(path):
-        compile_for_this_run_only(f"{path} is not writable")
+        filled = path if compiled_kernel_count(path) > 0 else None
+        compile_for_this_run_only(f"{path} is not writable", filled)
         return
     use_cache_dir(path)
     remove_stale_siblings(path)

@@ -143,3 +143,29 @@ def test_help_compiles_nothing_and_a_command_only_what_it_runs(tmp_path):
     assert kernels, "perft compiled nothing into the cache"
     allowed = ("connect4.", "perft.", "bits.", "interrupt.", "player_defaults.")
     assert [name for name in kernels if not name.startswith(allowed)] == [], kernels
+
+
+def test_a_read_only_cache_that_holds_kernels_is_used_not_recompiled(tmp_path):
+    # An install whose compile cache was filled once and is read-only for its users: the
+    # kernels there are loaded (from a copy in a temporary directory), none is compiled again.
+    sources = copy_sources(tmp_path / "install")
+    block_pycache(sources)
+    cache = tmp_path / "cache"
+    (tmp_path / "tmp").mkdir()
+    env = clean_environment(sources, NUMBA_CACHE_DIR=str(cache), HOME=str(tmp_path),
+                            TMPDIR=str(tmp_path / "tmp"))
+    filled = run_solver(sources, env, "perft", "tictactoe", "startpos", "2")
+    assert filled.returncode == 0 and filled.stderr == "", filled.stderr
+    # Root may write anywhere, so "read-only" is what the writability test is told.
+    read_only = (f"import os, tempfile\nprotected = {str(cache)!r}\noriginal = tempfile.TemporaryFile\n"
+                 "def guarded(*args, dir=None, **kwargs):\n"
+                 "    if dir is not None and os.path.abspath(dir).startswith(protected):\n"
+                 "        raise OSError('read-only')\n"
+                 "    return original(*args, dir=dir, **kwargs)\n"
+                 "tempfile.TemporaryFile = guarded")
+    env["NUMBA_DEBUG_CACHE"] = "1"
+    again = run_solver(sources, env, "perft", "tictactoe", "startpos", "2", prelude=read_only)
+    assert again.returncode == 0 and "72 nodes" in again.stdout, again.stderr
+    assert again.stderr.count(NOTE) == 1 and "its compiled kernels are used" in again.stderr, again.stderr
+    assert "data loaded from" in again.stdout and "data saved to" not in again.stdout, again.stdout
+    assert list((tmp_path / "tmp").iterdir()) == []
