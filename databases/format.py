@@ -1,16 +1,12 @@
 """The on-disk format of a table: entry codes, page size, filters and attribute names.
 
-Every entry is one value code (:mod:`games.value_codes`, the one definition of the codes and
-their arithmetic, re-exported here)::
+Every entry is one value code, as :mod:`games.value_codes` defines them (the one definition of
+the codes and their arithmetic, re-exported here): 0 for an index no legal position has, 1 for a
+draw, then a win or a loss for the side to move with its distance in plies.
 
-    0            invalid index (no legal position has this index)
-    1            draw
-    2 + 2 * d    the side to move loses in d plies (d = 0: it is mated / has lost)
-    3 + 2 * d    the side to move wins in d plies
-
-Codes are stored as ``uint8`` when the longest distance allows (``d <= 126``), else ``uint16``.
-While a table is being built, ``UNKNOWN`` (``uint16``'s maximum) marks unresolved entries; it
-never reaches a finished file.
+Codes are stored as ``uint8`` when the longest distance allows (``byte_holds``: up to 125
+plies), else ``uint16``. While a table is being built, ``UNKNOWN`` (``uint16``'s maximum) marks
+unresolved entries; it never reaches a file.
 
 >>> encode(WIN, 5), encode(LOSS, 0), encode(DRAW, 0)
 (13, 2, 1)
@@ -25,7 +21,7 @@ import numpy as np
 
 from games.kernels import DRAW, LOSS, WIN
 from games.value_codes import (CODE_DRAW, INVALID, INVALID_VALUE, STORE_UNKNOWN,  # noqa: F401 (re-exported)
-                               decode, encode)
+                               byte_holds, code_distances, decode, encode)
 
 # Version 2 adds the page checksums below; version 1 files (Fletcher-32 only) stay readable.
 # Version 3 stores text attributes as fixed-length UTF-8 strings: variable-length strings live
@@ -83,14 +79,14 @@ def decode_arrays(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     codes = codes.astype(np.int32)
     values = np.where(codes == CODE_DRAW, DRAW, np.where(codes & 1, WIN, LOSS)).astype(np.int8)
     values[codes == INVALID] = INVALID_VALUE
-    dtm = np.where(codes >= 2, (codes - 2) >> 1, 0)
+    dtm = code_distances(codes)
     dtm = np.where(values == LOSS, -dtm, dtm).astype(np.int16)
     return values, dtm
 
 
 def storage_dtype(longest: int) -> np.dtype:
     """The narrowest code dtype holding distances up to ``longest`` plies."""
-    return np.dtype(np.uint8) if 3 + 2 * longest < 255 else np.dtype(np.uint16)
+    return np.dtype(np.uint8) if byte_holds(longest) else np.dtype(np.uint16)
 
 
 def page_checksum(page: int, codes: np.ndarray) -> int:

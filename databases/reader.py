@@ -48,7 +48,7 @@ from databases.families import get_family
 from databases.location import DTM, DTZ50, table_path
 from games.kernels import DRAW, LOSS, WIN
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
-from games.value_codes import (better, parent_code, python_chess_dtz, wdl50,
+from games.value_codes import (better, code_distance, is_win, parent_code, python_chess_dtz, wdl50,
                                zeroing_value)
 
 DEFAULT_CACHE_BYTES = 64 << 20
@@ -96,8 +96,8 @@ def probe_packed_resident(packed, directory, bases, arena, wdl, dtm):
             wdl[row] = 0
             dtm[row] = 0
         else:
-            distance = (code - 2) >> 1
-            if code & 1:
+            distance = code_distance(code)
+            if is_win(code):
                 wdl[row] = 1
                 dtm[row] = distance
             else:

@@ -19,6 +19,7 @@ import numpy as np
 from numba import prange
 
 from databases import format as F
+from games.value_codes import longest_distance
 
 COMPRESSIONS = ("zstd", "gzip", "lzf", "none")
 DEFAULT_COMPRESSION = "zstd"
@@ -69,7 +70,7 @@ def table_statistics(codes: np.ndarray, sides: int) -> dict:
     """Counts of wins/draws/losses per side to move, invalid entries, and the longest mate."""
     counts = code_counts(codes, sides)
     present = np.flatnonzero(counts.sum(axis=0))
-    longest = int((present[-1] - 2) >> 1) if present.size and present[-1] >= 2 else 0
+    longest = longest_distance(present[-1]) if present.size else 0
     return {"wins": [int(row[3::2].sum()) for row in counts],
             "draws": [int(row[F.CODE_DRAW]) if row.size > F.CODE_DRAW else 0 for row in counts],
             "losses": [int(row[2::2].sum()) for row in counts],

@@ -50,6 +50,7 @@ pay for it); Python calls them too, at the cost of a dispatch.
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 from games.kernels import DRAW, LOSS, WIN
 
@@ -225,7 +226,7 @@ def python_chess_dtz(code: int) -> int:
     code = int(code)
     if code == CODE_DRAW:
         return 0
-    distance = (code - 2) >> 1
+    distance = code_distance(code)
     if code & 1:
         return distance
     return -max(distance, 1)
@@ -236,9 +237,9 @@ def encode(value: int, dtm: int) -> int:
     if value == DRAW:
         return CODE_DRAW
     if value == WIN:
-        return 3 + 2 * dtm
+        return int(win_code(dtm))
     if value == LOSS:
-        return 2 + 2 * dtm
+        return int(loss_code(dtm))
     raise ValueError(f"not a value: {value}")
 
 
@@ -249,7 +250,38 @@ def decode(code: int) -> tuple[int, int]:
         return INVALID_VALUE, 0
     if code == CODE_DRAW:
         return DRAW, 0
-    return (WIN if code & 1 else LOSS), (code - 2) >> 1
+    return (WIN if code & 1 else LOSS), int(code_distance(code))
+
+
+def longest_distance(top: int) -> int:
+    """Plies of the longest win or loss in a table whose highest code is ``top`` (0 when it
+    holds none)."""
+    top = int(top)
+    return int(code_distance(top)) if top >= loss_code(0) else 0
+
+
+def code_distances(codes: np.ndarray) -> np.ndarray:
+    """:func:`code_distance` of every code of an array (0 for draws and invalid entries)."""
+    return np.where(codes >= loss_code(0), code_distance(codes), 0)
+
+
+def byte_holds(longest: int) -> bool:
+    """Whether every code of distances up to ``longest`` plies fits in one byte below the
+    generators' unresolved codes."""
+    return win_code(longest) < GEN_UNKNOWN
+
+
+@nb.njit(cache=True, inline="always")
+def terminal_code(result):
+    """The code of a position the rules have ended (a game result from ``outcome``, for the
+    side to move), or -1 for ``ONGOING``."""
+    if result == DRAW:
+        return CODE_DRAW
+    if result == LOSS:
+        return loss_code(0)
+    if result == WIN:
+        return win_code(0)
+    return -1
 
 
 __all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "GEN_FLAGGED", "COUNT_BASE", "MOST_COUNTED",
@@ -257,4 +289,4 @@ __all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "GEN_FLAGGED", "COUNT_BASE", "
            "code_distance", "is_win", "is_loss", "parent_code", "better", "is_unresolved",
            "count_code", "is_count", "shifted", "stored_code", "encode", "decode", "CURSE_PLIES",
            "ZEROING_WORTH", "CURSED_WORTH", "within_rule", "zeroing_value", "rule_class", "wdl50",
-           "python_chess_dtz"]
+           "python_chess_dtz", "longest_distance", "code_distances", "byte_holds", "terminal_code"]

@@ -10,6 +10,7 @@ from databases import format as F
 from databases.errors import MissingTableError, UnusableTableError
 from databases.location import DTM, table_path
 from databases.reader import TableFile
+from games.value_codes import longest_distance
 
 MISSING = "missing"
 MIN_PART_PAGES = 64  # a part of a child table too large for a group: at least 1 M entries
@@ -81,8 +82,7 @@ def load_children(root, family, tables: list[str],
                    entries=(start, stop), metric=metric)
         offsets[family.table_id(table)] = total
         top = int(merged[total + start:total + stop].max()) if stop > start else 0
-        if top >= 2:
-            longest = max(longest, (top - 2) >> 1)
+        longest = max(longest, longest_distance(top))
         total += size
     return merged, offsets, longest
 

@@ -49,7 +49,7 @@ from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNAT
                                 GEN_STORE_SIGNATURE, GEN_UNKNOWN, GEN_WINS_BY_MOVES_SIGNATURE,
                                 INT64S, NO_LEVEL, REVISIT_SHIFT, TOUCH_BLOCK)
 from games.value_codes import (COUNT_BASE, GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved,
-                               loss_code, shifted)
+                               longest_distance, loss_code, shifted, win_code)
 from retrograde.tables import ChildCodes, ChildSource
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
@@ -131,8 +131,8 @@ def propagate(mark_predecessors, params, aux, d, codes, exit_win, exit_floor, co
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     won = np.zeros(blocks, dtype=np.int64)
-    lost_code = 2 + 2 * (d - 1)
-    won_code = 3 + 2 * (d - 1)
+    lost_code = loss_code(d - 1)
+    won_code = win_code(d - 1)
     exits_now = exits_now and wins
     stride = scatter_stride(blocks)
     for k in prange(blocks):
@@ -157,7 +157,7 @@ def propagate(mark_predecessors, params, aux, d, codes, exit_win, exit_floor, co
                                                         exit_floor, wins, written_now)
                         count = 0
                 elif exits_here and is_unresolved(code) and exit_win[g] == d:
-                    codes[g] = 3 + 2 * d
+                    codes[g] = win_code(d)
                     written_now[block] = 1
                     won[block] += 1
         if count:
@@ -202,7 +202,7 @@ def pull_wins(wins_by_moves, params, aux, d, codes, exit_win, code_words, writte
                 if not is_unresolved(codes[g]):
                     continue
                 if exit_win[g] == d:
-                    codes[g] = 3 + 2 * d
+                    codes[g] = win_code(d)
                     won[block] += 1
                     continue
                 entries[count] = g
@@ -591,5 +591,4 @@ def _longest_distance(codes: np.ndarray) -> int:
     """The longest win or loss in ``codes`` (storage codes), in plies."""
     if codes.size == 0:
         return 0
-    top = int(codes.max())
-    return (top - 2) >> 1 if top >= 2 else 0
+    return longest_distance(codes.max())

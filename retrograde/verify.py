@@ -16,7 +16,7 @@ from databases.families import get_family
 from games import kernels as K
 from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, RANK_CHILDREN_SIGNATURE, TABLE_SHIFT,
                                 RankChildrenKernel, RankKernel, UnrankKernel)
-from games.value_codes import better, parent_code
+from games.value_codes import better, parent_code, terminal_code
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
 
@@ -64,7 +64,7 @@ def code_from_moves(legal_moves, play, outcome, rank, table_id, codes, other_cod
     inner = legal_moves(child, more_moves)
     if inner == 0:
         result = outcome(child, inner)
-        return F.CODE_DRAW if result == K.DRAW else (2 if result == K.LOSS else -1)
+        return terminal_code(result) if result != K.WIN else -1
     code = -1
     for j in range(inner):
         play(child, more_moves[j], grandchild)
@@ -90,10 +90,8 @@ def minimax_code(legal_moves, play, outcome, rank, rank_children, batched, table
     one."""
     count = legal_moves(pos, moves)
     if count == 0:
-        result = outcome(pos, count)
-        if result == K.DRAW:
-            return F.CODE_DRAW
-        return 3 if result == K.WIN else (2 if result == K.LOSS else -2)
+        code = terminal_code(outcome(pos, count))
+        return code if code >= 0 else -2
     # Every child is ranked before any code is read: the reads, independent of each other, then
     # overlap their cache misses (in a table of hundreds of MB they are most of the cost).
     if batched:

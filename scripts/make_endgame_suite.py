@@ -3,7 +3,8 @@
 Stockfish plays itself from the openings of an EPD book (each game from a random book line,
 its first moves out of the book picked at random among Stockfish's best few, so games differ);
 every position of 5 to 8 pieces (kings included, no castling right, not in check, not over)
-that the game passes through is a candidate. A candidate is kept when Stockfish, searching it
+that the game passes through is a candidate. Candidates whose self-play score is far outside
+the band are passed over; one is kept when Stockfish, searching it
 to ``--depth``, scores the side to move between ``--min-cp`` and ``--max-cp`` centipawns better
 or worse (roughly half a pawn to three pawns: not dead equal, not trivially won) and it is not
 already in the suite; at most ``--per-game`` positions a game, at least ``--spacing`` plies
@@ -46,8 +47,9 @@ def recorded(path: Path) -> set[str]:
     return {" ".join(line.split()[:4]) for line in path.read_text().splitlines() if line.strip()}
 
 
-def play_game(engine, start: chess.Board, rng: random.Random, args) -> list[chess.Board]:
-    """One self-play game from ``start``; the candidate positions it passed through."""
+def play_game(engine, start: chess.Board, rng: random.Random, args) -> list[tuple[chess.Board, int | None]]:
+    """One self-play game from ``start``; the candidate positions it passed through, each with
+    the score of its self-play move (centipawns for the side to move, None for a mate score)."""
     board = start.copy()
     candidates = []
     for ply in range(400):
@@ -55,15 +57,22 @@ def play_game(engine, start: chess.Board, rng: random.Random, args) -> list[ches
             break
         if chess.popcount(board.occupied) < args.least:
             break
-        if is_candidate(board, args.least, args.most):
-            candidates.append(board.copy(stack=False))
         if ply < args.random_plies:  # variety: one of the best few moves
             infos = engine.analyse(board, chess.engine.Limit(nodes=args.nodes), multipv=3)
             move = rng.choice([info["pv"][0] for info in infos if "pv" in info])
         else:
-            move = engine.play(board, chess.engine.Limit(nodes=args.nodes)).move
+            played = engine.play(board, chess.engine.Limit(nodes=args.nodes), info=chess.engine.INFO_SCORE)
+            move = played.move
+            if is_candidate(board, args.least, args.most) and "score" in played.info:
+                candidates.append((board.copy(stack=False), played.info["score"].relative.score()))
         board.push(move)
     return candidates
+
+
+def worth_a_deep_look(quick: int | None, args) -> bool:
+    """Whether the self-play score (at ``--nodes``) is near enough the band to search deeper:
+    half the least score to twice the largest (the deep score is what decides)."""
+    return quick is not None and args.min_cp // 2 <= abs(quick) <= 2 * args.max_cp
 
 
 def main() -> int:
@@ -77,7 +86,8 @@ def main() -> int:
     parser.add_argument("--min-cp", type=int, default=50, help="least |score| kept")
     parser.add_argument("--max-cp", type=int, default=300, help="largest |score| kept")
     parser.add_argument("--depth", type=int, default=16, help="Stockfish's depth for the score")
-    parser.add_argument("--nodes", type=int, default=20000, help="Stockfish's nodes a self-play move")
+    parser.add_argument("--nodes", type=int, default=3000,
+                        help="Stockfish's nodes a self-play move (few: its slips make the imbalances wanted)")
     parser.add_argument("--random-plies", type=int, default=6, help="plies out of book picked at random")
     parser.add_argument("--per-game", type=int, default=2, help="positions kept from one game")
     parser.add_argument("--spacing", type=int, default=10, help="plies between two kept positions")
@@ -97,10 +107,12 @@ def main() -> int:
             candidates = play_game(engine, start, rng, args)
             games += 1
             kept, last_ply = 0, -10 ** 9
-            for board in candidates:
+            for board, quick in candidates:
                 key = " ".join(board.epd().split()[:4])
                 ply = board.ply()
                 if key in seen or ply - last_ply < args.spacing or kept >= args.per_game:
+                    continue
+                if not worth_a_deep_look(quick, args):
                     continue
                 score = engine.analyse(board, chess.engine.Limit(depth=args.depth))["score"].relative
                 if score.is_mate() or not args.min_cp <= abs(score.score()) <= args.max_cp:

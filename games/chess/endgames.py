@@ -40,6 +40,7 @@ import numpy as np
 from numba import types
 
 from games.chess.bitops import lsb, popcount
+from games.chess.moves import move_origin, move_target, move_promotion
 from games.chess.position import (BLACK, CASTLING, KING, PAWN, PAWNS, STATE, WHITE, clear_position,
                                   opponent_in_check, place_piece, set_side_to_move)
 from games.chess.makemove import play
@@ -523,11 +524,11 @@ def rank_children(pos, moves, count, child, ranks):
     child_side = np.int64(pos[STATE] & types.uint64(1)) ^ 1 ^ swapped
     for i in range(count):
         move = np.int64(moves[i])
-        origin = move & 63
-        to = (move >> 6) & 63
+        origin = move_origin(move)
+        to = move_target(move)
         step = to - origin
         pawn = (pawns >> types.uint64(origin)) & types.uint64(1)
-        if table < 0 or move >> 12 or (occupied >> types.uint64(to)) & types.uint64(1) \
+        if table < 0 or move_promotion(move) or (occupied >> types.uint64(to)) & types.uint64(1) \
                 or (pawn and step != 8 and step != -8):
             play(pos, moves[i], child)
             ranks[i] = rank(child)

@@ -6,6 +6,7 @@ from numba import types
 from games import kernels as K
 from games.chess.attacks import bishop_attacks, rook_attacks
 from games.chess.bitops import lsb
+from games.chess.moves import move_origin, move_target, move_promotion
 from games.chess.position import (BISHOPS, CASTLING, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE,
                                   STATE_EP_SHIFT, STATE_FULLMOVE_SHIFT, STATE_HALFMOVE_SHIFT)
 from games.chess.tables import BACK_RANKS, CASTLING_KEYS, EN_PASSANT_KEYS, PAWN_ATTACKS, PIECE_KEYS, SIDE_KEY
@@ -60,9 +61,9 @@ def play(pos, move, child):
     """Write the position after the legal ``move`` into ``child``."""
     for i in range(POSITION_WIDTH):
         child[i] = pos[i]
-    origin = np.int64(move & 63)
-    to = np.int64((move >> 6) & 63)
-    promotion = np.int64(move >> 12)
+    origin = move_origin(move)
+    to = move_target(move)
+    promotion = move_promotion(move)
     origin_bit = ONE << types.uint64(origin)
     to_bit = ONE << types.uint64(to)
     state = pos[STATE]

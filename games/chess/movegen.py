@@ -1,15 +1,7 @@
 """Fully legal move generation: check masks and pin rays, no make/unmake legality test.
 
-Move encoding (int32, dense in ``[0, MOVE_SPACE)``)::
-
-    bits  0-5   from square
-    bits  6-11  to square
-    bits 12-14  promotion piece type: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen
-
-Flags need no bits: a king moving onto a square of its own rook is castling (the king's
-destination is then the g- or c-file, the rook's the f- or d-file, as in Chess960), a pawn moving
-diagonally onto the en-passant square is an en-passant capture, and a pawn moving two ranks is a
-double push. UCI text shows standard castling as the king's two-square move (``e1g1``).
+Moves are encoded as :mod:`games.chess.moves` says. UCI text shows standard castling as the
+king's two-square move (``e1g1``).
 
 Algorithm per position: the squares the opponent attacks with our king lifted off the board
 give the king's moves and castling; if the king is attacked, the checkers give the target mask
@@ -27,14 +19,13 @@ from numba import types
 from games import kernels as K
 from games.chess.attacks import bishop_attacks, pawn_attacks_set, rank_attacks, rook_attacks
 from games.chess.bitops import lsb
+from games.chess.moves import MOVE_SPACE, encode_move, with_promotion  # noqa: F401 (MOVE_SPACE re-exported)
 from games.chess.position import (BISHOPS, CASTLING, KINGS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE,
                                   STATE_EP_SHIFT)
 from games.chess.tables import (BACK_RANKS, BETWEEN, BISHOP_RAYS, KING_ATTACKS, KNIGHT_ATTACKS,
                                 PAWN_ATTACKS, ROOK_RAYS)
 
-MOVE_SPACE = 5 * 4096
 MAX_MOVES = 256  # the most legal moves known in a legal position is 218
-PROMOTION_SHIFT = 12
 
 U64 = types.uint64
 ONE = types.uint64(1)
@@ -53,7 +44,7 @@ NINE = types.uint64(9)
 def emit_targets(moves, n, origin, targets):
     """Append a move from ``origin`` to every square of ``targets``; return the new count."""
     while targets:
-        moves[n] = origin | (lsb(targets) << 6)
+        moves[n] = encode_move(origin, lsb(targets))
         n += 1
         targets &= targets - ONE
     return n
@@ -67,16 +58,16 @@ def emit_pawn_targets(moves, n, targets, offset):
     targets &= ~LAST_RANKS
     while targets:
         to = lsb(targets)
-        moves[n] = (to - offset) | (to << 6)
+        moves[n] = encode_move(to - offset, to)
         n += 1
         targets &= targets - ONE
     while promotions:
         to = lsb(promotions)
-        move = (to - offset) | (to << 6)
-        moves[n] = move | (4 << PROMOTION_SHIFT)
-        moves[n + 1] = move | (3 << PROMOTION_SHIFT)
-        moves[n + 2] = move | (2 << PROMOTION_SHIFT)
-        moves[n + 3] = move | (1 << PROMOTION_SHIFT)
+        move = encode_move(to - offset, to)
+        moves[n] = with_promotion(move, 4)
+        moves[n + 1] = with_promotion(move, 3)
+        moves[n + 2] = with_promotion(move, 2)
+        moves[n + 3] = with_promotion(move, 1)
         n += 4
         promotions &= promotions - ONE
     return n
@@ -158,7 +149,7 @@ def generate(pos, moves, noisy):
             defenders = ((KNIGHT_ATTACKS[to] & knights) | (PAWN_ATTACKS[us * 64 + to] & pawns)
                          | (bishop_attacks(lifted, to) & diagonal) | (rook_attacks(lifted, to) & orthogonal)) & opp
             if not defenders:
-                moves[n] = king | (to << 6)
+                moves[n] = encode_move(king, to)
                 n += 1
     else:
         danger = pawn_attacks_set(pawns & opp, them) | enemy_king
@@ -245,7 +236,7 @@ def generate(pos, moves, noisy):
                          | (KNIGHT_ATTACKS[king] & knights)
                          | (PAWN_ATTACKS[us * 64 + king] & pawns & ~captured_bit)) & opp
             if not attackers:
-                moves[n] = origin | (ep << 6)
+                moves[n] = encode_move(origin, ep)
                 n += 1
 
     # 7. Knights, bishops, rooks, queens that are not pinned.
@@ -287,7 +278,7 @@ def generate(pos, moves, noisy):
                 continue
             if rank_attacks(without, king_to) & orthogonal & opp:
                 continue
-            moves[n] = king | (rook << 6)
+            moves[n] = encode_move(king, rook)
             n += 1
     return n
 

@@ -19,6 +19,7 @@ import numpy as np
 from games.chess import position as P
 from games.chess.makemove import play
 from games.chess.movegen import MAX_MOVES, legal_moves
+from games.chess.moves import move_origin, move_target, move_promotion
 from games.game import NotationError, is_ascii_number
 
 STANDARD_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -255,7 +256,7 @@ def _format_castling(pos: np.ndarray, chess960: bool) -> str:
 
 def format_uci(pos: np.ndarray, move: int, chess960: bool = False) -> str:
     """UCI long algebraic: ``e2e4``, ``e7e8q``; castling as ``e1g1`` (``e1h1`` in Chess960)."""
-    origin, to, promotion = move & 63, (move >> 6) & 63, move >> 12
+    origin, to, promotion = int(move_origin(move)), int(move_target(move)), int(move_promotion(move))
     if not chess960 and int(pos[P.KINGS]) >> origin & 1 and int(pos[int(pos[P.STATE]) & 1]) >> to & 1:
         to = (to & 56) + (6 if to > origin else 2)
     return square_name(origin) + square_name(to) + (PROMOTION_LETTERS[promotion] if promotion else "")

@@ -25,6 +25,7 @@ from games.chess.attacks import bishop_attacks, rook_attacks
 from games.chess.bitops import lsb
 from games.chess.makemove import piece_type_on
 from games.chess.movegen import generate
+from games.chess.moves import move_origin, move_target, move_promotion
 from games.chess.position import (BISHOPS, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE,
                                   STATE_EP_SHIFT, STATE_FULLMOVE_SHIFT, STATE_HALFMOVE_SHIFT, attackers_of,
                                   halfmove_clock, in_check)
@@ -74,9 +75,9 @@ def see(pos, move):
     when both sides keep recapturing with their least valuable attacker, each free to stop
     (x-rays through sliders included, pins ignored, a king never recaptures into an attack).
     A quiet move scores what it loses if the piece can be won there; castling scores 0."""
-    origin = np.int64(move & 63)
-    to = np.int64((move >> 6) & 63)
-    promotion = np.int64(move >> 12)
+    origin = move_origin(move)
+    to = move_target(move)
+    promotion = move_promotion(move)
     origin_bit = ONE << types.uint64(origin)
     to_bit = ONE << types.uint64(to)
     us = np.int64(pos[STATE] & ONE)
@@ -141,9 +142,9 @@ def move_order(pos, move):
     """The static ordering key of the legal ``move`` (bands in the module docstring): winning
     and equal captures and queen promotions by MVV-LVA above ``ORDER_NOISY``, losing captures
     by SEE below ``-ORDER_NOISY``, under-promotions below those, quiet moves near 0."""
-    origin = np.int64(move & 63)
-    to = np.int64((move >> 6) & 63)
-    promotion = np.int64(move >> 12)
+    origin = move_origin(move)
+    to = move_target(move)
+    promotion = move_promotion(move)
     origin_bit = ONE << types.uint64(origin)
     to_bit = ONE << types.uint64(to)
     state = pos[STATE]
@@ -191,9 +192,9 @@ def gives_check(pos, move):
     them = 1 - us
     king_bit = pos[KINGS] & pos[them]
     king = lsb(king_bit)
-    origin = np.int64(move & 63)
-    to = np.int64((move >> 6) & 63)
-    promotion = np.int64(move >> 12)
+    origin = move_origin(move)
+    to = move_target(move)
+    promotion = move_promotion(move)
     origin_bit = ONE << types.uint64(origin)
     to_bit = ONE << types.uint64(to)
     occupied = pos[0] | pos[1]

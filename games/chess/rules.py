@@ -7,6 +7,7 @@ from numba import types
 
 from games import kernels as K
 from games.chess.bitops import popcount
+from games.chess.moves import move_origin, move_target, move_promotion
 from games.chess.position import BISHOPS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE, STATE_EP_SHIFT, halfmove_clock, in_check
 
 ONE = types.uint64(1)
@@ -68,12 +69,12 @@ def repetition_count(hashes, ply, halfmove):
 @nb.njit(K.IS_NOISY_SIGNATURE, cache=True)
 def is_noisy(pos, move):
     """Captures (en passant included) and promotions."""
-    if move >> 12:
+    if move_promotion(move):
         return True
-    to = np.int64((move >> 6) & 63)
+    to = move_target(move)
     to_bit = ONE << types.uint64(to)
     if pos[1 - np.int64(pos[STATE] & ONE)] & to_bit:
         return True
     ep = np.int64((pos[STATE] >> types.uint64(STATE_EP_SHIFT)) & types.uint64(63))
-    origin_bit = ONE << types.uint64(move & 63)
+    origin_bit = ONE << types.uint64(move_origin(move))
     return ep != 0 and to == ep and (pos[PAWNS] & origin_bit) != 0
