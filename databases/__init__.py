@@ -3,7 +3,7 @@ page cache, and the catalog of tables on disk.
 
 >>> from databases import open_database, MissingTableError
 """
-import games.compile_cache  # noqa: F401  (first: numba's cache directory before any kernel)
+import runtime.compile_cache  # noqa: F401  (first: numba's cache directory before any kernel)
 
 from databases.errors import (DamagedPageError, DamagedTableError, DatabaseError, FormatError,
                               MissingTableError, NotCoveredError, UnusableTableError)

@@ -48,8 +48,8 @@ from databases.families import get_family
 from databases.location import DTM, DTZ50, table_path
 from games.kernels import DRAW, LOSS, WIN
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
-from games.value_codes import (better, code_distance, is_win, parent_code, python_chess_dtz, wdl50,
-                               zeroing_value)
+from games.value_codes import (better, code_distance, is_win, parent_code, python_chess_dtz, terminal_code,
+                               wdl50, zeroing_value)
 
 DEFAULT_CACHE_BYTES = 64 << 20
 
@@ -89,10 +89,9 @@ def probe_packed_resident(packed, directory, bases, arena, wdl, dtm):
             missing += 1
             continue
         code = np.int64(arena[slot, index & F.PAGE_MASK])
-        if code < 2:
-            if code == 0:
-                missing += 1
-                continue
+        if code == F.INVALID:
+            missing += 1
+        elif code == F.CODE_DRAW:
             wdl[row] = 0
             dtm[row] = 0
         else:
@@ -592,22 +591,27 @@ class Database:
     def _code_from_children(self, position: np.ndarray) -> int:
         """A position whose entry does not tell its value: one ply of search over children."""
         game = self.game
-        moves = game.legal_moves(position)
-        if not moves:
-            from games.kernels import LOSS as L
-            result = game.kernels.outcome(position, 0)
-            return F.encode(int(result), 0) if result in (WIN, DRAW, L) else F.CODE_DRAW
-        best = None
-        for move in moves:
+        if not game.legal_moves(position):
+            code = int(terminal_code(game.kernels.outcome(position, 0)))
+            return code if code >= 0 else F.CODE_DRAW
+        return self._best_child(position)[1]
+
+    def _best_child(self, position: np.ndarray) -> tuple[int | None, int | None]:
+        """One ply of minimax over the stored codes of the children: (the best move, the code
+        it gives ``position``), (None, None) without moves. DTZ50 tables count a capture or pawn
+        move afresh."""
+        game = self.game
+        best_move, best = None, None
+        for move in game.legal_moves(position):
             child = game.play(position, move)
             code = int(self._code(child))
             if self.metric == DTZ50 and game.player.reversible_plies(child) == 0:
-                mine = int(zeroing_value(code))  # a capture or pawn move counts afresh
+                mine = int(zeroing_value(code))
             else:
                 mine = int(parent_code(code))
             if best is None or better(mine, best):
-                best = mine
-        return best
+                best_move, best = move, mine
+        return best_move, best
 
     def probe(self, position) -> ProbeResult:
         """WDL and DTM of ``position`` (anything :meth:`position` accepts: a FEN, a
@@ -696,14 +700,7 @@ class Database:
         """A move keeping the value: for a win the quickest mate, for a loss the slowest, for
         a draw a drawing move (an int: ``game.format_move`` gives its notation). None when the
         game is over."""
-        game = self.game
-        position = self.position(position)
-        best_move, best_code = None, None
-        for move in game.legal_moves(position):
-            mine = int(parent_code(int(self._code(game.play(position, move)))))
-            if best_code is None or better(mine, best_code):
-                best_move, best_code = move, mine
-        return best_move
+        return self._best_child(self.position(position))[0]
 
 
 

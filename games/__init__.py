@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from games import compile_cache  # noqa: F401  (first: numba's cache directory before any kernel)
+from runtime import compile_cache  # noqa: F401  (first: numba's cache directory before any kernel)
 from games.game import Game, Kernels, NotationError, PlayerKernels
 from games.kernels import DRAW, LOSS, ONGOING, WIN
 

@@ -151,11 +151,6 @@ class ConnectFour(Game):
     proof_key = OptionalKernel(PLAYER + "proof_key")  # a board and its mirror share table entries
     move_text_needs_position = False  # a column / cell digit
     plies_fixed_by_position = True  # every move adds a stone
-    # Fewer nodes than the default 0.25 on Pons' sets (Test_L2_R2: 30.7 k a position against 36.7 k)
-    proof_epsilon = 1.0
-    # Pons' sets, 200 positions each: Test_L2_R2 9.4 ms a value against 21 ms by df-pn alone,
-    # Test_L1_R1 2.0 ms against 8.2 ms by alpha-beta alone
-    proof_handoff = 1000
 
     def __init__(self, width: int = 7, height: int = 6):
         if not (4 <= width <= 9 and 4 <= height and width * (height + 1) <= 64):

@@ -116,12 +116,6 @@ class Game:
     # fix their ply: a hash equal for positions of equal value by a symmetry of the board (an
     # OptionalKernel attribute). The prover keys its table by it, so a position and its mirror
     # image share one entry; without it the table is keyed by ``hash``.
-    # The epsilon of df-pn's 1 + epsilon threshold trick (proofsearch.dfpn) that suits the
-    # game's trees: larger keeps the search longer in one child.
-    proof_epsilon: float = 0.25
-    # df-pn nodes after which proof search hands a still unsolved position to its depth-first
-    # alpha-beta (proofsearch.alphabeta); None: never. Only games whose positions fix their ply.
-    proof_handoff: int | None = None
 
     # --- notation (per game) -----------------------------------------------------------
     def parse_position(self, text: str) -> np.ndarray:

@@ -148,7 +148,7 @@ MoveKeysKernel = types.FunctionType(MOVE_KEYS_SIGNATURE)
 ReversiblePliesKernel = types.FunctionType(REVERSIBLE_PLIES_SIGNATURE)
 
 # Engines receive these kernels from Python on every call: numba is made to remember their
-# addresses instead of asking each dispatcher again (see games.kernel_addresses).
-from games.kernel_addresses import remember_kernel_addresses  # noqa: E402
+# addresses instead of asking each dispatcher again (see runtime.kernel_addresses).
+from runtime.kernel_addresses import remember_kernel_addresses  # noqa: E402
 
 remember_kernel_addresses()

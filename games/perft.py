@@ -7,7 +7,8 @@ from numba import types
 
 from games import kernels as K
 from games.game import Game
-from games.interrupt import flag_raiser, run_interruptibly
+from runtime.interrupt import flag_raiser, run_interruptibly
+from runtime.stopping import poll_due
 
 POSITION_STACK = types.Array(types.uint64, 2, "C")
 MOVE_STACK = types.Array(types.int32, 2, "C")
@@ -16,7 +17,6 @@ STOP_FLAG = types.Array(types.int64, 1, "C")
 # Depths beyond any game anyone can count (chess perft 15 is out of reach) but small enough that
 # the per-ply buffers stay a few megabytes.
 MAX_DEPTH = 1000
-POLL_MASK = 1023  # poll the stop flag every 1024 interior nodes
 STOPPED = -1  # the kernel's answer when it saw the stop flag
 
 
@@ -42,7 +42,7 @@ def perft_kernel(legal_moves, play, positions, moves, depth, stop):
     ply = 0
     while ply >= 0:
         visited += 1
-        if (visited & POLL_MASK) == 0 and stop[0] != 0:
+        if poll_due(visited) and stop[0] != 0:
             return STOPPED
         if index[ply] == count[ply]:
             ply -= 1

@@ -6,7 +6,7 @@ fraction of the nodes of a depth-first search. On positions where every line mus
 the end (the middle game of Connect Four), its bookkeeping per node (two visits, the children's
 numbers, a table store at every exit) costs twice what a plain depth-first search pays, and its
 node count is no smaller. :class:`proofsearch.dfpn.DfpnSearch` therefore hands a position that
-df-pn has not solved within a small budget to this search (``Game.proof_handoff``).
+df-pn has not solved within a small budget to this search (:mod:`proofsearch.settings`).
 
 The search is alpha-beta with a window of width one on a two-valued outcome, as Pascal Pons'
 weak solver runs it: a node succeeds for its mover when one move leads to a child that fails
@@ -29,6 +29,7 @@ import numpy as np
 from numba import types
 
 from games import kernels as K
+from runtime.stopping import poll_due
 from proofsearch.goals import GOAL_DRAW, mover_succeeds
 from proofsearch.table import (INFINITY, INT32_2D, INT64_1D, INT64_2D, TABLE, UINT64_2D, entry_length, other_goal_key,
                               prefetch, probe,
@@ -37,7 +38,6 @@ from proofsearch.table import (INFINITY, INT32_2D, INT64_1D, INT64_2D, TABLE, UI
 INF = np.int64(INFINITY)
 UNFINISHED = -1  # the budget ran out or the stop flag was raised
 NOT_SOLVED = -2  # no table entry settles the node
-POLL_MASK = 1023
 
 # Parameters and results (params[...]).
 A_GOAL, A_SALT, A_BUDGET, A_GENERATION, A_CANDIDATES, A_STOP, A_NODES, A_BEST, A_ROOT = range(9)
@@ -91,7 +91,7 @@ def goal_alphabeta(legal_moves, candidates, play, outcome, position_key, evaluat
     ``params[A_BEST]``).
     """
     # 1. Count the node, unless the budget is spent or another thread says stop.
-    if params[A_NODES] >= params[A_BUDGET] or ((params[A_NODES] & POLL_MASK) == 0 and params[A_STOP] != 0):
+    if params[A_NODES] >= params[A_BUDGET] or (poll_due(params[A_NODES]) and params[A_STOP] != 0):
         return UNFINISHED
     params[A_NODES] += 1
     goal = params[A_GOAL]

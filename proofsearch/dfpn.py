@@ -43,7 +43,7 @@ sibling: for them the search skips the repetition scan and, when it comes back t
 not read its other children's entries again. Both shortcuts leave the search node for node
 the same (tested); they save about a quarter of its time on Connect Four.
 
-Hand-off to alpha-beta: in a game with ``Game.proof_handoff`` (Connect Four), a root df-pn has
+Hand-off to alpha-beta: in a game with a hand-off in :mod:`proofsearch.settings` (Connect Four), a root df-pn has
 not solved after that many nodes goes to the depth-first goal search of
 :mod:`proofsearch.alphabeta`, which stores every node it finishes as a solved entry of this
 table; the proof walk reads them like df-pn's own (only without depth bound or tables).
@@ -68,19 +68,21 @@ import numba as nb
 import numpy as np
 from numba import types
 
+from databases.cache import ARENA, DIRECTORY
 from games import kernels as K
 from games.game import Game
-from games.interrupt import flag_raiser, run_interruptibly
-from databases.cache import ARENA, DIRECTORY
 from games.table_family import RankKernel
 from proofsearch.alphabeta import (A_BEST, A_CANDIDATES, A_GENERATION, A_GOAL, A_NODES, A_SALT, A_STOP,
                                    A_BUDGET, ALPHABETA_PARAMS, UNFINISHED, goal_alphabeta)
-from proofsearch.database_leaves import (PAGE_MISSING, DatabaseLeaves, database_code, decode_code,
+from databases.leaves import (PAGE_MISSING, DatabaseLeaves, database_code, decode_code,
                                          empty_leaf_arrays, no_tables)
 from proofsearch.goals import GOAL_DRAW, GOAL_WIN, goal_code, mover_succeeds
+from proofsearch.settings import prover_settings
 from proofsearch.table import (FLAG_BOUNDED, INFINITY, INT32_2D, INT64_1D, INT64_2D, INT64_3D, TABLE, UINT64_1D,
                               UINT64_2D, TranspositionTable, entry_flags, entry_length, is_disproven, other_goal_key,
                               prefetch, probe, read_entry, store, table_key)
+from runtime.interrupt import flag_raiser, run_interruptibly
+from runtime.stopping import limit_reached, next_chunk, poll_due
 
 INF = np.int64(INFINITY)
 NO_DEP = np.int64(1) << 40
@@ -95,9 +97,8 @@ FRAME_FIELDS = 5
 (P_GOAL, P_MAX_DEPTH, P_BUDGET, P_EPSILON, P_GENERATION, P_SALT, P_HISTORY, P_CANDIDATES, P_EVAL_SCALE,
  P_DATABASE, P_STOP, P_FIXED_PLIES) = range(12)
 PARAMS = 12
-POLL_MASK = 1023  # the kernel polls params[P_STOP] every 1024 expansions
 # A call with at most this many nodes runs in the calling thread (at most about 0.1 s): handing
-# it to the worker thread costs more than small searches take (games.interrupt).
+# it to the worker thread costs more than small searches take (runtime.interrupt).
 IN_PLACE_NODES = 20_000
 # Results (stats[...]).
 S_NODES, S_PN, S_DN, S_DEP, S_BOUNDED, S_BEST, S_BEST_PHI, S_PAGE_MISSING, S_LENGTH = range(9)
@@ -139,10 +140,10 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
     holds the hashes of the history (``params[P_HISTORY]`` entries) followed by room for the
     path. Writes the root's numbers into ``stats`` and returns the number of nodes expanded.
     With ``params[P_DATABASE]``, positions the tables cover are leaves (``rank`` and the page
-    cache arrays, see :mod:`proofsearch.database_leaves`); if a needed page is not resident the
+    cache arrays, see :mod:`databases.leaves`); if a needed page is not resident the
     kernel stops at once with ``stats[S_PAGE_MISSING] = 1`` and that position in
     ``positions[ply + 1]``, for the caller to load the page and search again. Another thread
-    may set ``params[P_STOP]``: the kernel then returns within ``POLL_MASK + 1`` expansions,
+    may set ``params[P_STOP]``: the kernel then returns within ``POLL_MASK + 1`` expansions (runtime.stopping),
     leaving ``stats`` meaningless (the table stays consistent).
     """
     goal = params[P_GOAL]
@@ -173,7 +174,7 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
             # --- 1. generate the children of the node at ply and give each its numbers ---
             expand = False
             nodes += 1
-            if (nodes & POLL_MASK) == 0 and params[P_STOP] != 0:
+            if poll_due(nodes) and params[P_STOP] != 0:
                 return nodes
             frames[ply, F_START] = nodes
             parent = positions[ply]
@@ -418,16 +419,6 @@ def dfpn_kernel(legal_moves, candidates, play, outcome, hash_position, evaluate,
         expand = True
 
 
-def limit_reached(nodes: int, elapsed: float, max_nodes: int | None,
-                  seconds: float | None) -> str:
-    """Why a search must stop now (``"node limit"`` or ``"time limit"``), or ``""``."""
-    if max_nodes is not None and nodes >= max_nodes:
-        return "node limit"
-    if seconds is not None and elapsed >= seconds:
-        return "time limit"
-    return ""
-
-
 @dataclass
 class SearchResult:
     """What a df-pn search found at the root."""
@@ -475,7 +466,7 @@ class DfpnSearch:
         self.database = database
         self.eval_scale = eval_scale
         self.table = table if table is not None else TranspositionTable()
-        self.epsilon = game.proof_epsilon if epsilon is None else epsilon
+        self.epsilon = prover_settings(game).epsilon if epsilon is None else epsilon
         self.stack = stack if stack is not None else min(game.max_game_length, 1000) + 2
         width, moves = game.position_width, game.max_moves
         self.positions = np.zeros((self.stack + 1, width), dtype=np.uint64)
@@ -491,8 +482,8 @@ class DfpnSearch:
         self._alphabeta_params = np.zeros(ALPHABETA_PARAMS, dtype=np.int64)
         self.scores = np.zeros((self.stack + 1, moves), dtype=np.int64)  # alpha-beta's move order
         self.child_keys = np.zeros((self.stack + 1, moves), dtype=np.uint64)  # and its children's keys
-        # True: the game's own hand-off (Game.proof_handoff); False: df-pn alone; or a node count.
-        self.handoff = game.proof_handoff if handoff is True else (None if handoff is False else int(handoff))
+        # True: the game's own hand-off (proofsearch.settings); False: df-pn alone; or a node count.
+        self.handoff = prover_settings(game).handoff if handoff is True else (None if handoff is False else int(handoff))
 
     def stop(self) -> None:
         """Stop the search running now (from another thread): it returns ``unknown``, reason
@@ -586,11 +577,7 @@ class DfpnSearch:
                 continue
             if progress is not None:
                 progress(total, elapsed)
-            if seconds is not None:
-                rate = total / max(elapsed, 1e-6)
-                chunk = int(max(1000, min(chunk * 2, rate * max(seconds - elapsed, 0.01) + 1, 2_000_000)))
-            else:
-                chunk = min(chunk * 2, 2_000_000)
+            chunk = next_chunk(chunk, total / max(elapsed, 1e-6), None if seconds is None else seconds - elapsed)
         elapsed = time.perf_counter() - started
         best = int(stats[S_BEST]) if stats[S_BEST] >= 0 else None
         if pn == 0 or dn == 0:
@@ -663,10 +650,8 @@ class DfpnSearch:
                                     int(dfpn_stats[S_PN]), int(dfpn_stats[S_DN]))
             if progress is not None:
                 progress(nodes, elapsed)
-            chunk *= 2
-            if seconds is not None:  # no chunk much longer than the time left
-                rate = params[A_NODES] / max(time.perf_counter() - chunk_started, 1e-6)
-                chunk = int(max(1000, min(chunk, rate * max(seconds - elapsed, 0.01) + 1)))
+            rate = params[A_NODES] / max(time.perf_counter() - chunk_started, 1e-6)
+            chunk = next_chunk(chunk, rate, None if seconds is None else seconds - elapsed)
 
     def _leaf_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(page directory, page arena) for the kernel: the database's, or empty ones."""

@@ -49,7 +49,7 @@ from numba import types
 from numba.cpython.unsafe.numbers import leading_zeros
 from numba.extending import intrinsic
 
-from games.memory import cache_line_aligned_zeros
+from runtime.memory import cache_line_aligned_zeros
 
 INFINITY = 0xFFFFFFFF  # proof/disproof number of a solved node's losing side
 ENTRIES = 3  # entries in a bucket

@@ -1,3 +1,3 @@
 """Retrograde analysis: builds and verifies win/draw/loss and distance-to-mate tables over the
 game interface, scheduled locally or on a Dask cluster."""
-import games.compile_cache  # noqa: F401  (first: numba's cache directory before any kernel)
+import runtime.compile_cache  # noqa: F401  (first: numba's cache directory before any kernel)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -32,18 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def peak_resident_mib() -> float:
-    """This process's peak resident memory. Linux's ``ru_maxrss`` survives ``exec`` (a child
-    started by a big parent reports the parent's peak), so read ``VmHWM``, which does not."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from common import peak_resident_mib
 
 
 def child(table: str, threads: int, root: str) -> None:

@@ -25,8 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_build import peak_resident_mib  # noqa: E402
+from common import peak_resident_mib
 from results_log import append_row, recorded, source_commit  # noqa: E402
 
 

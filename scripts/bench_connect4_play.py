@@ -12,15 +12,14 @@ Test_L2_R1 is 95% of all positions.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
-from pathlib import Path
 
 import games
 from proofsearch.dfpn import DfpnSearch
 from solver.search.player import Limits, Player
+from common import oracle_data
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -40,7 +39,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    root = Path(os.environ.get("SOLVER_ORACLE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    root = oracle_data()
     lines = (root / "connect4" / args.set).read_text().splitlines()
     sample = random.Random(args.seed).sample(lines, min(args.sample, len(lines)))
     game = games.get("connect4")

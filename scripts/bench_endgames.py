@@ -21,7 +21,6 @@ import argparse
 import json
 import queue
 import random
-import shutil
 import sys
 import threading
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import chess
 import chess.engine
+from common import find_stockfish
 
 ENDINGS = ("KQvKR", "KRvKP", "KBNvK", "KPvKP")
 VALUES = {"Q": 9, "R": 5, "B": 3, "N": 3, "P": 1, "K": 0}
@@ -141,7 +141,7 @@ def main() -> int:
     parser.add_argument("--time", type=float, default=1.0, help="seconds per move for both engines")
     parser.add_argument("--sf-time", type=float, default=None, help="Stockfish's seconds per move (default --time)")
     parser.add_argument("--configs", nargs="+", default=["tables", "plain"], choices=("tables", "plain"))
-    parser.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
+    parser.add_argument("--stockfish", default=find_stockfish())
     parser.add_argument("--out", default="endgames.jsonl", help="results file (JSON lines; resumed)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--concurrency", type=int, default=1,

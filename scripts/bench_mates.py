@@ -9,6 +9,8 @@ drawn at random (seeded). Every engine plays without tables, so the long mates h
 Each position is given, in turn:
 
 * ``ours+prover``: ``solver uci`` with ``ProverNodes`` = ``--prover-nodes``, ``go movetime``;
+* ``ours+probe``: ``ProverNodes`` 0 and ``MateProbe`` on: the search with the prover inside its
+  tree (:mod:`solver.search.mate_probe`), ``go movetime``;
 * ``ours``: the same engine with ``ProverNodes`` 0 (the search alone), ``go movetime``;
 * ``ours mate``: ``go mate N`` (df-pn), stopped at the time limit;
 * ``stockfish``: Stockfish's ``go mate N``, stopped at the time limit;
@@ -24,9 +26,7 @@ to find is the engine's ``time`` of its first info line carrying that mate.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -35,9 +35,10 @@ import time
 from pathlib import Path
 
 import chess
+from common import find_stockfish, oracle_data
 
-ENGINES = ("ours+prover", "ours", "ours mate", "stockfish", "stockfish movetime")
-TIMED = ("ours+prover", "ours", "stockfish movetime")  # given ``go movetime``; the others ``go mate N``
+ENGINES = ("ours+prover", "ours+probe", "ours", "ours mate", "stockfish", "stockfish movetime")
+TIMED = ("ours+prover", "ours+probe", "ours", "stockfish movetime")  # given ``go movetime``; the others ``go mate N``
 LATE = 0.1  # a mate reported this long after the time limit does not count
 
 
@@ -185,10 +186,10 @@ def main() -> int:
     parser.add_argument("--long-min", type=int, default=6)
     parser.add_argument("--long-max", type=int, default=12)
     parser.add_argument("--prover-nodes", type=int, default=20000)
-    parser.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
+    parser.add_argument("--stockfish", default=find_stockfish())
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    data = Path(os.environ.get("SOLVER_ORACLE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    data = oracle_data()
 
     problems = mate_sets(data, args.count)
     database = None
@@ -200,6 +201,7 @@ def main() -> int:
     solver = [sys.executable, "-m", "solver", "uci"]
     engines = {
         "ours+prover": UciProcess(solver, {"ProverNodes": str(args.prover_nodes)}),
+        "ours+probe": UciProcess(solver, {"ProverNodes": "0", "MateProbe": "true"}),
         "ours": UciProcess(solver, {"ProverNodes": "0"}),
         "stockfish": UciProcess([args.stockfish], {}),
     }

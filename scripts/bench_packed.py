@@ -15,19 +15,17 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import time
 from pathlib import Path
 
 import chess
 import chess.syzygy
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from databases.families import get_family  # noqa: E402
-from databases.location import WDL50, table_path  # noqa: E402
-from databases.packed import PackedTables  # noqa: E402
-from games.chess.notation import parse_fen  # noqa: E402
-from tests.chess_positions import random_board  # noqa: E402
+from databases.families import get_family
+from databases.location import WDL50, table_path
+from databases.packed import PackedTables
+from games.chess.notation import parse_fen
+from games.chess.random_positions import random_board
 
 
 def sizes(db: Path, syzygy_dirs: list[Path]) -> None:

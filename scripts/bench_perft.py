@@ -11,13 +11,13 @@ ours / Stockfish is printed.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import subprocess
 import time
 
 import games
 from games.perft import perft
+
+from common import find_stockfish
 
 CASES = [
     # game, position, depth, expected nodes (from the issue or an independent reference)
@@ -39,16 +39,6 @@ def time_perft(game, position, depth, repeat):
         perft(game, position, depth)
         best = min(best, time.perf_counter() - started)
     return nodes, best
-
-
-def find_stockfish(explicit: str | None) -> str | None:
-    """The Stockfish binary: --stockfish, else PATH, else Debian's /usr/games/stockfish."""
-    if explicit:
-        return explicit
-    found = shutil.which("stockfish")
-    if found:
-        return found
-    return "/usr/games/stockfish" if os.access("/usr/games/stockfish", os.X_OK) else None
 
 
 def time_stockfish(binary: str, fen: str, depth: int, repeat: int) -> tuple[int, float]:

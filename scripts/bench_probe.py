@@ -55,8 +55,8 @@ from games.chess import endgames as E
 from games.kernels import POSITION
 from games.table_family import UnrankKernel
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' position generator
-from tests.chess_positions import random_board  # noqa: E402
+from games.chess.random_positions import random_board
+from common import oracle_data
 
 TABLES = ["KRvK", "KQvKR", "KRvKP", "KPvKP", "KBNvK"]
 WARM_CACHE_BYTES = 1 << 30  # room for every page of the largest 4-piece table
@@ -245,7 +245,7 @@ def main() -> None:
                         help="also measure file size and cold probe cost per page size")
     args = parser.parse_args()
     root = default_database_dir(args.db)
-    oracle = os.environ.get("SOLVER_ORACLE_DATA", "")
+    oracle = str(oracle_data())
     syzygy_dir = args.syzygy or os.path.join(oracle, "chess", "syzygy")
     syzygy5_dir = args.syzygy5 or os.path.join(oracle, "chess", "syzygy5")
     unknown = [t for t in args.tables if t not in E.TABLE_IDS]

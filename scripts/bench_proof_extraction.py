@@ -32,7 +32,6 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from bench_mates import long_mates
 from bench_prove import read_pons_set
@@ -42,6 +41,7 @@ from proofsearch.checker import check_file
 from proofsearch.dfpn import DfpnSearch
 from proofsearch.proof_tree import extract_proof, write_proof
 from proofsearch.table import TranspositionTable
+from common import oracle_data
 
 ISSUE_MATE = ("issue 13 mate in 20", "8/8/2k5/8/3p4/Qp1p4/pp1p4/rrbK4 w - - 0 1", 20)
 CONNECT4_SETS = ("Test_L2_R2", "Test_L1_R1")
@@ -104,7 +104,7 @@ def main() -> int:
                         help="node limit per search (default 20M): unsolved positions are listed "
                              "but left out of the ratios")
     args = parser.parse_args()
-    data = Path(os.environ.get("SOLVER_ORACLE_DATA", "../shared/data"))
+    data = oracle_data()
     if not (data / "connect4").is_dir():
         print(f"bench_proof_extraction: no Connect Four sets under {data} (set SOLVER_ORACLE_DATA)",
               file=sys.stderr)

@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 import games
-from bench_perft import find_stockfish
+from common import find_stockfish, oracle_data
 from proofsearch.checker import check_document
 from proofsearch.dfpn import DfpnSearch
 from proofsearch.proof_tree import extract_proof
@@ -278,7 +278,7 @@ def main() -> int:
     parser.add_argument("--no-reference", action="store_true",
                         help="measure ours alone when a reference is missing (no ratios)")
     args = parser.parse_args()
-    data = Path(os.environ.get("SOLVER_ORACLE_DATA", "../shared/data"))
+    data = oracle_data()
     do_connect4 = args.only in (None, "connect4")
     do_chess = args.only in (None, "chess")
     pons = find_pons(args.pons) if do_connect4 else None

@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-from bench_perft import find_stockfish
+from common import find_stockfish
 
 
 def ours(depth: int) -> dict:

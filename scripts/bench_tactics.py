@@ -17,7 +17,7 @@ import time
 import chess
 import chess.engine
 
-from bench_perft import find_stockfish
+from common import find_stockfish
 
 
 def load_suite(path: str, limit: int | None) -> list[tuple[chess.Board, dict]]:

@@ -42,15 +42,15 @@ import numba as nb
 import numpy as np
 from numba import types
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import fathom_probe  # noqa: E402
-from databases import format as F  # noqa: E402
-from databases.location import DTM, DTZ50, table_path  # noqa: E402
-from databases.reader import TableFile  # noqa: E402
-from games.chess import endgames as E  # noqa: E402
-from games.value_codes import is_loss, is_win  # noqa: E402
-from results_log import append_row, recorded  # noqa: E402
+import fathom_probe
+from databases import format as F
+from databases.location import DTM, DTZ50, table_path
+from databases.reader import TableFile
+from games.chess import endgames as E
+from games.value_codes import is_loss, is_win
+from results_log import append_row, recorded
+from common import oracle_data
 
 CHUNK_PAGES = 16  # 262,144 indices per task
 EXAMPLES = 5  # disagreeing positions kept per chunk
@@ -283,7 +283,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tables", nargs="+", metavar="TABLE")
     parser.add_argument("--db", required=True, help="database directory holding the tables")
-    oracle = os.environ.get("SOLVER_ORACLE_DATA", "")
+    oracle = str(oracle_data())
     parser.add_argument("--syzygy", default=os.path.join(oracle, "chess", "syzygy"),
                         help="Syzygy 3-4 piece directory (default: $SOLVER_ORACLE_DATA/chess/syzygy)")
     parser.add_argument("--syzygy5", default=os.path.join(oracle, "chess", "syzygy5"),

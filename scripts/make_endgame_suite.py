@@ -18,19 +18,18 @@ run resumes: the positions already there count and are not repeated. The suite f
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from pathlib import Path
 
 import chess
 import chess.engine
+from common import find_stockfish, oracle_data
 
 
-def default_book() -> str | None:
-    """The openings of the oracle data ($SOLVER_ORACLE_DATA/chess/openings-8moves.epd)."""
-    root = os.environ.get("SOLVER_ORACLE_DATA")
-    return str(Path(root) / "chess" / "openings-8moves.epd") if root else None
+def default_book() -> str:
+    """The openings of the oracle data (``common.oracle_data()/chess/openings-8moves.epd``)."""
+    return str(oracle_data() / "chess" / "openings-8moves.epd")
 
 
 def is_candidate(board: chess.Board, least: int, most: int) -> bool:
@@ -77,7 +76,7 @@ def worth_a_deep_look(quick: int | None, args) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", default="/usr/games/stockfish", help="a UCI engine (Stockfish)")
+    parser.add_argument("--engine", default=find_stockfish(), help="a UCI engine (default: Stockfish)")
     parser.add_argument("--book", default=default_book(), help="EPD openings (default: the oracle data's)")
     parser.add_argument("--out", type=Path, required=True, help="EPD file, appended to")
     parser.add_argument("--count", type=int, default=320, help="positions wanted in the suite")

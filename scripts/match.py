@@ -43,11 +43,11 @@ import chess
 import chess.engine
 import chess.pgn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import elo  # noqa: E402  (scripts/elo.py, beside this file)
+import elo  # scripts/elo.py, beside this file
+from common import oracle_data
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OPENINGS = REPO_ROOT.parent / "shared" / "data" / "chess" / "openings-8moves.epd"
+DEFAULT_OPENINGS = oracle_data() / "chess" / "openings-8moves.epd"
 DEFAULT_ENGINE_A = "cmd=solver uci,name=solver"
 
 # Game-end reasons (the PGN Termination tag). The forfeits name an offending engine.

@@ -31,10 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_build import find_rtbgen  # noqa: E402
-from results_log import append_row, recorded  # noqa: E402
+from bench_build import find_rtbgen
+from results_log import append_row, recorded
 
 
 def table_files(scratch: Path, table: str) -> list[Path]:

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import time
 from pathlib import Path
+from common import find_stockfish, oracle_data
 
 REPO = Path(__file__).resolve().parent.parent
-OPENINGS = Path(os.environ.get("SOLVER_ORACLE_DATA", "../shared/data")) / "chess" / "openings-8moves.epd"
+OPENINGS = oracle_data() / "chess" / "openings-8moves.epd"
 DEFAULT_DATA = Path("tune-data")
 
 
@@ -547,7 +547,7 @@ def main(argv: list[str] | None = None) -> None:
     gen.add_argument("--minutes", type=float, default=25.0)
     gen.add_argument("--games", type=int, default=0, help="stop after this many games (0: no limit)")
     gen.add_argument("--nodes", type=int, default=3000)
-    gen.add_argument("--stockfish", default="/usr/games/stockfish")
+    gen.add_argument("--stockfish", default=find_stockfish())
     fit_parser = sub.add_parser("fit", help="fit K and the weights; --write updates eval_weights.py")
     fit_parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     fit_parser.add_argument("--skip-plies", type=int, default=8, help="plies after the book to skip")

@@ -26,9 +26,7 @@ import time
 import zlib
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results_log import append_row, recorded, source_commit  # noqa: E402
+from results_log import append_row, recorded, source_commit
 
 
 def content_crc32(db: str, table: str) -> int:

@@ -67,6 +67,32 @@ def oracle_data(oracle_root):
 
 
 @pytest.fixture(scope="session")
+def gaviota(oracle_data):
+    """python-chess's Gaviota tablebase over the 3-piece DTM tables of the oracle data."""
+    import chess.gaviota
+
+    with chess.gaviota.open_tablebase(str(oracle_data("chess/gaviota"))) as tablebase:
+        yield tablebase
+
+
+def quickest_mating_moves(fen: str, gaviota) -> set[str]:
+    """The UCI moves that keep the quickest mate of a won 3-piece position, by Gaviota's DTM
+    (the oracle: any of them is right, whatever tie-break a table picks)."""
+    import chess
+
+    board = chess.Board(fen)
+    dtm = gaviota.probe_dtm(board)
+    assert dtm > 0, f"not a win for the side to move: {fen}"
+    moves = set()
+    for move in board.legal_moves:
+        board.push(move)
+        if board.is_checkmate() if dtm == 1 else gaviota.probe_dtm(board) == -(dtm - 1):
+            moves.add(move.uci())
+        board.pop()
+    return moves
+
+
+@pytest.fixture(scope="session")
 def syzygy(oracle_data):
     """python-chess's Syzygy tablebase over the 3-4 piece WDL and DTZ tables of the oracle data."""
     import chess.syzygy

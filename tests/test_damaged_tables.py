@@ -330,7 +330,7 @@ def damage_every_page(path, table: str) -> None:
 
 
 def test_prover_leaves_drop_a_table_whose_page_fails(chess_db, tmp_path):
-    from proofsearch.database_leaves import DatabaseLeaves
+    from databases.leaves import DatabaseLeaves
 
     root = copy_db(chess_db, tmp_path, "chess")
     damage_every_page(table_path(root, "chess", "KRvK"), "KRvK")
@@ -346,7 +346,7 @@ def test_prover_leaves_drop_a_table_whose_page_fails(chess_db, tmp_path):
 
 
 def test_proof_search_goes_on_when_a_page_fails_mid_search(chess_db, tmp_path):
-    from proofsearch.database_leaves import DatabaseLeaves
+    from databases.leaves import DatabaseLeaves
     from proofsearch.dfpn import DfpnSearch
 
     root = copy_db(chess_db, tmp_path, "chess")

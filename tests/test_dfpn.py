@@ -227,7 +227,7 @@ def test_mirror_key_keeps_values_and_saves_nodes_below_a_symmetric_position(orac
 
 @pytest.mark.parametrize("name", ["Test_L2_R2", "Test_L1_R1"])
 def test_alphabeta_handoff_agrees_with_dfpn_alone(oracle_data, connect4, name):
-    # Connect Four hands positions df-pn has not solved in proof_handoff nodes to alpha-beta.
+    # Connect Four hands positions df-pn has not solved in its hand-off nodes (proofsearch.settings) to alpha-beta.
     handing_off, alone = DfpnSearch(connect4, handoff=50), DfpnSearch(connect4, handoff=False)
     handed_over = 0
     for moves, score in _pons_lines(oracle_data, name, 25):

@@ -27,7 +27,7 @@ from retrograde.build import build_tables
 from retrograde.dtz50 import solve_dtz50, verify_dtz50
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
-from tests.chess_positions import random_board
+from games.chess.random_positions import random_board
 
 NORMAL_TABLE = "KPvKP"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import threading
 
@@ -29,9 +30,14 @@ TICTACTOE = games.get("tictactoe")
 WIN, DRAW, LOSS = 1, 0, -1
 
 
+# In CI (CI=true, as .ci/run sets it) the examples are derandomized: a run's verdict is the same
+# for the same code. Elsewhere each run explores new examples.
+DERANDOMIZE = os.environ.get("CI") == "true"
+
+
 def fuzz(examples: int):
     """hypothesis settings for a fuzz target: ``examples`` of them, no deadline (kernels load)."""
-    return settings(max_examples=examples, deadline=None, derandomize=False,
+    return settings(max_examples=examples, deadline=None, derandomize=DERANDOMIZE,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.function_scoped_fixture])
 

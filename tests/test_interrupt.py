@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import games
-from games.interrupt import flag_raiser, run_interruptibly
+from runtime.interrupt import flag_raiser, run_interruptibly
 from games.perft import perft
 from proofsearch.dfpn import DfpnSearch
 from tests.test_bad_input import run_solver

@@ -1,5 +1,5 @@
 """Kernels passed from Python as first-class functions: numba's per-call work is remembered
-(games.kernel_addresses) without changing what is called."""
+(runtime.kernel_addresses) without changing what is called."""
 from __future__ import annotations
 
 import numba as nb
@@ -41,7 +41,7 @@ def test_each_function_passed_is_the_one_called():
 def test_the_patch_applies_to_this_numba():
     # pyproject.toml pins the numba versions this patch is known to fit; a newer one that
     # moved numba's look-ups would otherwise only make every kernel call slower, silently.
-    from games import kernel_addresses
+    from runtime import kernel_addresses
 
     assert kernel_addresses.applied, (
         f"numba {nb.__version__}: games/kernel_addresses.py no longer finds "

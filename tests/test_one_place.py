@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-PACKAGES = ("games", "databases", "retrograde", "proofsearch", "solver")
+PACKAGES = ("runtime", "games", "databases", "retrograde", "proofsearch", "solver")
 
 VALUE_CODE_FORMULAS = [
     r"-\s*2\)\s*>>\s*1",  # (code - 2) >> 1: a code's distance

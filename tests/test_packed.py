@@ -18,7 +18,7 @@ from games.chess.notation import parse_fen
 from retrograde.build import build_tables
 from games.value_codes import wdl50
 from retrograde.pack import deflate, pack_is_current, verify_pack
-from tests.chess_positions import random_board
+from games.chess.random_positions import random_board
 
 FAMILY = get_family("chess")
 TABLES = ["KQvKR", "KRvKP", "KPvKP"]  # and their dependencies: promotions, en passant

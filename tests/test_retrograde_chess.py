@@ -30,7 +30,7 @@ from games.value_codes import decode, encode
 from retrograde.build import build_tables
 from retrograde.tables import read_codes
 from retrograde.verify import verify_table
-from tests.chess_positions import random_board
+from games.chess.random_positions import random_board
 
 NORMAL_TABLES = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KQvKR", "KBBvK"]  # KBBvK: like pieces last
 GAVIOTA_TABLES = ["KQvK", "KRvK", "KPvK", "KBvK", "KNvK"]
@@ -49,12 +49,6 @@ def full_db(tmp_path_factory):
 @pytest.fixture(scope="session")
 def normal_db(full_db):
     return full_db
-
-
-@pytest.fixture(scope="session")
-def gaviota(oracle_data):
-    with chess.gaviota.open_tablebase(str(oracle_data("chess/gaviota"))) as tablebase:
-        yield tablebase
 
 
 def syzygy_wdl(tablebase, board: chess.Board) -> int:

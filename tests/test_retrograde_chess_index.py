@@ -9,7 +9,7 @@ import pytest
 
 from databases.families import get_family
 from games.chess import endgames as E
-from tests.chess_positions import random_board
+from games.chess.random_positions import random_board
 
 SYZYGY_3_4 = {  # the 35 Syzygy 3-4 piece files (KvK is ours only)
     "KBvK", "KNvK", "KPvK", "KQvK", "KRvK", "KBBvK", "KBNvK", "KBPvK", "KBvKB", "KBvKN",

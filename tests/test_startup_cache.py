@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-PACKAGES = ("games", "databases", "retrograde", "proofsearch", "solver")
+PACKAGES = ("runtime", "games", "databases", "retrograde", "proofsearch", "solver")
 NOTE = "solver: note: no writable compile cache"
 
 

@@ -145,7 +145,7 @@ def open_database_leaves(game, explicit: str | None, warn=None):
         return None
     from databases.errors import DatabaseError, UnusableTableError
     from databases.families import NoTablesError
-    from proofsearch.database_leaves import DatabaseLeaves
+    from databases.leaves import DatabaseLeaves
 
     try:
         database = DatabaseLeaves(game, directory, warn=warn)

@@ -146,7 +146,7 @@ def _search_one(player, game, position, history, limits, as_json) -> dict:
                              f"nodes {iteration.nodes:>11,} nps {iteration.nps:>10,} "
                              f"{iteration.seconds:7.2f} s  pv {pv}\n")
             sys.stderr.flush()
-    from games.interrupt import run_interruptibly
+    from runtime.interrupt import run_interruptibly
 
     found = run_interruptibly(lambda: player.search(position, limits, history=history, on_iteration=show),
                               player.stop)

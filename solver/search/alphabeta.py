@@ -38,6 +38,7 @@ from numba import types
 from databases.packed import NOT_PACKED, is_packed, probe_packed
 from games import kernels as K
 from games.table_family import RankKernel
+from runtime.stopping import poll_due
 from solver.search import transposition as tt
 from solver.search.mate_probe import (MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES, MATE_PROBE_PLIES,
                                       MATE_PROBE_SHARE, missed_before, probe_mate)
@@ -61,7 +62,6 @@ STATE_SIZE = 33
 MOVES, KEYS, TRIED = 0, 1, 2
 WINDOW, PV_LENGTH = 0, 1
 
-POLL_MASK = 1023  # poll the stop flag and the node limit every 1024 nodes
 RFP_DEPTH = 6
 RFP_MARGIN = 90  # per ply of remaining depth
 NULL_MIN_DEPTH = 3
@@ -132,9 +132,9 @@ def poll(state):
 @nb.njit(types.boolean(I64_1D, I64_2D, types.int64), cache=True, inline="always")
 def enter_node(state, ply_info, ply):
     """Count a node at ``ply`` (nodes, selective depth, an empty PV), poll for a stop every
-    ``POLL_MASK + 1`` nodes; whether the search is stopping."""
+    ``POLL_MASK + 1`` nodes (runtime.stopping); whether the search is stopping."""
     state[S_NODES] += 1
-    if (state[S_NODES] & POLL_MASK) == 0:
+    if poll_due(state[S_NODES]):
         poll(state)
     ply_info[PV_LENGTH, ply] = ply
     if ply > state[S_SELDEPTH]:

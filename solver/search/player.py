@@ -22,6 +22,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from games import kernels as K
+from runtime.stopping import DeadlineWatcher
 from games.game import Game
 from solver.search import alphabeta as ab
 from solver.search.mate_probe import new_misses
@@ -140,44 +141,6 @@ class GameNotPlayableError(ValueError):
     """The game has no player kernels."""
 
 
-class _Deadline:
-    """A watcher thread that raises the stop flag when a (movable) deadline passes."""
-
-    def __init__(self, state: np.ndarray):
-        self._state = state
-        self._deadline: float | None = None
-        self._done = False
-        self._wake = threading.Condition()
-        self._thread = threading.Thread(target=self._watch, daemon=True, name="search-deadline")
-        self._thread.start()
-
-    def move_to(self, deadline: float | None) -> None:
-        """Set (or clear, with None) the moment to stop, on ``time.monotonic``'s clock."""
-        with self._wake:
-            self._deadline = deadline
-            self._wake.notify()
-
-    def close(self) -> None:
-        """End the watcher."""
-        with self._wake:
-            self._done = True
-            self._wake.notify()
-        self._thread.join()
-
-    def _watch(self) -> None:
-        with self._wake:
-            while not self._done:
-                if self._deadline is None:
-                    self._wake.wait()
-                    continue
-                left = self._deadline - time.monotonic()
-                if left <= 0:
-                    self._state[ab.C_STOP] = 1
-                    self._deadline = None
-                    continue
-                self._wake.wait(min(left, LONGEST_WAIT))
-
-
 # On the clock the root prover runs only once the search sees a decisive advantage (at least
 # PROVER_WINNING_SCORE centipawns): then a mate is likely and is what the position needs, and the
 # prover's time in this search may reach PROVER_TIME_SHARE of the search's own. In level
@@ -186,10 +149,6 @@ class _Deadline:
 # docs/benchmarks.md).
 PROVER_WINNING_SCORE = 400
 PROVER_TIME_SHARE = 1.0
-
-# A deadline further away than this is checked again after this long (a clock of "go movetime
-# 99999999999999999999" would overflow the wait's timeout).
-LONGEST_WAIT = 3600.0
 
 
 class Player:
@@ -228,7 +187,7 @@ class Player:
         self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
         self._path = np.zeros(rows, dtype=np.uint64)
         self._mate_misses = new_misses()
-        self._deadline: _Deadline | None = None
+        self._deadline: DeadlineWatcher | None = None
         self._stop_requested: threading.Event | None = None  # the caller's stop, see search()
         self.last_stats: dict[str, int] = {}
         self.tables = tables
@@ -315,7 +274,7 @@ class Player:
             if choice is not None:
                 return self._play_from_tables(choice, started, on_iteration)
         self._prepare(position, history, root_moves, limits)
-        self._deadline = _Deadline(self._state)
+        self._deadline = DeadlineWatcher(self._state, ab.C_STOP, "search-deadline")
         try:
             if limits.time is not None:
                 self._deadline.move_to(started + limits.time)

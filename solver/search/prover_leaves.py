@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from games.game import Game
+from runtime.stopping import seconds_left
 
 DEFAULT_TABLE_MB = 32
 FIRST_MATE_BOUND = 16  # moves: the first bound tried when a proof came without its length
@@ -62,7 +63,7 @@ class _RootProof:
 class Prover:
     """df-pn for the player: root proofs with a node budget, cached; ``go mate N``.
 
-    ``database`` (a :class:`proofsearch.database_leaves.DatabaseLeaves`) makes covered positions
+    ``database`` (a :class:`databases.leaves.DatabaseLeaves`) makes covered positions
     leaves of the proof, as in ``solver prove --db``.
     """
 
@@ -104,7 +105,7 @@ class Prover:
         # Shorter mates: bounds of 2k - 1 plies, k one less than the shortest proof so far. An
         # attempt cut short by the budget is resumed (same bound, same table keys) by the next call.
         while not state.finished:
-            left = _left(seconds, started)
+            left = seconds_left(seconds, started)
             if left is not None and left <= 0.002:
                 break
             moves = state.next_bound()
@@ -163,10 +164,6 @@ class Prover:
 def _mate_moves(plies: int | None) -> int | None:
     """Moves of a mate within ``plies`` plies (None: unknown)."""
     return None if plies is None else max(1, (plies + 1) // 2)
-
-
-def _left(seconds: float | None, started: float) -> float | None:
-    return None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
 
 
 __all__ = ["Prover", "ProvenMate"]

@@ -6,7 +6,7 @@ WDL50, exact under the 50-move rule; the search goes on below such positions onl
 count has started (where the rule may draw a table's win), and never reads the disk. Tables
 without a pack are probed as before: a position the built tables cover gets their code
 straight from the page cache of :mod:`databases` (the prover's own probe,
-:func:`proofsearch.database_leaves.database_code`), turned into a
+:func:`databases.leaves.database_code`), turned into a
 score by :func:`solver.search.scores.table_score`. A page that is not resident never stalls the
 search: the probe counts as "not covered" and queues the page in ``requests``; between
 iterations the player loads a bounded number of queued pages (:meth:`EndgameTables.load_requested`),
@@ -38,12 +38,13 @@ from numba import types
 from databases import format as F
 from databases.cache import ARENA, DIRECTORY
 from databases.errors import DatabaseError, MissingTableError, UnusableTableError
+from databases.leaves import (NOT_COVERED, PAGE_MISSING, DatabaseLeaves, database_code, empty_leaf_arrays,
+                              no_tables)
 from databases.packed import PACKS, PackedTables, no_packs
 from games.game import Game
 from games.kernels import POSITION
 from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
 from games.value_codes import code_distance, is_loss, is_win
-from proofsearch.database_leaves import NOT_COVERED, PAGE_MISSING, DatabaseLeaves, database_code, no_tables
 from solver.search.scores import CURSED_SCORE, table_score
 
 REQUEST_SLOTS = 256  # pages a single iteration may ask for; more are dropped (asked again later)
@@ -72,8 +73,7 @@ def probe_tables(rank, tables, pos):
 
 def no_table_arrays() -> tuple:
     """The kernel's tables tuple when there are none."""
-    return (np.full(1, -1, dtype=np.int32), np.full(1, -1, dtype=np.int64), np.zeros((1, 1), dtype=np.uint16),
-            np.zeros(2, dtype=np.int64), no_packs())
+    return (*empty_leaf_arrays(), np.zeros(2, dtype=np.int64), no_packs())
 
 
 def rule50_result(child_dtz50: int, child_clock: int, fifty: int) -> int:

@@ -19,7 +19,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from games.memory import cache_line_aligned_zeros
+from runtime.memory import cache_line_aligned_zeros
 
 BUCKET = 4
 BUCKET_WORDS = 8  # 64 bytes: one cache line

@@ -37,7 +37,7 @@ import numba  # noqa: F401  (numba.core.config below needs the package initialis
 from numba.core import config
 from numba.misc.appdirs import AppDirs
 
-PACKAGES = ("games", "databases", "retrograde", "proofsearch", "solver")
+PACKAGES = ("runtime", "games", "databases", "retrograde", "proofsearch", "solver")
 SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PREFIX = "solver-"  # cache directories are PREFIX + key
 STALE_DAYS = 14  # a cache directory of other sources unused this long is removed

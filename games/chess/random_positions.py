@@ -1,4 +1,5 @@
-"""Random legal chess positions of a table's material, for the oracle tests (python-chess)."""
+"""Random legal chess positions of a table's material (python-chess boards): samples for the
+oracle checks in tests/ and the benchmarks in scripts/."""
 from __future__ import annotations
 
 import random
