@@ -25,6 +25,7 @@ def _load(name: str):
 
 
 elo = _load("elo")
+_load("common")  # match.py imports its neighbours as a script run from scripts/ would
 
 
 def tri(wins: int, losses: int, draws: int) -> tuple[int, int, int]:
