@@ -152,3 +152,13 @@ ReversiblePliesKernel = types.FunctionType(REVERSIBLE_PLIES_SIGNATURE)
 from runtime.kernel_addresses import remember_kernel_addresses  # noqa: E402
 
 remember_kernel_addresses()
+
+# Engines take their kernels as first-class functions, also grouped in tuples (the player's
+# search): the design rests on that feature, so numba's warning that it is experimental, which
+# it repeats at every call that passes such a tuple, says nothing to a user.
+import warnings  # noqa: E402
+
+from numba.core.errors import NumbaExperimentalFeatureWarning  # noqa: E402
+
+warnings.filterwarnings("ignore", message=".*First-class function type feature is experimental",
+                        category=NumbaExperimentalFeatureWarning)

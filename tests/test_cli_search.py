@@ -83,6 +83,18 @@ def test_bad_input_gets_one_line_and_status_2(args, message):
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+# The bench signature: `solver bench`'s node count at its default depth. Any change of search
+# behaviour changes it; change it here in the same commit, with the Elo the change measured in
+# the commit message (as Stockfish's CI checks "Bench: N").
+BENCH_SIGNATURE = 3_374_026
+
+
+def test_bench_signature_is_the_one_written_here():
+    result = json.loads(solver("bench", "--json").stdout)
+    assert result["depth"] == 11 and result["positions"] == 16
+    assert result["nodes"] == BENCH_SIGNATURE, f"bench signature {result['nodes']:,}: update BENCH_SIGNATURE"
+
+
 def test_bench_signature_is_deterministic():
     first = json.loads(solver("bench", "--depth", "4", "--json").stdout)
     second = json.loads(solver("bench", "--depth", "4", "--json").stdout)

@@ -5,8 +5,10 @@ kernels arrive as arguments typed ``numba.types.FunctionType``, so one compiled 
 from numba's cache, plays every game. ``search`` reads top to bottom in numbered steps; the
 iterative deepening and the aspiration windows around it are in :mod:`solver.search.player`.
 
-Buffers (allocated once by the player, one row per ply, no allocation inside the search; packed
-into few arrays because a call with more than 30 arguments is one numba cannot compile):
+Arguments, in three groups (``KERNELS``, ``BUFFERS``, the tables' ``TABLES``): numba compiles
+no call of more than 30 arguments, and grouped, new per-ply state costs no argument at the
+eight call sites. Buffers (allocated once by the player, one row per ply, no allocation inside
+the search):
 
 * ``positions[ply]``: the position at ``ply`` (copy-make);
 * ``move_rows[MOVES, ply]``, ``move_rows[KEYS, ply]``: its moves and their sort keys;
@@ -80,10 +82,14 @@ I64_2D = types.Array(types.int64, 2, "C")
 U64_1D = types.Array(types.uint64, 1, "C")
 U64_2D = types.Array(types.uint64, 2, "C")
 
-KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                K.ReversiblePliesKernel, RankKernel)
-BUFFER_TYPES = (U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, TABLES, U64_1D)
+# The search's arguments in three groups, so that a call passes a handful of names and new
+# per-ply state costs no argument (numba compiles no call of more than 30).
+# The game's kernels (games.kernels, "Player kernels"), in this order:
+KERNELS = types.Tuple((K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
+                       K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
+                       K.ReversiblePliesKernel, RankKernel))
+# The player's buffers (see the module docstring), in this order:
+BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D))
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -179,16 +185,13 @@ def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, p
     return table_score(code, ply, reversible_plies(pos), state[P_FIFTY])
 
 
-@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                     K.InCheckKernel, K.MoveKeysKernel, K.LegalMovesKernel, K.ReversiblePliesKernel, RankKernel,
-                     U64_2D, I32_3D, I64_2D, I32_2D, I32_2D, tt.TABLE, I64_1D, TABLES,
-                     types.int64, types.int64, types.int64),
-         cache=True, nogil=True)
-def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-               reversible_plies, rank, positions, move_rows, ply_info, killers, history, tt_table, state, tables,
-               ply, alpha, beta):
+@nb.njit(types.int64(KERNELS, BUFFERS, TABLES, types.int64, types.int64, types.int64), cache=True, nogil=True)
+def quiescence(kernels, buffers, tables, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
+    (legal_moves, play, outcome, hash_position, evaluate, in_check, _, _, move_keys, noisy_moves,
+     reversible_plies, rank) = kernels
+    positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _ = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -249,9 +252,7 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
         if not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
             break  # sorted: every move from here on loses material
         play(pos, np.int32(move), child)
-        score = -quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-                            reversible_plies, rank, positions, move_rows, ply_info, killers, history, tt_table,
-                            state, tables, ply + 1, -beta, -alpha)
+        score = -quiescence(kernels, buffers, tables, ply + 1, -beta, -alpha)
         if state[S_STOPPED]:
             return 0
         if score > best:
@@ -269,18 +270,17 @@ def quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, mo
     return best
 
 
-@nb.njit(types.int64(*KERNEL_TYPES, *BUFFER_TYPES, types.int64, types.int64, types.int64, types.int64,
-                     types.boolean),
+@nb.njit(types.int64(KERNELS, BUFFERS, TABLES, types.int64, types.int64, types.int64, types.int64, types.boolean),
          cache=True, nogil=True)
-def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys,
-           noisy_moves,
-           reversible_plies, rank, positions, move_rows, ply_info, path, killers, history, tt_table, pv,
-           root_moves, state, tables, mate_misses, ply, depth, alpha, beta, cut_node):
+def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     """The negamax value of ``positions[ply]`` searched ``depth`` plies deep within the window
     (``alpha``, ``beta``); ``cut_node``: a node expected to fail high (the first child of a
     non-PV node alternates). At ply 0, the moves searched are ``root_moves[:state[P_ROOT_MOVES]]``
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
+    (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys, _,
+     reversible_plies, rank) = kernels
+    positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -321,9 +321,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
 
     # 4. At the horizon, quiescence decides.
     if depth <= 0:
-        return quiescence(legal_moves, play, outcome, hash_position, evaluate, in_check, move_keys, noisy_moves,
-                          reversible_plies, rank, positions, move_rows, ply_info, killers, history, tt_table,
-                          state, tables, ply, alpha, beta)
+        return quiescence(kernels, buffers, tables, ply, alpha, beta)
 
     # 5. Transposition table: its move always, its score when the depth and bound allow.
     slot = tt.probe(tt_table, position_hash)
@@ -396,10 +394,7 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                 and play_null(pos, child)):
             reduction = 3 + depth // 4
             window[ply + 1] = 0
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_keys, noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers,
-                            history, tt_table, pv, root_moves, state, tables, mate_misses,
-                            ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
+            score = -search(kernels, buffers, tables, ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
             if state[S_STOPPED]:
                 return 0
             if score >= beta:
@@ -429,11 +424,8 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
             move = pick_next(moves[ply], keys[ply], i, count)
             play(pos, np.int32(move), child)
             window[ply + 1] = window[ply] + 1
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_keys,
-                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables, mate_misses,
-                            ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
+            score = -search(kernels, buffers, tables, ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1,
+                            expect_all)
             if state[S_STOPPED]:
                 return 0
             if score >= beta:
@@ -468,11 +460,8 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                           and ply < 2 * state[P_ROOT_DEPTH]) else 0
         new_depth = depth - 1 + extension
         if searched == 0:
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_keys,
-                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables, mate_misses,
-                            ply + 1, new_depth, -beta, -alpha, expect_all if is_pv else not cut_node)
+            score = -search(kernels, buffers, tables, ply + 1, new_depth, -beta, -alpha,
+                            expect_all if is_pv else not cut_node)
         else:
             reduction = 0
             if (flags & USE_LMR and quiet and depth >= LMR_MIN_DEPTH and not checked and not checking
@@ -483,23 +472,11 @@ def search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_
                 if cut_node:
                     reduction += 1
                 reduction = max(0, min(reduction, new_depth - 1))
-            score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_keys,
-                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables, mate_misses,
-                            ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
+            score = -search(kernels, buffers, tables, ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
             if score > alpha and reduction > 0:
-                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_keys,
-                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables, mate_misses,
-                            ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
+                score = -search(kernels, buffers, tables, ply + 1, new_depth, -alpha - 1, -alpha, not cut_node)
             if is_pv and alpha < score < beta:
-                score = -search(legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null,
-                            move_keys,
-                            noisy_moves, reversible_plies, rank, positions, move_rows, ply_info, path, killers, history,
-                            tt_table, pv, root_moves, state, tables, mate_misses,
-                            ply + 1, new_depth, -beta, -alpha, expect_all)
+                score = -search(kernels, buffers, tables, ply + 1, new_depth, -beta, -alpha, expect_all)
         if state[S_STOPPED]:
             return 0
         searched += 1
