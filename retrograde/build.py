@@ -9,7 +9,7 @@ from pathlib import Path
 import numba
 
 from databases.families import get_family
-from databases.location import DTZ50, table_path
+from databases.location import DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent
@@ -248,9 +248,13 @@ def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,
 
 
 def clean_temporaries(root: Path, game: str, notify) -> list[str]:
-    """Remove the temporary files killed builds left in ``<root>/<game>`` (not those of a
-    build still running) and return their names."""
-    removed = [path.name for path in remove_leftover_temporaries(root / game)]
+    """Remove the temporary files killed builds left in ``<root>/<game>`` and its DTZ50 and
+    packed WDL50 folders (not those of a build still running) and return their names (relative
+    to ``<root>/<game>``)."""
+    home = root / game
+    removed = [path.relative_to(home).as_posix()
+               for folder in (home, home / DTZ50, home / WDL50)
+               for path in remove_leftover_temporaries(folder)]
     if removed:
         notify(f"removed {len(removed)} temporary file(s) left by interrupted builds: "
                f"{', '.join(removed)}")

@@ -107,20 +107,24 @@ def test_leftovers_of_dead_writers_are_removed_and_live_ones_kept(tmp_path, caps
     host = socket.gethostname()
     dead = dead_pid()
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    stale = [directory / f".all.h5.tmp-{dead}", directory / f".all.h5.tmp-{dead}@{host}"]
+    for metric in ("dtz50", "wdl50"):  # the DTZ50 and packed WDL50 folders are cleaned too
+        (directory / metric).mkdir()
+    stale = [directory / f".all.h5.tmp-{dead}", directory / f".all.h5.tmp-{dead}@{host}",
+             directory / "dtz50" / f".all.h5.tmp-{dead}@{host}", directory / "wdl50" / f".all.h5.tmp-{dead}"]
     kept = [directory / f".all.h5.tmp-{live.pid}@{host}",  # a build running now
             directory / f".all.h5.tmp-{dead}@another-host",  # a worker elsewhere
             directory / "notes.tmp-1"]
     for path in stale + kept:
         path.write_bytes(b"partial")
     try:
-        assert leftover_temporaries(directory) == sorted(stale)
+        assert leftover_temporaries(directory) == sorted(stale[:2])
         status = main(["build", "tictactoe", "--db", str(tmp_path), "--json"])
     finally:
         live.kill()
         live.wait()
     err = capsys.readouterr().err
-    assert status == 0 and err.count("\n") == 1 and "removed 2 temporary file(s)" in err
+    assert status == 0 and err.count("\n") == 1 and "removed 4 temporary file(s)" in err
+    assert f"dtz50/.all.h5.tmp-{dead}@{host}" in err
     assert not any(path.exists() for path in stale) and all(path.exists() for path in kept)
 
 
