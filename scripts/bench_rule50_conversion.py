@@ -32,25 +32,8 @@ import chess.engine
 
 from common import REPOSITORY, find_stockfish
 from databases.reader import open_database
+from games.chess.random_positions import random_board
 
-PIECES = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT,
-          "P": chess.PAWN}
-
-
-def random_board(table: str, rng: random.Random) -> chess.Board | None:
-    """A random legal position of ``table`` (white the stronger side, white to move), or None."""
-    white, black = table.split("v")
-    board = chess.Board(None)
-    squares = rng.sample(range(64), len(white) + len(black))
-    for letters, colour in ((white, chess.WHITE), (black, chess.BLACK)):
-        for letter in letters:
-            square = squares.pop()
-            piece = PIECES[letter]
-            if piece == chess.PAWN and chess.square_rank(square) in (0, 7):
-                return None
-            board.set_piece_at(square, chess.Piece(piece, colour))
-    board.turn = chess.WHITE
-    return board if board.is_valid() and not board.is_game_over() else None
 
 
 def zeroing_distance_of_dtm_line(database, board: chess.Board, limit: int) -> int:
@@ -93,8 +76,8 @@ def qualifying_positions(database, table: str, count: int, slack: int, rng: rand
     tries = 0
     while len(found) < count and tries < 200_000:
         tries += 1
-        board = random_board(table, rng)
-        if board is None:
+        board = random_board(table, rng, en_passant=False)  # either side stronger, either to move
+        if board.is_game_over():
             continue
         fen = board.fen()
         if database.probe_wdl50(fen) != 2:
