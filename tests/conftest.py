@@ -99,3 +99,15 @@ def syzygy(oracle_data):
 
     with chess.syzygy.open_tablebase(str(oracle_data("chess/syzygy"))) as tablebase:
         yield tablebase
+
+
+@pytest.fixture(scope="session")
+def pawn_db(tmp_path_factory):
+    """A database of KPvKP and every table it depends on (3-4 pieces: KQvKP, KQvK, KPvK, ...),
+    with their DTZ50 tables: read-only, shared by the tests of DTZ50 and of `solver serve`."""
+    from retrograde.build import build_tables
+
+    root = tmp_path_factory.mktemp("pawn_db")
+    result = build_tables("chess", ["KPvKP"], root, show_progress=False)
+    assert "KPvKP" in result["dtz50_built"]
+    return root

@@ -29,16 +29,7 @@ from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
 from games.chess.random_positions import random_board
 
-NORMAL_TABLE = "KPvKP"
-
-
-@pytest.fixture(scope="module")
-def pawn_db(tmp_path_factory):
-    """KPvKP and its dependencies, with their DTZ50 tables."""
-    root = tmp_path_factory.mktemp("dtz50db")
-    result = build_tables("chess", [NORMAL_TABLE], root, show_progress=False)
-    assert NORMAL_TABLE in result["dtz50_built"]
-    return root
+NORMAL_TABLE = "KPvKP"  # pawn_db (tests/conftest.py) builds it
 
 
 def agrees_with_syzygy(ours_wdl: int, ours_dtz: int, wdl: int, dtz: int) -> bool:

@@ -13,4 +13,5 @@ COMMAND_MODULES = [
     "solver.commands.search",
     "solver.commands.bench",
     "solver.commands.uci",
+    "solver.commands.serve",
 ]
