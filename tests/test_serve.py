@@ -113,6 +113,24 @@ def test_answers_agree_with_syzygy_gaviota_and_probe(server, pawn_db, syzygy, ga
     assert checked == 60
 
 
+def test_the_answer_agrees_with_solver_probe(server, pawn_db):
+    fens = ["4k3/6KP/8/8/8/8/7p/8 w - - 0 1", "8/8/8/8/8/2k5/1p6/1K6 w - - 0 1",
+            "8/8/8/8/8/8/8/K1k5 w - - 0 1"]
+    probed = subprocess.run([sys.executable, "-m", "solver", "probe", "chess", "-", "--db",
+                             str(pawn_db), "--json"], input="\n".join(fens) + "\n",
+                            capture_output=True, text=True, timeout=600)
+    assert probed.returncode == 0, probed.stderr
+    for fen, line in zip(fens, probed.stdout.splitlines()):
+        ours, answer = json.loads(line), standard(server, fen)
+        assert (answer["dtz"], answer["dtm"]) == (ours["dtz"], ours["dtm"])
+        assert answer["category"] == SYZYGY_CATEGORY[ours["wdl"]]
+        if ours["best"] is not None:
+            best = [move["uci"] for move in answer["moves"]
+                    if move["category"] == answer["moves"][0]["category"]
+                    and move["dtm"] == answer["moves"][0]["dtm"]]
+            assert ours["best"] in best
+
+
 def test_the_halfmove_clock_curses_a_win_that_cannot_zero_in_time(server, pawn_db):
     fen = "4k3/8/8/8/8/8/8/4KQ2 w - - {clock} 80"
     dtz = standard(server, fen.format(clock=0))["dtz"]

@@ -63,6 +63,8 @@ async function playMove(move) {
   if (state.game === "chess") {
     const url = `/play?game=chess&position=${encodeURIComponent(state.position)}&move=${move.uci}`;
     next = JSON.parse(await fetchText(url)).position;
+  } else if (state.game === "connect4") {
+    next = state.position + move.move;  // keep the order played (the server may give another)
   } else {
     next = move.position;
   }
