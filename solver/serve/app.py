@@ -35,7 +35,7 @@ GOALS = ("win", "draw")
 @dataclass
 class ServeSettings:
     """What ``solver serve`` was started with."""
-    db: Path | None  # the database directory (holding chess/, tictactoe/), or None: no tables
+    db: Path  # the database directory (holding chess/, tictactoe/; those missing are unknown)
     proof_dir: Path
     cache_bytes: int = 64 << 20
     table_mb: float = 64.0  # each game's df-pn transposition table
@@ -84,8 +84,7 @@ class Services:
         if self._chess is None:
             from databases.reader import Database
 
-            root = self.settings.db if self.settings.db is not None else Path("/nonexistent")
-            self._chess = ChessTablebase(Database(root, "chess", self.settings.cache_bytes),
+            self._chess = ChessTablebase(Database(self.settings.db, "chess", self.settings.cache_bytes),
                                          warn=log.warning)
         return self._chess
 
@@ -106,8 +105,6 @@ class Services:
 
     def leaves(self, game):
         """The game's built tables as df-pn leaves, or None."""
-        if self.settings.db is None:
-            return None
         from databases.errors import DatabaseError
         from databases.leaves import DatabaseLeaves
 
@@ -130,7 +127,7 @@ class Services:
 
     def table_database(self, game_name: str):
         """The game's rule tables as a Database, None where the game has none built."""
-        if self.settings.db is None or not (self.settings.db / game_name).is_dir():
+        if not (self.settings.db / game_name).is_dir():
             return None
         from databases.families import family_names
         from databases.reader import Database
@@ -161,6 +158,14 @@ def query(request: web.Request, name: str, default: str | None = None) -> str:
     if value is None:
         raise one_line(web.HTTPBadRequest, f"missing query parameter: {name}")
     return value
+
+
+async def answer_or_400(worker: Worker, work):
+    """``work()`` in ``worker``; its BadRequest as a 400 with one line."""
+    try:
+        return await worker.run(work)
+    except BadRequest as error:
+        raise one_line(web.HTTPBadRequest, str(error)) from None
 
 
 def seconds_parameter(request: web.Request, default: float) -> float:
@@ -198,11 +203,7 @@ async def solved_game(request: web.Request, game_name: str, parameter: str) -> w
         solved = services.solved(game_name)
         return solved.answer(solved.parse(text), seconds)
 
-    try:
-        answer = await services.solve_worker.run(work)
-    except BadRequest as error:
-        raise one_line(web.HTTPBadRequest, str(error)) from None
-    return web.json_response(answer)
+    return web.json_response(await answer_or_400(services.solve_worker, work))
 
 
 async def connect4(request: web.Request) -> web.Response:
@@ -242,11 +243,7 @@ async def prove_handler(request: web.Request) -> web.Response:
         return prove(search, solved.game, position, text, goal, seconds, max_depth,
                      services.proofs, leaves.value if leaves is not None else None)
 
-    try:
-        answer = await services.solve_worker.run(work)
-    except BadRequest as error:
-        raise one_line(web.HTTPBadRequest, str(error)) from None
-    return web.json_response(answer)
+    return web.json_response(await answer_or_400(services.solve_worker, work))
 
 
 async def proof_file(request: web.Request) -> web.StreamResponse:
@@ -265,23 +262,27 @@ async def play(request: web.Request) -> web.Response:
     text, move_text = query(request, "position", "startpos"), query(request, "move")
     import games
 
-    game = games.get(game_name)
-    try:
-        if len(text) > 255 or len(move_text) > 16:
-            raise games.NotationError("too long")
-        position = game.parse_position((text.replace("_", " ") if game_name == "chess" else text)
-                                       or "startpos")
-        child = game.play(position, game.parse_move(position, move_text))
-    except games.NotationError as error:
-        raise one_line(web.HTTPBadRequest, f"bad {game_name} position or move: {error}") from None
-    return web.json_response({"game": game_name, "position": game.format_position(child)})
+    def work():  # in the probe thread: the game's kernels may still have to load
+        game = games.get(game_name)
+        try:
+            if len(text) > 255 or len(move_text) > 16:
+                raise games.NotationError("too long")
+            position = game.parse_position((text.replace("_", " ") if game_name == "chess" else text)
+                                           or "startpos")
+            child = game.play(position, game.parse_move(position, move_text))
+        except games.NotationError as error:
+            raise BadRequest(f"bad {game_name} position or move: {error}") from None
+        return game.format_position(child)
+
+    after = await answer_or_400(request.app[SERVICES].probe_worker, work)
+    return web.json_response({"game": game_name, "position": after})
 
 
 async def status(request: web.Request) -> web.Response:
     """``GET /status``: what the server holds and how busy it is."""
     services = request.app[SERVICES]
     return web.json_response({
-        "db": str(services.settings.db) if services.settings.db is not None else None,
+        "db": str(services.settings.db),
         "queued": {"probe": services.probe_worker.queued, "solve": services.solve_worker.queued},
     })
 
