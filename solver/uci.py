@@ -59,6 +59,10 @@ SWITCH_OPTIONS = {
     "AspirationWindows": "aspiration",
     "TTCutoffs": "tt_cutoffs",
     "MateProbe": "mate_probe",
+    "IIR": "iir",
+    "Improving": "improving",
+    "SEEPruning": "see_pruning",
+    "LMRHistory": "lmr_history",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}

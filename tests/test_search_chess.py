@@ -28,10 +28,21 @@ def _problems(path):
         yield fen, moves
 
 
+@pytest.fixture(scope="module")
+def player_with_every_heuristic():
+    """The heuristics still being measured (issue 41) switched on beside the defaults."""
+    return Player(CHESS, hash_mb=16, switches={"iir": True, "improving": True, "see_pruning": True,
+                                               "lmr_history": True})
+
+
 @pytest.mark.parametrize("name", ["mate-in-2.epd", "mate-in-3.epd"])
-def test_every_mate_problem_is_found_with_its_mate_score(player, oracle_data, name):
+@pytest.mark.parametrize("which", ["defaults", "every-heuristic"])
+def test_every_mate_problem_is_found_with_its_mate_score(player, player_with_every_heuristic, oracle_data,
+                                                          name, which):
     problems = list(_problems(oracle_data(f"chess/{name}")))
     assert len(problems) in (221, 489)
+    if which == "every-heuristic":
+        player = player_with_every_heuristic
     for fen, moves in problems:
         position = CHESS.parse_position(fen)
         player.new_game()

@@ -69,11 +69,16 @@ def _better(a: int, b: int) -> bool:
     return rank(a) > rank(b)
 
 
-def test_tictactoe_search_equals_minimax_on_every_reachable_position():
+# The default switches, and every heuristic on (those still being measured included).
+EVERY_HEURISTIC = {"iir": True, "improving": True, "see_pruning": True, "lmr_history": True}
+
+
+@pytest.mark.parametrize("switches", [None, EVERY_HEURISTIC], ids=["defaults", "every-heuristic"])
+def test_tictactoe_search_equals_minimax_on_every_reachable_position(switches):
     seen = {}
     _reachable(TICTACTOE, TICTACTOE.start_position(), seen)
     assert len(seen) == 5478
-    player = Player(TICTACTOE, hash_mb=1)
+    player = Player(TICTACTOE, hash_mb=1, switches=switches)
     checked = 0
     for position in seen.values():
         if TICTACTOE.outcome(position) != K.ONGOING:

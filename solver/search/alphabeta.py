@@ -15,7 +15,8 @@ the search):
   ``move_rows[TRIED, ply]``: the quiet moves tried there without a cutoff;
 * ``ply_info[WINDOW, ply]``: plies since the last null move (repetitions are not looked for
   across one); ``ply_info[PV_LENGTH, ply]``: the end of the principal variation in ``pv[ply]``
-  (the triangular PV table);
+  (the triangular PV table); ``ply_info[STATIC_EVAL, ply]``: the node's static evaluation
+  (``NO_EVAL`` in check), for the "improving" test two plies on;
 * ``path``: the hashes of the game history (``state[P_HISTORY]`` entries), then of the positions
   along the search path;
 * ``killers[ply]``, ``history[ply & 1, move]``: see :mod:`solver.search.ordering`;
@@ -47,8 +48,9 @@ from solver.search.mate_probe import (MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_
 from solver.search.ordering import TT_MOVE, is_quiet_key, pick_next, reward_quiet_cutoff, score_moves
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
                                   to_table, wdl50_score)
-from solver.search.switches import (USE_CHECK_EXTENSION, USE_FUTILITY, USE_LMR, USE_MATE_PROBE, USE_MULTI_CUT,
-                                    USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_TT_CUTOFFS)
+from solver.search.switches import (USE_CHECK_EXTENSION, USE_FUTILITY, USE_IIR, USE_IMPROVING, USE_LMR,
+                                    USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT, USE_NULL_MOVE,
+                                    USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING, USE_TT_CUTOFFS)
 from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
@@ -62,7 +64,9 @@ STATE_SIZE = 33
 
 # --- the per-ply buffers' rows -----------------------------------------------------------------
 MOVES, KEYS, TRIED = 0, 1, 2
-WINDOW, PV_LENGTH = 0, 1
+WINDOW, PV_LENGTH, STATIC_EVAL = 0, 1, 2
+PLY_INFO_ROWS = 3
+NO_EVAL = -(1 << 40)  # ply_info[STATIC_EVAL]: in check, no static evaluation
 
 RFP_DEPTH = 6
 RFP_MARGIN = 90  # per ply of remaining depth
@@ -71,6 +75,9 @@ FUTILITY_DEPTH = 3
 FUTILITY_MARGIN = 100  # per ply of remaining depth, plus one
 LATE_MOVE_COUNT = 4  # quiet moves searched at depth d before the rest are skipped: 4 + d * d
 LMR_MIN_DEPTH = 3
+LMR_HISTORY_DIVISOR = 8192  # history (within +-16384) shortens or lengthens a reduction by up to 2
+IIR_MIN_DEPTH = 4
+SEE_PRUNING_DEPTH = 4
 TABLE_DEPTH_BONUS = 6  # a table value is stored as if searched this much deeper: nothing beats it
 PLY_ROWS = MAX_PLY + 2
 
@@ -156,6 +163,16 @@ def update_pv(pv, ply_info, ply, move):
     for i in range(ply + 1, end):
         pv[ply, i] = pv[ply + 1, i]
     ply_info[PV_LENGTH, ply] = max(end, ply + 1)
+
+
+@nb.njit(types.boolean(I64_2D, types.int64), cache=True, inline="always")
+def is_improving(ply_info, ply):
+    """Whether the static evaluation at ``ply`` is above the side to move's last one, two plies
+    back (four when that node was in check; true when there is none)."""
+    for back in (2, 4):
+        if ply >= back and ply_info[STATIC_EVAL, ply - back] != NO_EVAL:
+            return ply_info[STATIC_EVAL, ply] > ply_info[STATIC_EVAL, ply - back]
+    return True
 
 
 NO_TABLE_SCORE = -INFINITE - 1  # table_leaf_score: the tables do not cover the position
@@ -355,6 +372,13 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     if slot < 0 and not checked:
         static_eval = np.int64(evaluate(pos))
     child = positions[ply + 1]
+    ply_info[STATIC_EVAL, ply] = NO_EVAL if checked else static_eval
+    improving = np.int64(1 if flags & USE_IMPROVING and not checked and is_improving(ply_info, ply) else 0)
+
+    # Internal iterative reduction: a node that matters but has no TT move to try first is
+    # searched a ply shallower; the next iteration finds it with a move.
+    if flags & USE_IIR and not root and tt_move < 0 and depth >= IIR_MIN_DEPTH and (is_pv or cut_node):
+        depth -= 1
 
     # 8. The prover inside the tree: near the horizon, where the side to move holds its own, a
     # checks-only mate search (solver.search.mate_probe), each position at most once, within a
@@ -386,7 +410,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     # Forward pruning, before any move is generated (a stalemate is not seen by it).
     if not is_pv and not checked and abs(beta) < MATE_BOUND:
         # 9. Reverse futility: far enough above beta that the few plies left will not bring it down.
-        if flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
+        if (flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH
+                and static_eval - RFP_MARGIN * (depth - improving) >= beta):
             return static_eval
 
         # 10. Null move: if passing still fails high after a reduced search, so will a real move.
@@ -444,6 +469,9 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     prunable = flags & USE_FUTILITY and not is_pv and not checked and depth <= FUTILITY_DEPTH
     futile = prunable and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
     late = LATE_MOVE_COUNT + depth * depth if prunable else count
+    if prunable and flags & USE_IMPROVING and not improving:
+        late = (late + 1) // 2  # a position getting worse: fewer quiet moves deserve a look
+    see_prunable = flags & USE_SEE_PRUNING and not is_pv and not checked and depth <= SEE_PRUNING_DEPTH
     for i in range(count):
         pruning = best > -MATE_BOUND and (futile or searched >= late)
         move = pick_next(moves[ply], keys[ply], i, count)
@@ -454,6 +482,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         checking = gives_check(pos, np.int32(move))
         if pruning and quiet and not checking:
             continue
+        if see_prunable and best > -MATE_BOUND and key <= -K.ORDER_NOISY and not checking:
+            continue  # a capture the game ranks as losing material, near the horizon
         play(pos, np.int32(move), child)
         window[ply + 1] = window[ply] + 1
         extension = 1 if (flags & USE_CHECK_EXTENSION and checking
@@ -471,6 +501,10 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
                     reduction -= 1
                 if cut_node:
                     reduction += 1
+                if flags & USE_IMPROVING and not improving:
+                    reduction += 1
+                if flags & USE_LMR_HISTORY:
+                    reduction -= history[ply & 1, move] // LMR_HISTORY_DIVISOR
                 reduction = max(0, min(reduction, new_depth - 1))
             score = -search(kernels, buffers, tables, ply + 1, new_depth - reduction, -alpha - 1, -alpha, expect_cut)
             if score > alpha and reduction > 0:

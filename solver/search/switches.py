@@ -14,6 +14,11 @@ USE_CHECK_EXTENSION = 32  # search checking moves one ply deeper
 USE_QUIESCENCE_SEE = 64  # quiescence skips noisy moves the game ranks as losing
 USE_FUTILITY = 128  # near the horizon, skip late quiet moves and those that cannot reach alpha
 USE_MATE_PROBE = 256  # near the horizon, a checks-only mate search (solver.search.mate_probe)
+USE_IIR = 512  # internal iterative reduction: one ply less where no TT move shows the way
+USE_IMPROVING = 1024  # a static evaluation above two plies ago's loosens reverse futility and
+# late-move pruning, and one below it reduces late moves one ply more
+USE_SEE_PRUNING = 2048  # near the horizon, skip captures the game ranks as losing material
+USE_LMR_HISTORY = 4096  # late-move reductions shortened or lengthened by the move's history
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -26,6 +31,10 @@ FLAGS = {
     "check_extension": USE_CHECK_EXTENSION,
     "quiescence_see": USE_QUIESCENCE_SEE,
     "mate_probe": USE_MATE_PROBE,
+    "iir": USE_IIR,
+    "improving": USE_IMPROVING,
+    "see_pruning": USE_SEE_PRUNING,
+    "lmr_history": USE_LMR_HISTORY,
 }
 ASPIRATION = "aspiration"  # the one switch of the iterative deepening rather than the search
 NAMES = tuple(FLAGS) + (ASPIRATION,)
@@ -33,5 +42,7 @@ PLAIN = {name: False for name in NAMES}
 # The defaults follow the measurements in docs/benchmarks.md: multi-cut is off because without it
 # the player scored +36.6 Elo [0.0, +74.0] in 200 games of fixed-node self-play (2026-11-23)
 # and reached the bench depth in less time; every other feature pays for itself.
-# The mate probe is off until a match shows it pays (issue 40).
-DEFAULTS = {name: name not in ("multi_cut", "mate_probe") for name in NAMES}
+# The mate probe is off until a match shows it pays (issue 40); so are the heuristics of issue
+# 41 (iir, improving, see_pruning, lmr_history) until each is measured by a match.
+MEASURED_OFF = ("multi_cut", "mate_probe", "iir", "improving", "see_pruning", "lmr_history")
+DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
