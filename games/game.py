@@ -74,7 +74,7 @@ class PlayerKernels(KernelSet):
     """The kernels the alpha-beta player needs beyond :class:`Kernels`; see
     :mod:`games.kernels` ("Player kernels") for the contract of each."""
 
-    FIELDS = ("in_check", "gives_check", "play_null", "move_keys", "noisy_moves", "reversible_plies")
+    FIELDS = ("in_check", "gives_check", "play_null", "move_keys", "noisy_moves", "reversible_plies", "piece_to")
 
 
 class OptionalKernel:
@@ -100,6 +100,7 @@ class Game:
     max_moves: int = 0  # an upper bound on the number of legal moves in any position
     move_space: int = 0  # moves are ints in [0, move_space)
     max_game_length: int = 0  # an upper bound on the plies of any game (for per-ply buffers)
+    piece_to_space: int = 0  # the range of the player's piece_to kernel; 0: move_space
     fifty_move_plies: int = 0  # a draw when reversible_plies reaches it (chess: 100); 0 = no such rule
     kernels: Kernels
     player: PlayerKernels | None = None  # None: the game cannot be played by the alpha-beta player
@@ -118,6 +119,11 @@ class Game:
     # image share one entry; without it the table is keyed by ``hash``.
 
     # --- notation (per game) -----------------------------------------------------------
+    @property
+    def continuation_space(self) -> int:
+        """The range of ``player.piece_to``: ``piece_to_space``, else ``move_space``."""
+        return self.piece_to_space or self.move_space
+
     def parse_position(self, text: str) -> np.ndarray:
         """Parse a position in this game's notation (or ``startpos``); raise NotationError."""
         raise NotImplementedError

@@ -97,6 +97,12 @@ Player kernels (``Game.player``, a ``PlayerKernels``; the alpha-beta player of :
     for only that far back; a game whose positions never repeat returns 0. With
     ``Game.fifty_move_plies > 0`` a position whose count reaches it is a draw (unless mate).
 
+``piece_to(pos, move) -> int64``
+    A small index of what the legal ``move`` does in ``pos``, in ``[0, Game.piece_to_space)``:
+    the key of the continuation history (how good a move was after the moves one and two
+    plies before it). Chess: the side, the moved piece and the target square (768 values);
+    games whose moves say it all: the move itself (``piece_to_space`` = ``move_space``).
+
 Table families (``games.table_family``)
     Games solved by retrograde analysis also provide a table family: named index spaces with
     ``rank``/``unrank`` kernels, and the tables that moves leaving a table land in. Chess and
@@ -133,6 +139,7 @@ GIVES_CHECK_SIGNATURE = IS_NOISY_SIGNATURE
 PLAY_NULL_SIGNATURE = types.boolean(POSITION, POSITION)
 MOVE_KEYS_SIGNATURE = types.void(POSITION, MOVE_BUFFER, types.int64, MOVE_BUFFER)
 REVERSIBLE_PLIES_SIGNATURE = types.int64(POSITION)
+PIECE_TO_SIGNATURE = types.int64(POSITION, types.int32)
 
 # Argument types for engines that receive kernels: declare engine parameters with these.
 LegalMovesKernel = types.FunctionType(LEGAL_MOVES_SIGNATURE)
@@ -146,6 +153,7 @@ GivesCheckKernel = types.FunctionType(GIVES_CHECK_SIGNATURE)
 PlayNullKernel = types.FunctionType(PLAY_NULL_SIGNATURE)
 MoveKeysKernel = types.FunctionType(MOVE_KEYS_SIGNATURE)
 ReversiblePliesKernel = types.FunctionType(REVERSIBLE_PLIES_SIGNATURE)
+PieceToKernel = types.FunctionType(PIECE_TO_SIGNATURE)
 
 # Engines receive these kernels from Python on every call: numba is made to remember their
 # addresses instead of asking each dispatcher again (see runtime.kernel_addresses).

@@ -23,6 +23,12 @@ def no_pass(pos, child):
     return False
 
 
+@nb.njit(K.PIECE_TO_SIGNATURE, cache=True)
+def move_itself(pos, move):
+    """The move says all there is to say of it (a column, a cell)."""
+    return move
+
+
 @nb.njit(K.REVERSIBLE_PLIES_SIGNATURE, cache=True)
 def never_repeats(pos):
     """Every move adds a stone or mark: no position repeats."""

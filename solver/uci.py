@@ -63,6 +63,8 @@ SWITCH_OPTIONS = {
     "Improving": "improving",
     "SEEPruning": "see_pruning",
     "LMRHistory": "lmr_history",
+    "CounterMoves": "counter_moves",
+    "ContinuationHistory": "continuation_history",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}

@@ -252,3 +252,25 @@ def test_noisy_moves_two_plies_deep(fen):
         for reply in STANDARD.legal_moves(child):
             grandchild = STANDARD.play(child, reply)
             assert generated_noisy(grandchild) == filtered_legal(grandchild)
+
+
+def test_piece_to_is_side_piece_and_target_by_python_chess():
+    import chess
+
+    from games.chess.moves import move_target
+    from games.chess.player import piece_to
+
+    seen = set()
+    for position in random_walk_positions(seed=41, games_count=20, plies=60):
+        board = chess.Board(STANDARD.format_position(position))
+        for move in STANDARD.legal_moves(position):
+            uci = chess.Move.from_uci(STANDARD.format_move(position, move))
+            moved = board.piece_type_at(uci.from_square)  # 1 pawn .. 6 king
+            side = 0 if board.turn == chess.WHITE else 1
+            # Castling is encoded king-takes-rook: the target is the rook's square.
+            target = int(move_target(np.int32(move)))
+            index = piece_to(position, np.int32(move))
+            assert index == (side * 6 + moved - 1) * 64 + target
+            assert 0 <= index < STANDARD.piece_to_space
+            seen.add(index)
+    assert len(seen) > 300

@@ -34,7 +34,9 @@ class Chess(Game):
     kernels = Kernels(legal_moves, play, RULES + "outcome", hash_position, EVALUATION + "evaluate",
                       RULES + "is_noisy")
     player = PlayerKernels(in_check, PLAYER + "gives_check", PLAYER + "play_null", PLAYER + "move_keys",
-                           PLAYER + "noisy_moves", PLAYER + "reversible_plies")
+                           PLAYER + "noisy_moves", PLAYER + "reversible_plies", PLAYER + "piece_to")
+
+    piece_to_space = 2 * 6 * 64  # side, piece, target square
 
     def __init__(self, chess960: bool = False):
         self.chess960 = chess960

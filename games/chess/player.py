@@ -229,6 +229,15 @@ def gives_check(pos, move):
     return ((bishop_attacks(after, king) & diagonal) | (rook_attacks(after, king) & orthogonal)) != 0
 
 
+@nb.njit(K.PIECE_TO_SIGNATURE, cache=True)
+def piece_to(pos, move):
+    """The side to move, the piece ``move`` moves (before any promotion) and its target
+    square, as one index in [0, 768): the continuation history's key."""
+    origin_bit = ONE << types.uint64(move_origin(move))
+    us = np.int64(pos[STATE] & ONE)
+    return (us * 6 + piece_type_on(pos, origin_bit)) * 64 + move_target(move)
+
+
 @nb.njit(K.REVERSIBLE_PLIES_SIGNATURE, cache=True)
 def reversible_plies(pos):
     """Plies since the last capture or pawn move: the halfmove clock."""

@@ -16,10 +16,13 @@ the search):
 * ``ply_info[WINDOW, ply]``: plies since the last null move (repetitions are not looked for
   across one); ``ply_info[PV_LENGTH, ply]``: the end of the principal variation in ``pv[ply]``
   (the triangular PV table); ``ply_info[STATIC_EVAL, ply]``: the node's static evaluation
-  (``NO_EVAL`` in check), for the "improving" test two plies on;
+  (``NO_EVAL`` in check), for the "improving" test two plies on; ``ply_info[PREVIOUS_MOVE, ply]``:
+  the move that led to the node (-1 at the root and after a null move), and
+  ``ply_info[PREVIOUS_PIECE_TO, ply]`` its ``piece_to`` (with the continuation history on);
 * ``path``: the hashes of the game history (``state[P_HISTORY]`` entries), then of the positions
   along the search path;
-* ``killers[ply]``, ``history[ply & 1, move]``: see :mod:`solver.search.ordering`;
+* ``killers[ply]``, ``history[ply & 1, move]``, ``counter_moves[ply & 1, previous move]``,
+  ``continuation[k, context, piece_to]``: see :mod:`solver.search.ordering`;
 * ``mate_misses``: the positions whose mate probe failed (:mod:`solver.search.mate_probe`);
 * ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
   (``C_STOP``, written by other threads while the search runs) in one int64 array.
@@ -45,11 +48,12 @@ from runtime.stopping import poll_due
 from solver.search import transposition as tt
 from solver.search.mate_probe import (MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES, MATE_PROBE_PLIES,
                                       MATE_PROBE_SHARE, missed_before, probe_mate)
-from solver.search.ordering import TT_MOVE, is_quiet_key, pick_next, reward_quiet_cutoff, score_moves
+from solver.search.ordering import (TT_MOVE, is_quiet_key, pick_next, reward_continuation, reward_quiet_cutoff,
+                                    score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
                                   to_table, wdl50_score)
-from solver.search.switches import (USE_CHECK_EXTENSION, USE_FUTILITY, USE_IIR, USE_IMPROVING, USE_LMR,
-                                    USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT, USE_NULL_MOVE,
+from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_FUTILITY, USE_IIR, USE_IMPROVING, USE_LMR,
+                                    USE_COUNTER_MOVES, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT, USE_NULL_MOVE,
                                     USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING, USE_TT_CUTOFFS)
 from solver.search.table_leaves import TABLES, probe_tables
 
@@ -64,8 +68,8 @@ STATE_SIZE = 33
 
 # --- the per-ply buffers' rows -----------------------------------------------------------------
 MOVES, KEYS, TRIED = 0, 1, 2
-WINDOW, PV_LENGTH, STATIC_EVAL = 0, 1, 2
-PLY_INFO_ROWS = 3
+WINDOW, PV_LENGTH, STATIC_EVAL, PREVIOUS_MOVE, PREVIOUS_PIECE_TO = 0, 1, 2, 3, 4
+PLY_INFO_ROWS = 5
 NO_EVAL = -(1 << 40)  # ply_info[STATIC_EVAL]: in check, no static evaluation
 
 RFP_DEPTH = 6
@@ -94,9 +98,10 @@ U64_2D = types.Array(types.uint64, 2, "C")
 # The game's kernels (games.kernels, "Player kernels"), in this order:
 KERNELS = types.Tuple((K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                        K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                       K.ReversiblePliesKernel, RankKernel))
+                       K.ReversiblePliesKernel, RankKernel, K.PieceToKernel))
 # The player's buffers (see the module docstring), in this order:
-BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D))
+BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D,
+                       I32_2D, I32_3D))
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -165,6 +170,12 @@ def update_pv(pv, ply_info, ply, move):
     ply_info[PV_LENGTH, ply] = max(end, ply + 1)
 
 
+@nb.njit(types.boolean(I64_1D, types.int64), cache=True, inline="always")
+def flags_have(state, flag):
+    """Whether the switch ``flag`` is on for this search."""
+    return (state[P_FLAGS] & flag) != 0
+
+
 @nb.njit(types.boolean(I64_2D, types.int64), cache=True, inline="always")
 def is_improving(ply_info, ply):
     """Whether the static evaluation at ``ply`` is above the side to move's last one, two plies
@@ -207,8 +218,8 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, _, _, move_keys, noisy_moves,
-     reversible_plies, rank) = kernels
-    positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _ = buffers
+     reversible_plies, rank, piece_to) = kernels
+    positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -259,7 +270,8 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
         if best > alpha:
             alpha = best
         count = noisy_moves(pos, moves[ply])
-    score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+    score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history, continuation,
+                ply, -1, -1, -1)
 
     # 5. Move loop.
     best_move = np.int64(-1)
@@ -296,8 +308,10 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys, _,
-     reversible_plies, rank) = kernels
-    positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses = buffers
+     reversible_plies, rank, piece_to) = kernels
+    (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
+     counter_moves, continuation) = buffers
+    continuing = flags_have(state, USE_CONTINUATION_HISTORY)
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -419,6 +433,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
                 and play_null(pos, child)):
             reduction = 3 + depth // 4
             window[ply + 1] = 0
+            ply_info[PREVIOUS_MOVE, ply + 1] = -1
+            ply_info[PREVIOUS_PIECE_TO, ply + 1] = -1
             score = -search(kernels, buffers, tables, ply + 1, depth - 1 - reduction, -beta, -beta + 1, not cut_node)
             if state[S_STOPPED]:
                 return 0
@@ -438,7 +454,12 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         return terminal_score(result, ply)
 
     # 12. Order the moves.
-    tt_key = score_moves(move_keys, pos, moves[ply], keys[ply], count, tt_move, killers, history, ply)
+    previous = ply_info[PREVIOUS_MOVE, ply] if ply > 0 else np.int64(-1)
+    counter = counter_moves[ply & 1, previous] if flags & USE_COUNTER_MOVES and previous >= 0 else -1
+    context_1 = ply_info[PREVIOUS_PIECE_TO, ply] if continuing and ply >= 1 else np.int64(-1)
+    context_2 = ply_info[PREVIOUS_PIECE_TO, ply - 1] if continuing and ply >= 2 else np.int64(-1)
+    tt_key = score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
+                         continuation, ply, np.int64(counter), context_1, context_2)
 
     # 13. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
@@ -447,8 +468,10 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         cuts = 0
         for i in range(min(count, state[P_MC_MOVES])):
             move = pick_next(moves[ply], keys[ply], i, count)
+            ply_info[PREVIOUS_PIECE_TO, ply + 1] = piece_to(pos, np.int32(move)) if continuing else -1
             play(pos, np.int32(move), child)
             window[ply + 1] = window[ply] + 1
+            ply_info[PREVIOUS_MOVE, ply + 1] = move
             score = -search(kernels, buffers, tables, ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1,
                             expect_all)
             if state[S_STOPPED]:
@@ -484,8 +507,10 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
             continue
         if see_prunable and best > -MATE_BOUND and key <= -K.ORDER_NOISY and not checking:
             continue  # a capture the game ranks as losing material, near the horizon
+        ply_info[PREVIOUS_PIECE_TO, ply + 1] = piece_to(pos, np.int32(move)) if continuing else -1
         play(pos, np.int32(move), child)
         window[ply + 1] = window[ply] + 1
+        ply_info[PREVIOUS_MOVE, ply + 1] = move
         extension = 1 if (flags & USE_CHECK_EXTENSION and checking
                           and ply < 2 * state[P_ROOT_DEPTH]) else 0
         new_depth = depth - 1 + extension
@@ -527,7 +552,11 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
                     state[S_ROOT_IMPROVED] = 1
                 if alpha >= beta:
                     if quiet:
-                        reward_quiet_cutoff(killers, history, ply, move, depth, tried[ply], quiets_tried)
+                        reward_quiet_cutoff(killers, history, counter_moves, ply, move, previous, depth, tried[ply],
+                                            quiets_tried)
+                        if continuing:
+                            reward_continuation(piece_to, pos, continuation, context_1, context_2, move, depth,
+                                                tried[ply], quiets_tried)
                     break
         if quiet:
             tried[ply, quiets_tried] = move

@@ -182,6 +182,9 @@ class Player:
         self._ply_info = np.zeros((ab.PLY_INFO_ROWS, rows), dtype=np.int64)
         self._killers = np.full((rows, 2), -1, dtype=np.int32)
         self._history = np.zeros((2, game.move_space), dtype=np.int32)
+        self._counter_moves = np.full((2, game.move_space), -1, dtype=np.int32)
+        space = game.continuation_space
+        self._continuation = np.zeros((2, space, space), dtype=np.int32)
         self._pv = np.zeros((rows, rows), dtype=np.int32)
         self._root_moves = np.zeros(game.max_moves, dtype=np.int32)
         self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
@@ -229,6 +232,8 @@ class Player:
         self.table.clear()
         self._history.fill(0)
         self._killers.fill(-1)
+        self._counter_moves.fill(-1)
+        self._continuation.fill(0)
         self._mate_misses.fill(0)
         if self._prover is not None:
             self._prover.clear()
@@ -527,10 +532,10 @@ class Player:
         rank, tables = self._table_arguments()
         return int(ab.search((kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
                               player.in_check, player.gives_check, player.play_null, player.move_keys,
-                              player.noisy_moves, player.reversible_plies, rank),
+                              player.noisy_moves, player.reversible_plies, rank, player.piece_to),
                              (self._positions, self._move_rows, self._ply_info, self._path, self._killers,
                               self._history, table.table, self._pv, self._root_moves, self._state,
-                              self._mate_misses),
+                              self._mate_misses, self._counter_moves, self._continuation),
                              tables, 0, depth, alpha, beta, False))
 
     def _table_arguments(self) -> tuple:

@@ -19,6 +19,8 @@ USE_IMPROVING = 1024  # a static evaluation above two plies ago's loosens revers
 # late-move pruning, and one below it reduces late moves one ply more
 USE_SEE_PRUNING = 2048  # near the horizon, skip captures the game ranks as losing material
 USE_LMR_HISTORY = 4096  # late-move reductions shortened or lengthened by the move's history
+USE_COUNTER_MOVES = 8192  # the quiet move that last refuted the opponent's move is tried early
+USE_CONTINUATION_HISTORY = 16384  # quiet moves ordered by how they did after the last two moves
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -35,6 +37,8 @@ FLAGS = {
     "improving": USE_IMPROVING,
     "see_pruning": USE_SEE_PRUNING,
     "lmr_history": USE_LMR_HISTORY,
+    "counter_moves": USE_COUNTER_MOVES,
+    "continuation_history": USE_CONTINUATION_HISTORY,
 }
 ASPIRATION = "aspiration"  # the one switch of the iterative deepening rather than the search
 NAMES = tuple(FLAGS) + (ASPIRATION,)
@@ -43,6 +47,7 @@ PLAIN = {name: False for name in NAMES}
 # the player scored +36.6 Elo [0.0, +74.0] in 200 games of fixed-node self-play (2026-11-23)
 # and reached the bench depth in less time; every other feature pays for itself.
 # The mate probe is off until a match shows it pays (issue 40); so are the heuristics of issue
-# 41 (iir, improving, see_pruning, lmr_history) until each is measured by a match.
-MEASURED_OFF = ("multi_cut", "mate_probe", "iir", "improving", "see_pruning", "lmr_history")
+# 41 (iir, improving, see_pruning, lmr_history, counter_moves, continuation_history) until each is measured by a match.
+MEASURED_OFF = ("multi_cut", "mate_probe", "iir", "improving", "see_pruning", "lmr_history", "counter_moves",
+                "continuation_history")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
