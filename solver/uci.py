@@ -65,6 +65,7 @@ SWITCH_OPTIONS = {
     "LMRHistory": "lmr_history",
     "CounterMoves": "counter_moves",
     "ContinuationHistory": "continuation_history",
+    "SingularExtensions": "singular",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}

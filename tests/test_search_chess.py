@@ -33,7 +33,7 @@ def player_with_every_heuristic():
     """The heuristics still being measured (issue 41) switched on beside the defaults."""
     return Player(CHESS, hash_mb=16, switches={"iir": True, "improving": True, "see_pruning": True,
                                                "lmr_history": True, "counter_moves": True,
-                                               "continuation_history": True})
+                                               "continuation_history": True, "singular": True})
 
 
 @pytest.mark.parametrize("name", ["mate-in-2.epd", "mate-in-3.epd"])

@@ -71,7 +71,7 @@ def _better(a: int, b: int) -> bool:
 
 # The default switches, and every heuristic on (those still being measured included).
 EVERY_HEURISTIC = {"iir": True, "improving": True, "see_pruning": True, "lmr_history": True,
-                   "counter_moves": True, "continuation_history": True}
+                   "counter_moves": True, "continuation_history": True, "singular": True}
 
 
 @pytest.mark.parametrize("switches", [None, EVERY_HEURISTIC], ids=["defaults", "every-heuristic"])

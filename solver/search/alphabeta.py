@@ -19,6 +19,7 @@ the search):
   (``NO_EVAL`` in check), for the "improving" test two plies on; ``ply_info[PREVIOUS_MOVE, ply]``:
   the move that led to the node (-1 at the root and after a null move), and
   ``ply_info[PREVIOUS_PIECE_TO, ply]`` its ``piece_to`` (with the continuation history on);
+  ``ply_info[EXCLUDED_MOVE, ply]``: the move a singular-extension search leaves out (-1: none);
 * ``path``: the hashes of the game history (``state[P_HISTORY]`` entries), then of the positions
   along the search path;
 * ``killers[ply]``, ``history[ply & 1, move]``, ``counter_moves[ply & 1, previous move]``,
@@ -52,7 +53,7 @@ from solver.search.ordering import (TT_MOVE, is_quiet_key, pick_next, reward_con
                                     score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
                                   to_table, wdl50_score)
-from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_FUTILITY, USE_IIR, USE_IMPROVING, USE_LMR,
+from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_FUTILITY, USE_SINGULAR, USE_IIR, USE_IMPROVING, USE_LMR,
                                     USE_COUNTER_MOVES, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT, USE_NULL_MOVE,
                                     USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING, USE_TT_CUTOFFS)
 from solver.search.table_leaves import TABLES, probe_tables
@@ -68,8 +69,8 @@ STATE_SIZE = 33
 
 # --- the per-ply buffers' rows -----------------------------------------------------------------
 MOVES, KEYS, TRIED = 0, 1, 2
-WINDOW, PV_LENGTH, STATIC_EVAL, PREVIOUS_MOVE, PREVIOUS_PIECE_TO = 0, 1, 2, 3, 4
-PLY_INFO_ROWS = 5
+WINDOW, PV_LENGTH, STATIC_EVAL, PREVIOUS_MOVE, PREVIOUS_PIECE_TO, EXCLUDED_MOVE = 0, 1, 2, 3, 4, 5
+PLY_INFO_ROWS = 6
 NO_EVAL = -(1 << 40)  # ply_info[STATIC_EVAL]: in check, no static evaluation
 
 RFP_DEPTH = 6
@@ -81,6 +82,9 @@ LATE_MOVE_COUNT = 4  # quiet moves searched at depth d before the rest are skipp
 LMR_MIN_DEPTH = 3
 LMR_HISTORY_DIVISOR = 8192  # history (within +-16384) shortens or lengthens a reduction by up to 2
 IIR_MIN_DEPTH = 4
+SINGULAR_MIN_DEPTH = 8
+SINGULAR_TT_DEPTH = 3  # the TT entry may be this much shallower than the node
+SINGULAR_MARGIN = 2  # centipawns per ply of depth below the TT score
 SEE_PRUNING_DEPTH = 4
 TABLE_DEPTH_BONUS = 6  # a table value is stored as if searched this much deeper: nothing beats it
 PLY_ROWS = MAX_PLY + 2
@@ -355,18 +359,25 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         return quiescence(kernels, buffers, tables, ply, alpha, beta)
 
     # 5. Transposition table: its move always, its score when the depth and bound allow.
+    # A singular-extension search of this node (step 10b) leaves one move out: the stored result
+    # is not about the same set of moves, so it neither cuts here nor is stored.
+    excluded = ply_info[EXCLUDED_MOVE, ply]
     slot = tt.probe(tt_table, position_hash)
     tt_move = np.int64(-1)
+    tt_score = np.int64(-INFINITE)
+    tt_bound = np.int64(0)
+    tt_depth = np.int64(-1)
     static_eval = np.int64(-INFINITE)
     if slot >= 0:
         word = tt.entry(tt_table, slot)
         tt_move = tt.entry_move(word)
         static_eval = tt.entry_eval(word)
-        if not is_pv and flags & USE_TT_CUTOFFS and tt.entry_depth(word) >= depth:
-            score = from_table(tt.entry_score(word), ply)
-            bound = tt.entry_bound(word)
-            if tt.bound_decides(bound, score, alpha, beta):
-                return score
+        tt_score = from_table(tt.entry_score(word), ply)
+        tt_bound = tt.entry_bound(word)
+        tt_depth = tt.entry_depth(word)
+        if (not is_pv and excluded < 0 and flags & USE_TT_CUTOFFS and tt_depth >= depth
+                and tt.bound_decides(tt_bound, tt_score, alpha, beta)):
+            return tt_score
 
     # 6. Endgame tables: a covered position has its exact value, stored like a deep search's.
     # (The root is played from the tables by the player, before any search.)
@@ -391,13 +402,14 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
 
     # Internal iterative reduction: a node that matters but has no TT move to try first is
     # searched a ply shallower; the next iteration finds it with a move.
-    if flags & USE_IIR and not root and tt_move < 0 and depth >= IIR_MIN_DEPTH and (is_pv or cut_node):
+    if (flags & USE_IIR and not root and excluded < 0 and tt_move < 0 and depth >= IIR_MIN_DEPTH
+            and (is_pv or cut_node)):
         depth -= 1
 
     # 8. The prover inside the tree: near the horizon, where the side to move holds its own, a
     # checks-only mate search (solver.search.mate_probe), each position at most once, within a
     # share of the search's nodes. A mate found is a lower bound: a shorter one may exist.
-    if (flags & USE_MATE_PROBE and not root and not checked and depth <= MATE_PROBE_DEPTH
+    if (flags & USE_MATE_PROBE and not root and excluded < 0 and not checked and depth <= MATE_PROBE_DEPTH
             and abs(beta) < MATE_BOUND and static_eval + MATE_PROBE_MARGIN >= beta
             and ply + MATE_PROBE_PLIES + 2 < PLY_ROWS
             and (state[P_FIFTY] == 0 or reversible_plies(pos) + MATE_PROBE_PLIES < state[P_FIFTY])
@@ -422,7 +434,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
             return score
 
     # Forward pruning, before any move is generated (a stalemate is not seen by it).
-    if not is_pv and not checked and abs(beta) < MATE_BOUND:
+    if not is_pv and not checked and excluded < 0 and abs(beta) < MATE_BOUND:
         # 9. Reverse futility: far enough above beta that the few plies left will not bring it down.
         if (flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH
                 and static_eval - RFP_MARGIN * (depth - improving) >= beta):
@@ -441,6 +453,27 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
             if score >= beta:
                 state[S_NULL_CUTS] += 1
                 return beta if score >= MATE_BOUND else score
+
+    # 10b. Singular extension with multi-cut: when the TT move's stored score is a reliable
+    # lower bound, search the node a little shallower without it against a bar below that
+    # score. If every other move fails low, the TT move is singular: it is searched a ply
+    # deeper. If the bar is above beta and another move still clears it, several moves cut
+    # here: the node cuts (multi-cut).
+    singular_extension = 0
+    if (flags & USE_SINGULAR and not root and excluded < 0 and tt_move >= 0 and depth >= SINGULAR_MIN_DEPTH
+            and tt_depth >= depth - SINGULAR_TT_DEPTH and tt_bound != tt.BOUND_UPPER
+            and abs(tt_score) < MATE_BOUND and ply < 2 * state[P_ROOT_DEPTH]):
+        singular_beta = tt_score - SINGULAR_MARGIN * depth
+        ply_info[EXCLUDED_MOVE, ply] = tt_move
+        score = search(kernels, buffers, tables, ply, (depth - 1) // 2, singular_beta - 1, singular_beta, cut_node)
+        ply_info[EXCLUDED_MOVE, ply] = -1
+        if state[S_STOPPED]:
+            return 0
+        if score < singular_beta:
+            singular_extension = 1
+        elif singular_beta >= beta:
+            state[S_MULTI_CUTS] += 1
+            return singular_beta
 
     # 11. The moves; none is checkmate or stalemate.
     if root:
@@ -463,7 +496,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
 
     # 13. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
-    if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and depth >= state[P_MC_DEPTH]
+    if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and excluded < 0 and depth >= state[P_MC_DEPTH]
             and abs(beta) < MATE_BOUND):
         cuts = 0
         for i in range(min(count, state[P_MC_MOVES])):
@@ -498,6 +531,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     for i in range(count):
         pruning = best > -MATE_BOUND and (futile or searched >= late)
         move = pick_next(moves[ply], keys[ply], i, count)
+        if move == excluded:
+            continue
         key = np.int64(keys[ply, i])
         if key == TT_MOVE:  # the TT move: the game's own key says what kind of move it is
             key = tt_key
@@ -513,6 +548,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         ply_info[PREVIOUS_MOVE, ply + 1] = move
         extension = 1 if (flags & USE_CHECK_EXTENSION and checking
                           and ply < 2 * state[P_ROOT_DEPTH]) else 0
+        if move == tt_move:
+            extension = max(extension, singular_extension)
         new_depth = depth - 1 + extension
         if searched == 0:
             score = -search(kernels, buffers, tables, ply + 1, new_depth, -beta, -alpha,
@@ -563,6 +600,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
             quiets_tried += 1
 
     # 15. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
+    if excluded >= 0:
+        return best
     if best >= beta:
         bound = tt.BOUND_LOWER
     elif is_pv and best_move >= 0:

@@ -180,6 +180,7 @@ class Player:
         self._positions = np.zeros((rows + 1, game.position_width), dtype=np.uint64)
         self._move_rows = np.zeros((3, rows, game.max_moves), dtype=np.int32)
         self._ply_info = np.zeros((ab.PLY_INFO_ROWS, rows), dtype=np.int64)
+        self._ply_info[ab.EXCLUDED_MOVE] = -1  # a node leaves a move out only inside its own search
         self._killers = np.full((rows, 2), -1, dtype=np.int32)
         self._history = np.zeros((2, game.move_space), dtype=np.int32)
         self._counter_moves = np.full((2, game.move_space), -1, dtype=np.int32)

@@ -21,6 +21,7 @@ USE_SEE_PRUNING = 2048  # near the horizon, skip captures the game ranks as losi
 USE_LMR_HISTORY = 4096  # late-move reductions shortened or lengthened by the move's history
 USE_COUNTER_MOVES = 8192  # the quiet move that last refuted the opponent's move is tried early
 USE_CONTINUATION_HISTORY = 16384  # quiet moves ordered by how they did after the last two moves
+USE_SINGULAR = 32768  # singular extension of the TT move, with multi-cut when others also cut
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -39,6 +40,7 @@ FLAGS = {
     "lmr_history": USE_LMR_HISTORY,
     "counter_moves": USE_COUNTER_MOVES,
     "continuation_history": USE_CONTINUATION_HISTORY,
+    "singular": USE_SINGULAR,
 }
 ASPIRATION = "aspiration"  # the one switch of the iterative deepening rather than the search
 NAMES = tuple(FLAGS) + (ASPIRATION,)
@@ -47,7 +49,8 @@ PLAIN = {name: False for name in NAMES}
 # the player scored +36.6 Elo [0.0, +74.0] in 200 games of fixed-node self-play (2026-11-23)
 # and reached the bench depth in less time; every other feature pays for itself.
 # The mate probe is off until a match shows it pays (issue 40); so are the heuristics of issue
-# 41 (iir, improving, see_pruning, lmr_history, counter_moves, continuation_history) until each is measured by a match.
+# 41 (iir, improving, see_pruning, lmr_history, counter_moves, continuation_history,
+# singular) until each is measured by a match.
 MEASURED_OFF = ("multi_cut", "mate_probe", "iir", "improving", "see_pruning", "lmr_history", "counter_moves",
-                "continuation_history")
+                "continuation_history", "singular")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
