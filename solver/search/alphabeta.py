@@ -53,9 +53,10 @@ from solver.search.ordering import (TT_MOVE, is_quiet_key, pick_next, reward_con
                                     score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
                                   to_table, wdl50_score)
-from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_FUTILITY, USE_SINGULAR, USE_IIR, USE_IMPROVING, USE_LMR,
-                                    USE_COUNTER_MOVES, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT, USE_NULL_MOVE,
-                                    USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING, USE_TT_CUTOFFS)
+from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
+                                    USE_IIR, USE_IMPROVING, USE_LMR, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT,
+                                    USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING,
+                                    USE_SINGULAR, USE_TT_CUTOFFS)
 from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
