@@ -175,12 +175,6 @@ def update_pv(pv, ply_info, ply, move):
     ply_info[PV_LENGTH, ply] = max(end, ply + 1)
 
 
-@nb.njit(types.boolean(I64_1D, types.int64), cache=True, inline="always")
-def flags_have(state, flag):
-    """Whether the switch ``flag`` is on for this search."""
-    return (state[P_FLAGS] & flag) != 0
-
-
 @nb.njit(types.boolean(I64_2D, types.int64), cache=True, inline="always")
 def is_improving(ply_info, ply):
     """Whether the static evaluation at ``ply`` is above the side to move's last one, two plies
@@ -316,7 +310,6 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
      reversible_plies, rank, piece_to) = kernels
     (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
      counter_moves, continuation) = buffers
-    continuing = flags_have(state, USE_CONTINUATION_HISTORY)
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -326,6 +319,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     tried = move_rows[TRIED]
     window = ply_info[WINDOW]
     flags = state[P_FLAGS]
+    continuing = (flags & USE_CONTINUATION_HISTORY) != 0
     history_length = state[P_HISTORY]
     position_hash = hash_position(pos)
     path[history_length + ply] = position_hash
