@@ -26,8 +26,10 @@ from runtime.stopping import DeadlineWatcher
 from games.game import Game
 from solver.search import alphabeta as ab
 from solver.search.mate_probe import new_misses
-from solver.search.scores import INFINITE, KNOWN_WIN, MATE, MATE_BOUND, MAX_PLY, is_mate, mate_in_moves
-from solver.search.switches import ASPIRATION, DEFAULTS, FLAGS, NAMES as SWITCH_NAMES, PLAIN
+from solver.search.scores import (INFINITE, KNOWN_WIN, KNOWN_WIN_BOUND, MATE, MATE_BOUND, MAX_PLY, is_mate,
+                                  mate_in_moves)
+from solver.search.switches import ASPIRATION, DEFAULTS, FLAGS, NAMES as SWITCH_NAMES, PLAIN, TIME_SCALING
+from solver.search.timecontrol import optimum_scale
 from solver.search.transposition import TranspositionTable
 
 MAX_DEPTH = MAX_PLY - 8
@@ -201,6 +203,7 @@ class Player:
         self._root_history: list[int] = []
         self._no_tables = None
         self._prover_seconds = 0.0  # spent by the prover in the current search
+        self._previous_score: int | None = None  # the last search's final score, for time scaling
 
     # --- configuration ---------------------------------------------------------------------
     def set_switches(self, switches: dict[str, bool]) -> None:
@@ -236,6 +239,7 @@ class Player:
         self._counter_moves.fill(-1)
         self._continuation.fill(0)
         self._mate_misses.fill(0)
+        self._previous_score = None
         if self._prover is not None:
             self._prover.clear()
 
@@ -479,12 +483,13 @@ class Player:
                 best, score = proven
                 pv = pv if pv[0] == best else [best]
             self._report(on_iteration, iterations, depth, score, "exact", started, pv)
-            if self._done(limits, score, depth, started, len(root_moves)):
+            if self._done(limits, score, depth, started, len(root_moves), self._optimum_scale(iterations)):
                 break
         self.last_stats = {"null_cuts": int(stats[ab.S_NULL_CUTS]), "multi_cuts": int(stats[ab.S_MULTI_CUTS]),
                            "mate_probes": int(stats[ab.S_MATE_PROBES]), "mate_probe_hits": int(stats[ab.S_MATE_HITS]),
                            "mate_probe_nodes": int(stats[ab.S_MATE_NODES])}
         finished = iterations[-1] if iterations else None
+        self._previous_score = score
         return SearchResult(best, score, finished.depth if finished else 0, int(stats[ab.S_SELDEPTH]),
                             int(stats[ab.S_NODES]), time.monotonic() - started, pv, K.ONGOING, iterations,
                             int(stats[ab.S_TABLE_HITS]))
@@ -561,9 +566,18 @@ class Player:
         if on_iteration is not None:
             on_iteration(iteration)
 
+    def _optimum_scale(self, iterations: list[Iteration]) -> float:
+        """The factor on the soft limit after ``iterations`` (1 with ``time_scaling`` off)."""
+        if not self.switches[TIME_SCALING]:
+            return 1.0
+        return optimum_scale([i.pv[0] for i in iterations], [i.score for i in iterations],
+                             self._previous_score, KNOWN_WIN_BOUND)
+
     @staticmethod
-    def _done(limits: Limits, score: int, depth: int, started: float, root_count: int) -> bool:
-        """Whether to start no further iteration."""
+    def _done(limits: Limits, score: int, depth: int, started: float, root_count: int,
+              optimum_scale: float = 1.0) -> bool:
+        """Whether to start no further iteration (the soft limit is ``limits.optimum`` times
+        ``optimum_scale``)."""
         if is_mate(score) and depth >= 2 * abs(mate_in_moves(score)) + 4 and limits.depth is None:
             return True  # a mate found with plies to spare: deeper iterations rarely shorten it
         if limits.infinite:
@@ -573,7 +587,7 @@ class Player:
         timed = limits.optimum is not None or limits.time is not None
         if timed:
             elapsed = time.monotonic() - started
-            if limits.optimum is not None and elapsed >= limits.optimum:
+            if limits.optimum is not None and elapsed >= limits.optimum * optimum_scale:
                 return True
             if root_count == 1 and depth >= 4:
                 return True  # a forced move: no need to think long

@@ -42,15 +42,16 @@ FLAGS = {
     "continuation_history": USE_CONTINUATION_HISTORY,
     "singular": USE_SINGULAR,
 }
-ASPIRATION = "aspiration"  # the one switch of the iterative deepening rather than the search
-NAMES = tuple(FLAGS) + (ASPIRATION,)
+ASPIRATION = "aspiration"  # the switches of the iterative deepening rather than the search
+TIME_SCALING = "time_scaling"  # the optimum scaled by best-move changes and falling scores
+NAMES = tuple(FLAGS) + (ASPIRATION, TIME_SCALING)
 PLAIN = {name: False for name in NAMES}
 # The defaults follow the measurements in docs/benchmarks.md: multi-cut is off because without it
 # the player scored +36.6 Elo [0.0, +74.0] in 200 games of fixed-node self-play (2026-11-23)
 # and reached the bench depth in less time; every other feature pays for itself.
 # The mate probe is off until a match shows it pays (issue 40); so are the heuristics of issue
 # 41 (iir, improving, see_pruning, lmr_history, counter_moves, continuation_history,
-# singular) until each is measured by a match.
+# singular) and time_scaling until each is measured by a match.
 MEASURED_OFF = ("multi_cut", "mate_probe", "iir", "improving", "see_pruning", "lmr_history", "counter_moves",
-                "continuation_history", "singular")
+                "continuation_history", "singular", "time_scaling")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
