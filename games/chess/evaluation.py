@@ -32,6 +32,11 @@ Terms (feature blocks, in order; sizes in ``TERMS``), for each side:
 
 No tempo term: the start position evaluates to 0 (tests/test_chess_rules.py relies on it).
 
+Outside the tuned linear model, ``mop_up`` steers pawnless endings where one side is a rook or
+more ahead towards the mate: the lone defending king driven to the edge (to a corner of the
+bishop's colour with bishop and knight alone) and the kings brought together. Such positions are
+too rare in games for the tuner to learn it, and a search that cannot see the mate needs it.
+
 numba freezes the weight arrays into the compiled code, and its on-disk cache is invalidated only
 when *this* file changes: ``WEIGHTS_DIGEST`` below must match the weights (the tuner rewrites it
 with them), or the import fails instead of serving stale compiled weights.
@@ -350,6 +355,49 @@ def terms(pos, out):
     return mg, eg, phase
 
 
+# Mop-up (pawnless endings a rook or more ahead): centipawns per step of the weak king from the
+# centre (or from a corner of the bishop's colour, with bishop and knight alone) and per step the
+# kings come closer.
+MOPUP_MATERIAL = np.array([0, 320, 330, 500, 900, 0], dtype=np.int64)
+MOPUP_LEAD = 400
+MOPUP_EDGE = 10
+MOPUP_CLOSE = 4
+CENTRE_DISTANCE = np.array([max(3 - f, f - 4) + max(3 - r, r - 4) for r in range(8) for f in range(8)],
+                           dtype=np.int64)  # Manhattan steps to the four centre squares: 0..6
+DARK_SQUARES = types.uint64(0xAA55AA55AA55AA55)
+
+
+@nb.njit(types.int64(K.POSITION), cache=True)
+def mop_up(pos):
+    """The mop-up bonus from White's side: nonzero only without pawns and with one side at least
+    ``MOPUP_LEAD`` of material ahead (module docstring)."""
+    if pos[PAWNS]:
+        return 0
+    material = np.zeros(2, dtype=np.int64)
+    for colour in range(2):
+        for piece_type in range(1, 5):
+            material[colour] += MOPUP_MATERIAL[piece_type] * popcount(pos[PAWNS + piece_type] & pos[colour])
+    lead = material[0] - material[1]
+    if abs(lead) < MOPUP_LEAD:
+        return 0
+    strong = 0 if lead > 0 else 1
+    strong_king = lsb(pos[KINGS] & pos[strong])
+    weak_king = lsb(pos[KINGS] & pos[1 - strong])
+    edge = CENTRE_DISTANCE[weak_king]
+    bishops = pos[BISHOPS] & pos[strong]
+    if material[strong] == MOPUP_MATERIAL[1] + MOPUP_MATERIAL[2] and bishops and material[1 - strong] == 0:
+        # Bishop and knight mate only in a corner of the bishop's colour: 6 minus the weak
+        # king's (Chebyshev) distance to the nearer of those two corners.
+        corners = (0, 63) if bishops & DARK_SQUARES else (7, 56)
+        near = 7
+        for corner in corners:
+            near = min(near, max(abs(corner % 8 - weak_king % 8), abs(corner // 8 - weak_king // 8)))
+        edge = 6 - min(near, 6)
+    apart = abs(strong_king % 8 - weak_king % 8) + abs(strong_king // 8 - weak_king // 8)
+    bonus = MOPUP_EDGE * edge + MOPUP_CLOSE * (14 - apart)
+    return bonus if strong == 0 else -bonus
+
+
 @nb.njit(K.EVALUATE_SIGNATURE, cache=True)
 def evaluate(pos):
     """The tapered evaluation of ``pos`` in centipawns from the side to move's point of view,
@@ -359,6 +407,8 @@ def evaluate(pos):
         mg = -mg
         eg = -eg
     score = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
+    if not pos[PAWNS]:
+        score += -mop_up(pos) if pos[STATE] & ONE else mop_up(pos)
     limit = K.EVAL_LIMIT - 1
     return np.int32(max(-limit, min(limit, score)))
 
