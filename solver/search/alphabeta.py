@@ -28,6 +28,10 @@ the search):
 * ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
   (``C_STOP``, written by other threads while the search runs) in one int64 array.
 
+Measured Elo (docs/benchmarks.md) is noted beside the steps as Ethereal does: ``[+74 Elo, with
+the seven]`` marks the heuristics of issue 41 (IIR, improving, SEE pruning, LMR history,
+counter-moves, continuation history, singular extensions), measured together so far.
+
 Switches (``state[P_FLAGS]``, :mod:`solver.search.switches`): every pruning, reduction or
 extension that can change the value of the root can be switched off, so that a search with none
 of them returns the plain alpha-beta value of the depth-limited tree (with quiescence at its
@@ -396,7 +400,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     improving = np.int64(1 if flags & USE_IMPROVING and not checked and is_improving(ply_info, ply) else 0)
 
     # Internal iterative reduction: a node that matters but has no TT move to try first is
-    # searched a ply shallower; the next iteration finds it with a move.
+    # searched a ply shallower; the next iteration finds it with a move. [+74 Elo, with the seven]
     if (flags & USE_IIR and not root and excluded < 0 and tt_move < 0 and depth >= IIR_MIN_DEPTH
             and (is_pv or cut_node)):
         depth -= 1
@@ -449,11 +453,11 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
                 state[S_NULL_CUTS] += 1
                 return beta if score >= MATE_BOUND else score
 
-    # 10b. Singular extension with multi-cut: when the TT move's stored score is a reliable
-    # lower bound, search the node a little shallower without it against a bar below that
-    # score. If every other move fails low, the TT move is singular: it is searched a ply
-    # deeper. If the bar is above beta and another move still clears it, several moves cut
-    # here: the node cuts (multi-cut).
+    # 10b. Singular extension with multi-cut [+74 Elo, with the seven]: when the TT move's
+    # stored score is a reliable lower bound, search the node a little shallower without it
+    # against a bar below that score. If every other move fails low, the TT move is singular:
+    # it is searched a ply deeper. If the bar is above beta and another move still clears it,
+    # several moves cut here: the node cuts (multi-cut).
     singular_extension = 0
     if (flags & USE_SINGULAR and not root and excluded < 0 and tt_move >= 0 and depth >= SINGULAR_MIN_DEPTH
             and tt_depth >= depth - SINGULAR_TT_DEPTH and tt_bound != tt.BOUND_UPPER
@@ -481,7 +485,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     if result != K.ONGOING:
         return terminal_score(result, ply)
 
-    # 12. Order the moves.
+    # 12. Order the moves (counter-moves and continuation history: [+74 Elo, with the seven]).
     previous = ply_info[PREVIOUS_MOVE, ply] if ply > 0 else np.int64(-1)
     counter = counter_moves[ply & 1, previous] if flags & USE_COUNTER_MOVES and previous >= 0 else -1
     context_1 = ply_info[PREVIOUS_PIECE_TO, ply] if continuing and ply >= 1 else np.int64(-1)
@@ -510,7 +514,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
                     state[S_MULTI_CUTS] += 1
                     return beta
 
-    # 14. Move loop: principal-variation search with late-move reductions. Futility and
+    # 14. Move loop: principal-variation search with late-move reductions (history- and
+    # improving-adjusted, SEE pruning: [+74 Elo, with the seven]). Futility and
     # late-move pruning: near the horizon, quiet moves are skipped when the node is far below
     # alpha, or after the first few (never the first move, a check, or in check).
     best = np.int64(-INFINITE)
