@@ -9,7 +9,7 @@ from numba import types
 
 from games import kernels as K
 from games.bits import mix64, popcount
-from games.connect4 import U1, bottom_mask, dimensions, is_standard, legal_moves
+from games.connect4 import U1, bottom_mask, dimensions, has_alignment, is_standard, legal_moves
 
 # Each kernel has an inlined body taking the board size, called with the constants 7 and 6 on
 # the standard board (see games.connect4.STANDARD_SIZE).
@@ -162,3 +162,12 @@ def noisy_moves(pos, moves):
             moves[kept] = moves[i]
             kept += 1
     return kept
+
+
+@nb.njit(K.IS_LEGAL_SIGNATURE, cache=True)
+def is_legal(pos, move):
+    """Whether column ``move`` is on the board and has room, and no four are made yet."""
+    plies, width, height = dimensions(pos[2])
+    if move < 0 or move >= width or has_alignment(pos[0] ^ pos[1], height):
+        return False
+    return not pos[1] & (U1 << types.uint64(move * (height + 1) + height - 1))

@@ -74,7 +74,8 @@ class PlayerKernels(KernelSet):
     """The kernels the alpha-beta player needs beyond :class:`Kernels`; see
     :mod:`games.kernels` ("Player kernels") for the contract of each."""
 
-    FIELDS = ("in_check", "gives_check", "play_null", "move_keys", "noisy_moves", "reversible_plies", "piece_to")
+    FIELDS = ("in_check", "gives_check", "play_null", "move_keys", "noisy_moves", "reversible_plies", "piece_to",
+              "is_legal")
 
 
 class OptionalKernel:

@@ -103,6 +103,12 @@ Player kernels (``Game.player``, a ``PlayerKernels``; the alpha-beta player of :
     plies before it). Chess: the side, the moved piece and the target square (768 values);
     games whose moves say it all: the move itself (``piece_to_space`` = ``move_space``).
 
+``is_legal(pos, move) -> boolean``
+    Whether ``move`` is among ``legal_moves(pos)``, for any int32 ``move`` (the search asks it of
+    the transposition table's move before generating any move, and a stored move may come from
+    another position sharing the hash key). Games with small move lists may look the move up
+    in them; chess checks the move alone (:mod:`games.chess.legality`).
+
 Table families (``games.table_family``)
     Games solved by retrograde analysis also provide a table family: named index spaces with
     ``rank``/``unrank`` kernels, and the tables that moves leaving a table land in. Chess and
@@ -140,6 +146,7 @@ PLAY_NULL_SIGNATURE = types.boolean(POSITION, POSITION)
 MOVE_KEYS_SIGNATURE = types.void(POSITION, MOVE_BUFFER, types.int64, MOVE_BUFFER)
 REVERSIBLE_PLIES_SIGNATURE = types.int64(POSITION)
 PIECE_TO_SIGNATURE = types.int64(POSITION, types.int32)
+IS_LEGAL_SIGNATURE = types.boolean(POSITION, types.int32)
 
 # Argument types for engines that receive kernels: declare engine parameters with these.
 LegalMovesKernel = types.FunctionType(LEGAL_MOVES_SIGNATURE)
@@ -154,6 +161,7 @@ PlayNullKernel = types.FunctionType(PLAY_NULL_SIGNATURE)
 MoveKeysKernel = types.FunctionType(MOVE_KEYS_SIGNATURE)
 ReversiblePliesKernel = types.FunctionType(REVERSIBLE_PLIES_SIGNATURE)
 PieceToKernel = types.FunctionType(PIECE_TO_SIGNATURE)
+IsLegalKernel = types.FunctionType(IS_LEGAL_SIGNATURE)
 
 # Engines receive these kernels from Python on every call: numba is made to remember their
 # addresses instead of asking each dispatcher again (see runtime.kernel_addresses).

@@ -62,3 +62,11 @@ def noisy_moves(pos, moves):
             moves[kept] = moves[i]
             kept += 1
     return kept
+
+
+@nb.njit(K.IS_LEGAL_SIGNATURE, cache=True)
+def is_legal(pos, move):
+    """Whether cell ``move`` is on the board and empty, and no line is made yet."""
+    if move < 0 or move >= 9 or has_line(pos[0]) or has_line(pos[1]):
+        return False
+    return not (pos[0] | pos[1]) & (types.uint64(1) << types.uint64(move))

@@ -274,3 +274,35 @@ def test_piece_to_is_side_piece_and_target_by_python_chess():
             assert 0 <= index < STANDARD.piece_to_space
             seen.add(index)
     assert len(seen) > 300
+
+
+def _check_is_legal(game, position, strangers, rng) -> int:
+    """is_legal of ``position`` against its move list, on its legal moves, on ``strangers``
+    (moves of other positions) and on random integers; the number of moves asked."""
+    from games.chess.legality import is_legal
+
+    legal = set(game.legal_moves(position))
+    asked = list(legal) + rng.sample(strangers, min(40, len(strangers)))
+    asked += [rng.randrange(-3, 5 << 12) for _ in range(10)]
+    for move in asked:
+        assert bool(is_legal(position, np.int32(move))) == (move in legal), (game.format_position(position), move)
+    return len(asked)
+
+
+def test_is_legal_on_random_walks_and_perft_suites(oracle_data):
+    # Stored moves from other positions (the transposition table's risk) are the hard cases:
+    # a move of the same piece type from a square it is not on, a pinned piece's move, a
+    # castling or en passant that is not allowed here.
+    rng = random.Random(5)
+    positions = random_walk_positions(seed=7, games_count=30, plies=120)
+    cases = (read_perft_file(oracle_data("chess/perft-tricky.perft"))
+             + read_perft_file(oracle_data("chess/perft-random.perft")))
+    suite = [(CHESS960 if case["id"] in CHESS960_IDS else STANDARD, case["fen"]) for case in cases]
+    boards = [(STANDARD, position) for position in positions]
+    for game, fen in suite:
+        position = game.parse_position(fen)
+        boards.append((game, position))
+        boards.extend((game, game.play(position, move)) for move in game.legal_moves(position)[:6])
+    strangers = sorted({move for game, position in boards[::7] for move in game.legal_moves(position)})
+    asked = sum(_check_is_legal(game, position, strangers, rng) for game, position in boards)
+    assert asked > 200_000

@@ -159,3 +159,21 @@ def test_connect4_full_search_keeps_the_value_of_an_immediate_win_and_block():
     block = CONNECT4.parse_position("11223")  # the second player must block at 4
     result = player.search(block, Limits(depth=6))
     assert CONNECT4.format_move(block, result.best) == "4"
+
+
+@pytest.mark.parametrize("name", ["connect4", "tictactoe"])
+def test_is_legal_is_membership_in_the_move_list(name):
+    game = games.get(name)
+    rng = random.Random(3)
+    asked = 0
+    for _ in range(30):
+        position = game.start_position()
+        while True:
+            legal = set(game.legal_moves(position))
+            for move in range(-2, game.move_space + 2):
+                assert bool(game.player.is_legal(position, np.int32(move))) == (move in legal)
+                asked += 1
+            if not legal:
+                break
+            position = game.play(position, rng.choice(sorted(legal)))
+    assert asked > 500

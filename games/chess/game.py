@@ -34,7 +34,8 @@ class Chess(Game):
     kernels = Kernels(legal_moves, play, RULES + "outcome", hash_position, EVALUATION + "evaluate",
                       RULES + "is_noisy")
     player = PlayerKernels(in_check, PLAYER + "gives_check", PLAYER + "play_null", PLAYER + "move_keys",
-                           PLAYER + "noisy_moves", PLAYER + "reversible_plies", PLAYER + "piece_to")
+                           PLAYER + "noisy_moves", PLAYER + "reversible_plies", PLAYER + "piece_to",
+                           "games.chess.legality:is_legal")
 
     piece_to_space = 2 * 6 * 64  # side, piece, target square
 

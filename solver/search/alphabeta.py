@@ -53,8 +53,8 @@ from runtime.stopping import poll_due
 from solver.search import transposition as tt
 from solver.search.mate_probe import (MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES, MATE_PROBE_PLIES,
                                       MATE_PROBE_SHARE, missed_before, probe_mate)
-from solver.search.ordering import (TT_MOVE, is_quiet_key, pick_next, reward_continuation, reward_quiet_cutoff,
-                                    score_moves)
+from solver.search.ordering import (TT_MOVE, generate_behind, is_quiet_key, pick_next, reward_continuation,
+                                    reward_quiet_cutoff, score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
                                   to_table, wdl50_score)
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
@@ -84,6 +84,7 @@ NULL_MIN_DEPTH = 3
 FUTILITY_DEPTH = 3
 FUTILITY_MARGIN = 100  # per ply of remaining depth, plus one
 LATE_MOVE_COUNT = 4  # quiet moves searched at depth d before the rest are skipped: 4 + d * d
+NO_LATE_LIMIT = 1 << 30  # no late-move pruning
 LMR_MIN_DEPTH = 3
 LMR_HISTORY_DIVISOR = 8192  # history (within +-16384) shortens or lengthens a reduction by up to 2
 IIR_MIN_DEPTH = 4
@@ -107,7 +108,7 @@ U64_2D = types.Array(types.uint64, 2, "C")
 # The game's kernels (games.kernels, "Player kernels"), in this order:
 KERNELS = types.Tuple((K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                        K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                       K.ReversiblePliesKernel, RankKernel, K.PieceToKernel))
+                       K.ReversiblePliesKernel, RankKernel, K.PieceToKernel, K.IsLegalKernel))
 # The player's buffers (see the module docstring), in this order:
 BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D,
                        I32_2D, I32_3D))
@@ -221,7 +222,7 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, _, _, move_keys, noisy_moves,
-     reversible_plies, rank, piece_to) = kernels
+     reversible_plies, rank, piece_to, _) = kernels
     positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
@@ -311,7 +312,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys, _,
-     reversible_plies, rank, piece_to) = kernels
+     reversible_plies, rank, piece_to, is_legal) = kernels
     (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
      counter_moves, continuation) = buffers
     # 1. Count the node, poll for a stop.
@@ -474,29 +475,41 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
             state[S_MULTI_CUTS] += 1
             return singular_beta
 
-    # 11. The moves; none is checkmate or stalemate.
-    if root:
-        count = state[P_ROOT_MOVES]
-        for i in range(count):
-            moves[0, i] = root_moves[i]
-    else:
-        count = legal_moves(pos, moves[ply])
-    result = outcome(pos, count)
-    if result != K.ONGOING:
-        return terminal_score(result, ply)
-
-    # 12. Order the moves (counter-moves and continuation history: [+74 Elo, with the seven]).
+    # 11. The moves, in stages: the TT move first, before any other is generated or scored
+    # (it often cuts, and ordering costs more than generating); then all of them, ordered
+    # (step 12). Multi-cut (step 13) wants the ordered list at once. With no TT move, none is
+    # checkmate or stalemate.
     previous = ply_info[PREVIOUS_MOVE, ply] if ply > 0 else np.int64(-1)
     counter = counter_moves[ply & 1, previous] if flags & USE_COUNTER_MOVES and previous >= 0 else -1
     context_1 = ply_info[PREVIOUS_PIECE_TO, ply] if continuing and ply >= 1 else np.int64(-1)
     context_2 = ply_info[PREVIOUS_PIECE_TO, ply - 1] if continuing and ply >= 2 else np.int64(-1)
-    tt_key = score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
-                         continuation, ply, np.int64(counter), context_1, context_2)
+    multi_cut = (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and excluded < 0
+                 and depth >= state[P_MC_DEPTH] and abs(beta) < MATE_BOUND)
+    generated = root or multi_cut or tt_move < 0 or tt_move == excluded or not is_legal(pos, np.int32(tt_move))
+    if not generated:
+        count = 1
+        moves[ply, 0] = tt_move
+        move_keys(pos, moves[ply], 1, keys[ply])
+        tt_key = np.int64(keys[ply, 0])
+        keys[ply, 0] = TT_MOVE
+    else:
+        if root:
+            count = state[P_ROOT_MOVES]
+            for i in range(count):
+                moves[0, i] = root_moves[i]
+        else:
+            count = legal_moves(pos, moves[ply])
+        result = outcome(pos, count)
+        if result != K.ONGOING:
+            return terminal_score(result, ply)
+
+        # 12. Order the moves (counter-moves and continuation history: [+74 Elo, with the seven]).
+        tt_key = score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
+                             continuation, ply, np.int64(counter), context_1, context_2)
 
     # 13. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
-    if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and excluded < 0 and depth >= state[P_MC_DEPTH]
-            and abs(beta) < MATE_BOUND):
+    if multi_cut:
         cuts = 0
         for i in range(min(count, state[P_MC_MOVES])):
             move = pick_next(moves[ply], keys[ply], i, count)
@@ -517,18 +530,30 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     # 14. Move loop: principal-variation search with late-move reductions (history- and
     # improving-adjusted, SEE pruning: [+74 Elo, with the seven]). Futility and
     # late-move pruning: near the horizon, quiet moves are skipped when the node is far below
-    # alpha, or after the first few (never the first move, a check, or in check).
+    # alpha, or after the first few (never the first move, a check, or in check). After the
+    # TT move alone (step 11), the rest are generated and ordered behind it.
     best = np.int64(-INFINITE)
     best_move = np.int64(-1)
     searched = 0
     quiets_tried = 0
     prunable = flags & USE_FUTILITY and not is_pv and not checked and depth <= FUTILITY_DEPTH
     futile = prunable and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
-    late = LATE_MOVE_COUNT + depth * depth if prunable else count
+    late = LATE_MOVE_COUNT + depth * depth if prunable else NO_LATE_LIMIT
     if prunable and flags & USE_IMPROVING and not improving:
         late = (late + 1) // 2  # a position getting worse: fewer quiet moves deserve a look
     see_prunable = flags & USE_SEE_PRUNING and not is_pv and not checked and depth <= SEE_PRUNING_DEPTH
-    for i in range(count):
+    i = -1
+    while True:
+        i += 1
+        if i == count:
+            if generated:
+                break
+            count = generate_behind(legal_moves, pos, moves[ply], tt_move)
+            score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
+                        continuation, ply, np.int64(counter), context_1, context_2)
+            generated = True
+            if i == count:
+                break
         pruning = best > -MATE_BOUND and (futile or searched >= late)
         move = pick_next(moves[ply], keys[ply], i, count)
         if move == excluded:

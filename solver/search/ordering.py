@@ -1,5 +1,6 @@
-"""Move ordering: the transposition-table move, then noisy moves by the game's key, killers,
-quiet moves by history, and last the moves the game ranks below every quiet move.
+"""Move ordering: the transposition-table move (tried before the others are generated, when
+the game's ``is_legal`` accepts it), then noisy moves by the game's key, killers, quiet moves
+by history, and last the moves the game ranks below every quiet move.
 
 Sort keys (higher first), one int32 per move in ``keys[ply]``::
 
@@ -77,6 +78,20 @@ def score_moves(move_keys, piece_to, pos, moves, keys, count, tt_move, killers, 
                         key += continuation[1, context_2, index]
                 keys[i] = np.int32(key)
     return tt_key
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.POSITION, K.MOVE_BUFFER, types.int64), cache=True)
+def generate_behind(legal_moves, pos, moves, first):
+    """The legal moves of ``pos`` into ``moves``, with ``first`` (the TT move, searched before
+    any move was generated) swapped into ``moves[0]`` as ``pick_next`` would have put it; the
+    number of moves."""
+    count = legal_moves(pos, moves)
+    for i in range(count):
+        if moves[i] == first:
+            moves[i] = moves[0]
+            moves[0] = np.int32(first)
+            break
+    return count
 
 
 @nb.njit(types.int64(K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64, types.int64), cache=True, inline="always")

@@ -538,7 +538,7 @@ class Player:
         rank, tables = self._table_arguments()
         return int(ab.search((kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
                               player.in_check, player.gives_check, player.play_null, player.move_keys,
-                              player.noisy_moves, player.reversible_plies, rank, player.piece_to),
+                              player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal),
                              (self._positions, self._move_rows, self._ply_info, self._path, self._killers,
                               self._history, table.table, self._pv, self._root_moves, self._state,
                               self._mate_misses, self._counter_moves, self._continuation),
