@@ -66,6 +66,7 @@ SWITCH_OPTIONS = {
     "CounterMoves": "counter_moves",
     "ContinuationHistory": "continuation_history",
     "SingularExtensions": "singular",
+    "CaptureHistory": "capture_history",
     "TimeScaling": "time_scaling",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",

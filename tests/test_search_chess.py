@@ -11,6 +11,7 @@ import games
 from games import kernels as K
 from solver.search.player import PLAIN, Limits, Player
 from solver.search.scores import MATE_BOUND
+from tests.test_search_small_games import EVERY_HEURISTIC
 
 CHESS = games.get("chess")
 
@@ -31,9 +32,7 @@ def _problems(path):
 @pytest.fixture(scope="module")
 def player_with_every_heuristic():
     """The heuristics still being measured (issue 41) switched on beside the defaults."""
-    return Player(CHESS, hash_mb=16, switches={"iir": True, "improving": True, "see_pruning": True,
-                                               "lmr_history": True, "counter_moves": True,
-                                               "continuation_history": True, "singular": True})
+    return Player(CHESS, hash_mb=16, switches=EVERY_HEURISTIC)
 
 
 @pytest.mark.parametrize("name", ["mate-in-2.epd", "mate-in-3.epd"])

@@ -12,7 +12,8 @@ the search):
 
 * ``positions[ply]``: the position at ``ply`` (copy-make);
 * ``move_rows[MOVES, ply]``, ``move_rows[KEYS, ply]``: its moves and their sort keys;
-  ``move_rows[TRIED, ply]``: the quiet moves tried there without a cutoff;
+  ``move_rows[TRIED, ply]``, ``move_rows[TRIED_NOISY, ply]``: the quiet and the noisy moves
+  tried there without a cutoff;
 * ``ply_info[WINDOW, ply]``: plies since the last null move (repetitions are not looked for
   across one); ``ply_info[PV_LENGTH, ply]``: the end of the principal variation in ``pv[ply]``
   (the triangular PV table); ``ply_info[STATIC_EVAL, ply]``: the node's static evaluation
@@ -23,7 +24,8 @@ the search):
 * ``path``: the hashes of the game history (``state[P_HISTORY]`` entries), then of the positions
   along the search path;
 * ``killers[ply]``, ``history[ply & 1, move]``, ``counter_moves[ply & 1, previous move]``,
-  ``continuation[k, context, piece_to]``: see :mod:`solver.search.ordering`;
+  ``continuation[k, context, piece_to]``, ``capture_history[piece_to]``: see
+  :mod:`solver.search.ordering`;
 * ``mate_misses``: the positions whose mate probe failed (:mod:`solver.search.mate_probe`);
 * ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
   (``C_STOP``, written by other threads while the search runs) in one int64 array.
@@ -53,14 +55,14 @@ from runtime.stopping import poll_due
 from solver.search import transposition as tt
 from solver.search.mate_probe import (MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES, MATE_PROBE_PLIES,
                                       MATE_PROBE_SHARE, missed_before, probe_mate)
-from solver.search.ordering import (TT_MOVE, generate_behind, is_quiet_key, pick_next, reward_continuation,
-                                    reward_quiet_cutoff, score_moves)
+from solver.search.ordering import (TT_MOVE, generate_behind, is_quiet_key, pick_next, reward_capture_history,
+                                    reward_continuation, reward_quiet_cutoff, score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
                                   to_table, wdl50_score)
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
                                     USE_IIR, USE_IMPROVING, USE_LMR, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT,
                                     USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING,
-                                    USE_SINGULAR, USE_TT_CUTOFFS)
+                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY)
 from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
@@ -73,7 +75,8 @@ C_STOP = 32  # set by another thread to stop the search
 STATE_SIZE = 33
 
 # --- the per-ply buffers' rows -----------------------------------------------------------------
-MOVES, KEYS, TRIED = 0, 1, 2
+MOVES, KEYS, TRIED, TRIED_NOISY = 0, 1, 2, 3
+MOVE_ROWS = 4
 WINDOW, PV_LENGTH, STATIC_EVAL, PREVIOUS_MOVE, PREVIOUS_PIECE_TO, EXCLUDED_MOVE = 0, 1, 2, 3, 4, 5
 PLY_INFO_ROWS = 6
 NO_EVAL = -(1 << 40)  # ply_info[STATIC_EVAL]: in check, no static evaluation
@@ -111,7 +114,7 @@ KERNELS = types.Tuple((K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.Hash
                        K.ReversiblePliesKernel, RankKernel, K.PieceToKernel, K.IsLegalKernel))
 # The player's buffers (see the module docstring), in this order:
 BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D,
-                       I32_2D, I32_3D))
+                       I32_2D, I32_3D, I32_1D))
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -223,7 +226,8 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, _, _, move_keys, noisy_moves,
      reversible_plies, rank, piece_to, _) = kernels
-    positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation = buffers
+    (positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation,
+     capture_history) = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -275,7 +279,7 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
             alpha = best
         count = noisy_moves(pos, moves[ply])
     score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history, continuation,
-                ply, -1, -1, -1)
+                ply, -1, -1, -1, capture_history, (flags & USE_CAPTURE_HISTORY) != 0)
 
     # 5. Move loop.
     best_move = np.int64(-1)
@@ -314,7 +318,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys, _,
      reversible_plies, rank, piece_to, is_legal) = kernels
     (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
-     counter_moves, continuation) = buffers
+     counter_moves, continuation, capture_history) = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -322,9 +326,11 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     moves = move_rows[MOVES]
     keys = move_rows[KEYS]
     tried = move_rows[TRIED]
+    tried_noisy = move_rows[TRIED_NOISY]
     window = ply_info[WINDOW]
     flags = state[P_FLAGS]
     continuing = (flags & USE_CONTINUATION_HISTORY) != 0
+    capturing = (flags & USE_CAPTURE_HISTORY) != 0
     history_length = state[P_HISTORY]
     position_hash = hash_position(pos)
     path[history_length + ply] = position_hash
@@ -505,7 +511,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
 
         # 12. Order the moves (counter-moves and continuation history: [+74 Elo, with the seven]).
         tt_key = score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
-                             continuation, ply, np.int64(counter), context_1, context_2)
+                             continuation, ply, np.int64(counter), context_1, context_2, capture_history, capturing)
 
     # 13. Multi-cut: at an expected cut node, if several of the first moves fail high at a
     # reduced depth, one of them will most likely fail high at full depth.
@@ -536,6 +542,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     best_move = np.int64(-1)
     searched = 0
     quiets_tried = 0
+    noisy_tried = 0
     prunable = flags & USE_FUTILITY and not is_pv and not checked and depth <= FUTILITY_DEPTH
     futile = prunable and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
     late = LATE_MOVE_COUNT + depth * depth if prunable else NO_LATE_LIMIT
@@ -550,7 +557,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
                 break
             count = generate_behind(legal_moves, pos, moves[ply], tt_move)
             score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
-                        continuation, ply, np.int64(counter), context_1, context_2)
+                        continuation, ply, np.int64(counter), context_1, context_2, capture_history, capturing)
             generated = True
             if i == count:
                 break
@@ -619,10 +626,16 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
                         if continuing:
                             reward_continuation(piece_to, pos, continuation, context_1, context_2, move, depth,
                                                 tried[ply], quiets_tried)
+                    if capturing:
+                        reward_capture_history(piece_to, pos, capture_history, move, not quiet, depth,
+                                               tried_noisy[ply], noisy_tried)
                     break
         if quiet:
             tried[ply, quiets_tried] = move
             quiets_tried += 1
+        else:
+            tried_noisy[ply, noisy_tried] = move
+            noisy_tried += 1
 
     # 15. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
     if excluded >= 0:

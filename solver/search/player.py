@@ -180,7 +180,7 @@ class Player:
         self.generation = 0
         rows = ab.PLY_ROWS
         self._positions = np.zeros((rows + 1, game.position_width), dtype=np.uint64)
-        self._move_rows = np.zeros((3, rows, game.max_moves), dtype=np.int32)
+        self._move_rows = np.zeros((ab.MOVE_ROWS, rows, game.max_moves), dtype=np.int32)
         self._ply_info = np.zeros((ab.PLY_INFO_ROWS, rows), dtype=np.int64)
         self._ply_info[ab.EXCLUDED_MOVE] = -1  # a node leaves a move out only inside its own search
         self._killers = np.full((rows, 2), -1, dtype=np.int32)
@@ -188,6 +188,7 @@ class Player:
         self._counter_moves = np.full((2, game.move_space), -1, dtype=np.int32)
         space = game.continuation_space
         self._continuation = np.zeros((2, space, space), dtype=np.int32)
+        self._capture_history = np.zeros(space, dtype=np.int32)
         self._pv = np.zeros((rows, rows), dtype=np.int32)
         self._root_moves = np.zeros(game.max_moves, dtype=np.int32)
         self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
@@ -238,6 +239,7 @@ class Player:
         self._killers.fill(-1)
         self._counter_moves.fill(-1)
         self._continuation.fill(0)
+        self._capture_history.fill(0)
         self._mate_misses.fill(0)
         self._previous_score = None
         if self._prover is not None:
@@ -541,7 +543,7 @@ class Player:
                               player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal),
                              (self._positions, self._move_rows, self._ply_info, self._path, self._killers,
                               self._history, table.table, self._pv, self._root_moves, self._state,
-                              self._mate_misses, self._counter_moves, self._continuation),
+                              self._mate_misses, self._counter_moves, self._continuation, self._capture_history),
                              tables, 0, depth, alpha, beta, False))
 
     def _table_arguments(self) -> tuple:

@@ -22,6 +22,7 @@ USE_LMR_HISTORY = 4096  # late-move reductions shortened or lengthened by the mo
 USE_COUNTER_MOVES = 8192  # the quiet move that last refuted the opponent's move is tried early
 USE_CONTINUATION_HISTORY = 16384  # quiet moves ordered by how they did after the last two moves
 USE_SINGULAR = 32768  # singular extension of the TT move, with multi-cut when others also cut
+USE_CAPTURE_HISTORY = 65536  # noisy moves ordered by how they did before, within their band
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -41,6 +42,7 @@ FLAGS = {
     "counter_moves": USE_COUNTER_MOVES,
     "continuation_history": USE_CONTINUATION_HISTORY,
     "singular": USE_SINGULAR,
+    "capture_history": USE_CAPTURE_HISTORY,
 }
 ASPIRATION = "aspiration"  # the switches of the iterative deepening rather than the search
 TIME_SCALING = "time_scaling"  # the optimum scaled by best-move changes and falling scores
@@ -52,7 +54,7 @@ PLAIN = {name: False for name in NAMES}
 # The seven heuristics of issue 41 (iir, improving, see_pruning, lmr_history, counter_moves,
 # continuation_history, singular) are on: together they scored +74.3 Elo [+33.0, +117.6] at
 # 10+0.1 (153 games, 2026-11-28) and +44.1 [+10.4, +78.6] at 50,000 nodes a move (223 games).
-# The mate probe is off: it measured no gain (issue 40); time_scaling is off until a match
-# measures it.
-MEASURED_OFF = ("multi_cut", "mate_probe", "time_scaling")
+# The mate probe is off: it measured no gain (issue 40); capture_history and time_scaling are
+# off until a match measures them.
+MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "time_scaling")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
