@@ -16,7 +16,7 @@ CHESS = games.get("chess")
 NODES, STOP = 0, 1
 
 
-def _probe(fen: str, node_limit: int = 1_000_000, stop: bool = False, misses=None):
+def _probe(fen: str, node_limit: int = 1_000_000, stop: bool = False, misses=None, quiet_first: bool = False):
     position = CHESS.parse_position(fen)
     positions = np.zeros((ab.PLY_ROWS + 1, CHESS.position_width), dtype=np.uint64)
     positions[0] = position
@@ -27,7 +27,7 @@ def _probe(fen: str, node_limit: int = 1_000_000, stop: bool = False, misses=Non
     kernels = CHESS.kernels
     plies, move = probe_mate(kernels.legal_moves, kernels.play, kernels.outcome, CHESS.player.gives_check,
                              positions, moves, counters, misses, np.uint64(CHESS.hash(position)), 0,
-                             MATE_PROBE_PLIES, node_limit, NODES, STOP)
+                             MATE_PROBE_PLIES, node_limit, NODES, STOP, quiet_first)
     return int(plies), int(move), int(counters[NODES]), misses, position
 
 
@@ -82,6 +82,44 @@ def test_a_probe_finds_checks_only_mates_with_their_length_and_never_a_false_one
         board.push(uci)
         assert board.is_checkmate() or all(_after(board, reply, plies - 2) for reply in board.legal_moves), fen
     assert found >= 20  # most problems of these sets end in a run of checks
+
+
+def _mates_within(board: chess.Board, plies: int) -> bool:
+    """python-chess's full-width AND/OR search: the side to move mates within ``plies``."""
+    for move in board.legal_moves:
+        board.push(move)
+        try:
+            if board.is_checkmate():
+                return True
+            if plies > 2 and not board.is_game_over() and all(
+                    _full_after(board, reply, plies - 2) for reply in board.legal_moves):
+                return True
+        finally:
+            board.pop()
+    return False
+
+
+def _full_after(board: chess.Board, reply: chess.Move, plies: int) -> bool:
+    board.push(reply)
+    try:
+        return _mates_within(board, plies)
+    finally:
+        board.pop()
+
+
+@pytest.mark.parametrize("fen", ["5R2/8/8/8/1K6/8/8/k7 w - - 0 1", "8/8/7R/8/8/6K1/8/5k2 w - - 0 1",
+                                 "2K5/k7/8/8/8/8/8/5R2 w - - 0 1"])
+def test_a_decisive_probe_finds_a_mate_that_starts_with_a_quiet_move(fen):
+    # KRvK mates in two whose first move is quiet: no run of checks mates in two or three.
+    board = chess.Board(fen)
+    assert not _checks_mate(board, 5) and _mates_within(board, 3)
+    assert _probe(fen)[:2] == (0, -1)
+    plies, move, nodes, _, position = _probe(fen, quiet_first=True)
+    assert plies == 3
+    uci = chess.Move.from_uci(CHESS.format_move(position, move))
+    assert not board.gives_check(uci)
+    board.push(uci)
+    assert all(_full_after(board, reply, 1) for reply in board.legal_moves)
 
 
 def test_a_quiet_position_has_no_probe_mate_and_is_remembered():

@@ -53,8 +53,8 @@ from games import kernels as K
 from games.table_family import RankKernel
 from runtime.stopping import poll_due
 from solver.search import transposition as tt
-from solver.search.mate_probe import (MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES, MATE_PROBE_PLIES,
-                                      MATE_PROBE_SHARE, missed_before, probe_mate)
+from solver.search.mate_probe import (MATE_PROBE_DECISIVE, MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES,
+                                      MATE_PROBE_PLIES, MATE_PROBE_SHARE, missed_before, probe_mate)
 from solver.search.ordering import (TT_MOVE, generate_behind, is_quiet_key, pick_next, reward_capture_history,
                                     reward_continuation, reward_quiet_cutoff, score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
@@ -426,7 +426,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         if state[P_NODE_LIMIT] > 0:
             limit = min(limit, state[P_NODE_LIMIT])
         plies, mate_move = probe_mate(legal_moves, play, outcome, gives_check, positions, moves, state, mate_misses,
-                                      position_hash, ply, MATE_PROBE_PLIES, limit, S_NODES, C_STOP)
+                                      position_hash, ply, MATE_PROBE_PLIES, limit, S_NODES, C_STOP,
+                                      static_eval >= MATE_PROBE_DECISIVE)
         state[S_MATE_NODES] += state[S_NODES] - before
         state[S_MATE_PROBES] += 1
         poll(state)

@@ -7,6 +7,11 @@ the defender every reply (all of them evasions). Such a proof is cheap, because 
 and the defender's replies to a check fewer still, and it is exactly the kind of mate a
 depth-limited search misses: a sequence of checks whose end lies beyond the horizon.
 
+Where the side to move is already far ahead (a static evaluation of at least
+``MATE_PROBE_DECISIVE``), mates often start with a quiet move that takes the last squares from
+the king (the lone king of a won ending): there the attacker's first move may be quiet, and only
+the moves after it must check.
+
 A probe deepens one move at a time (mates in 2, 3, ... ``MATE_PROBE_PLIES`` plies) within a
 node budget. A proven mate is a lower bound for the node (a shorter mate by a quiet move may
 exist), stored in the transposition table as such with its first move; a failure is remembered
@@ -28,6 +33,7 @@ MATE_PROBE_MARGIN = 300  # probed when the static evaluation is at most this far
 MATE_PROBE_PLIES = 7  # the longest mate probed: four moves of the attacker
 MATE_PROBE_NODES = 3000  # the budget of one probe
 MATE_PROBE_SHARE = 8  # all probes together: at most one node in this many of the search
+MATE_PROBE_DECISIVE = 500  # a static evaluation this far ahead lets the first move be quiet
 MISSES_SIZE = 1 << 16  # entries of the failure memory (512 KiB)
 
 PROVEN, UNPROVEN, OUT_OF_BUDGET = 1, 0, -1
@@ -90,12 +96,13 @@ def mate_node(legal_moves, play, outcome, gives_check, positions, moves, counter
 
 @nb.njit(types.UniTuple(types.int64, 2)(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.GivesCheckKernel,
                                         U64_2D, I32_2D, I64_1D, U64_1D, types.uint64, types.int64, types.int64,
-                                        types.int64, types.int64, types.int64),
+                                        types.int64, types.int64, types.int64, types.boolean),
          cache=True, nogil=True)
 def probe_mate(legal_moves, play, outcome, gives_check, positions, moves, counters, misses, position_hash, ply,
-               max_plies, node_limit, nodes_slot, stop_slot):
-    """A checks-only mate for the side to move at ``positions[ply]``: (plies to mate, first move),
-    or (0, -1) when none is found within ``max_plies`` plies before ``counters[nodes_slot]``
+               max_plies, node_limit, nodes_slot, stop_slot, quiet_first):
+    """A checks-only mate for the side to move at ``positions[ply]`` (with ``quiet_first``, the
+    first move may be quiet; the checks are tried first): (plies to mate, first move), or
+    (0, -1) when none is found within ``max_plies`` plies before ``counters[nodes_slot]``
     reaches ``node_limit`` (the position is then remembered in ``misses`` and not probed again;
     unless ``counters[stop_slot]`` was raised). Mates in one are left to the search; the probe
     deepens from mates in two moves."""
@@ -104,18 +111,26 @@ def probe_mate(legal_moves, play, outcome, gives_check, positions, moves, counte
     plies = 3
     count = legal_moves(pos, moves[ply])  # the children use the rows above this one
     while plies <= max_plies:
-        for i in range(count):
-            move = moves[ply, i]
-            if not gives_check(pos, move):
-                continue
-            play(pos, move, child)
-            found = mate_node(legal_moves, play, outcome, gives_check, positions, moves, counters, ply + 1,
-                              plies - 1, node_limit, False, nodes_slot, stop_slot)
-            if found == PROVEN:
-                return plies, np.int64(move)
-            if found == OUT_OF_BUDGET:
-                plies = max_plies  # ends the deepening
+        out_of_budget = False
+        for checks in (True, False):  # the checks, then (quiet_first) the other moves
+            if not checks and not quiet_first:
                 break
+            for i in range(count):
+                move = moves[ply, i]
+                if gives_check(pos, move) != checks:
+                    continue
+                play(pos, move, child)
+                found = mate_node(legal_moves, play, outcome, gives_check, positions, moves, counters, ply + 1,
+                                  plies - 1, node_limit, False, nodes_slot, stop_slot)
+                if found == PROVEN:
+                    return plies, np.int64(move)
+                if found == OUT_OF_BUDGET:
+                    out_of_budget = True
+                    break
+            if out_of_budget:
+                break
+        if out_of_budget:
+            break  # ends the deepening
         plies += 2
     if counters[stop_slot] == 0:
         misses[position_hash & np.uint64(MISSES_SIZE - 1)] = position_hash
