@@ -67,6 +67,7 @@ SWITCH_OPTIONS = {
     "ContinuationHistory": "continuation_history",
     "SingularExtensions": "singular",
     "CaptureHistory": "capture_history",
+    "StagedPicking": "staged_picking",
     "TimeScaling": "time_scaling",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",

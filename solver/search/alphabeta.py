@@ -62,7 +62,7 @@ from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, fro
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
                                     USE_IIR, USE_IMPROVING, USE_LMR, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT,
                                     USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING,
-                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY)
+                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING)
 from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
@@ -482,9 +482,9 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
             state[S_MULTI_CUTS] += 1
             return singular_beta
 
-    # 11. The moves, in stages: the TT move first, before any other is generated or scored
-    # (it often cuts, and ordering costs more than generating); then all of them, ordered
-    # (step 12). Multi-cut (step 13) wants the ordered list at once. With no TT move, none is
+    # 11. The moves, in stages (switch staged_picking): the TT move first, before any other is
+    # generated or scored (it often cuts, and ordering costs more than generating); then all
+    # of them, ordered (step 12). Multi-cut (step 13) wants the ordered list at once. With no TT move, none is
     # checkmate or stalemate.
     previous = ply_info[PREVIOUS_MOVE, ply] if ply > 0 else np.int64(-1)
     counter = counter_moves[ply & 1, previous] if flags & USE_COUNTER_MOVES and previous >= 0 else -1
@@ -492,7 +492,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     context_2 = ply_info[PREVIOUS_PIECE_TO, ply - 1] if continuing and ply >= 2 else np.int64(-1)
     multi_cut = (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and excluded < 0
                  and depth >= state[P_MC_DEPTH] and abs(beta) < MATE_BOUND)
-    generated = root or multi_cut or tt_move < 0 or tt_move == excluded or not is_legal(pos, np.int32(tt_move))
+    generated = (root or multi_cut or not flags & USE_STAGED_PICKING or tt_move < 0 or tt_move == excluded
+                 or not is_legal(pos, np.int32(tt_move)))
     if not generated:
         count = 1
         moves[ply, 0] = tt_move

@@ -23,6 +23,7 @@ USE_COUNTER_MOVES = 8192  # the quiet move that last refuted the opponent's move
 USE_CONTINUATION_HISTORY = 16384  # quiet moves ordered by how they did after the last two moves
 USE_SINGULAR = 32768  # singular extension of the TT move, with multi-cut when others also cut
 USE_CAPTURE_HISTORY = 65536  # noisy moves ordered by how they did before, within their band
+USE_STAGED_PICKING = 131072  # the TT move searched before any other move is generated or scored
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -43,6 +44,7 @@ FLAGS = {
     "continuation_history": USE_CONTINUATION_HISTORY,
     "singular": USE_SINGULAR,
     "capture_history": USE_CAPTURE_HISTORY,
+    "staged_picking": USE_STAGED_PICKING,
 }
 ASPIRATION = "aspiration"  # the switches of the iterative deepening rather than the search
 TIME_SCALING = "time_scaling"  # the optimum scaled by best-move changes and falling scores
@@ -54,7 +56,7 @@ PLAIN = {name: False for name in NAMES}
 # The seven heuristics of issue 41 (iir, improving, see_pruning, lmr_history, counter_moves,
 # continuation_history, singular) are on: together they scored +74.3 Elo [+33.0, +117.6] at
 # 10+0.1 (153 games, 2026-11-28) and +44.1 [+10.4, +78.6] at 50,000 nodes a move (223 games).
-# The mate probe is off: it measured no gain (issue 40); capture_history and time_scaling are
-# off until a match measures them.
-MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "time_scaling")
+# The mate probe is off: it measured no gain (issue 40); capture_history, staged_picking and
+# time_scaling are off until a match measures them.
+MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
