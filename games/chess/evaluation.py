@@ -52,7 +52,7 @@ from games.chess import eval_weights
 from games.chess.attacks import bishop_attacks, pawn_attacks_set, rook_attacks
 from games.chess.bitops import lsb, popcount
 from games.chess.position import BISHOPS, KINGS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE
-from games.chess.tables import KING_ATTACKS, KNIGHT_ATTACKS
+from games.chess.tables import KING_ATTACKS, KNIGHT_ATTACKS, PIECE_VALUES
 
 WEIGHTS_DIGEST = "3a5c24e4649cb1ad"
 
@@ -357,8 +357,7 @@ def terms(pos, out):
 
 # Mop-up (pawnless endings a rook or more ahead): centipawns per step of the weak king from the
 # centre (or from a corner of the bishop's colour, with bishop and knight alone) and per step the
-# kings come closer.
-MOPUP_MATERIAL = np.array([0, 320, 330, 500, 900, 0], dtype=np.int64)
+# kings come closer. Material is counted in PIECE_VALUES (a bishop and a knight: 650).
 MOPUP_LEAD = 400
 MOPUP_EDGE = 10
 MOPUP_CLOSE = 4
@@ -376,7 +375,7 @@ def mop_up(pos):
     material = np.zeros(2, dtype=np.int64)
     for colour in range(2):
         for piece_type in range(1, 5):
-            material[colour] += MOPUP_MATERIAL[piece_type] * popcount(pos[PAWNS + piece_type] & pos[colour])
+            material[colour] += PIECE_VALUES[piece_type] * popcount(pos[PAWNS + piece_type] & pos[colour])
     lead = material[0] - material[1]
     if abs(lead) < MOPUP_LEAD:
         return 0
@@ -385,7 +384,7 @@ def mop_up(pos):
     weak_king = lsb(pos[KINGS] & pos[1 - strong])
     edge = CENTRE_DISTANCE[weak_king]
     bishops = pos[BISHOPS] & pos[strong]
-    if material[strong] == MOPUP_MATERIAL[1] + MOPUP_MATERIAL[2] and bishops and material[1 - strong] == 0:
+    if material[strong] == PIECE_VALUES[1] + PIECE_VALUES[2] and bishops and material[1 - strong] == 0:
         # Bishop and knight mate only in a corner of the bishop's colour: 6 minus the weak
         # king's (Chebyshev) distance to the nearer of those two corners.
         corners = (0, 63) if bishops & DARK_SQUARES else (7, 56)

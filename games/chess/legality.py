@@ -37,8 +37,8 @@ def in_move_list(pos, move):
     return False
 
 
-@nb.njit(types.boolean(K.POSITION, types.int64, types.int64, types.int64, types.uint64), cache=True, inline="always")
-def reaches(pos, piece, origin, to, occupied):
+@nb.njit(types.boolean(types.int64, types.int64, types.int64, types.uint64), cache=True, inline="always")
+def reaches(piece, origin, to, occupied):
     """Whether a non-pawn ``piece`` on ``origin`` attacks ``to`` on this board."""
     to_bit = ONE << types.uint64(to)
     if piece == KNIGHT:
@@ -92,7 +92,7 @@ def is_legal(pos, move):
                 return ep != 0 and to == ep and in_move_list(pos, move)  # en passant
         else:
             return False
-    elif promotion != 0 or not reaches(pos, piece, origin, to, occupied):
+    elif promotion != 0 or not reaches(piece, origin, to, occupied):
         return False
     # The king must not stand attacked once the move is made (the captured piece is gone).
     king = to if piece == KING else lsb(pos[KINGS] & own)
