@@ -31,26 +31,32 @@ def _probe(fen: str, node_limit: int = 1_000_000, stop: bool = False, misses=Non
     return int(plies), int(move), int(counters[NODES]), misses, position
 
 
-def _checks_mate(board: chess.Board, plies: int) -> bool:
-    """python-chess's own checks-only AND/OR search: the side to move mates within ``plies``."""
+def _mates(board: chess.Board, plies: int, checks_only: bool) -> bool:
+    """python-chess's own AND/OR search: the side to move mates within ``plies`` (with
+    ``checks_only``, by checks alone; the defender tries every reply)."""
     if plies <= 0:
         return False
     for move in board.legal_moves:
-        if not board.gives_check(move):
+        if checks_only and not board.gives_check(move):
             continue
         board.push(move)
         try:
-            if board.is_checkmate() or (plies > 2 and all(_after(board, reply, plies - 2) for reply in board.legal_moves)):
+            if board.is_checkmate() or (plies > 2 and not board.is_game_over() and all(
+                    _after(board, reply, plies - 2, checks_only) for reply in board.legal_moves)):
                 return True
         finally:
             board.pop()
     return False
 
 
-def _after(board: chess.Board, reply: chess.Move, plies: int) -> bool:
+def _checks_mate(board: chess.Board, plies: int) -> bool:
+    return _mates(board, plies, checks_only=True)
+
+
+def _after(board: chess.Board, reply: chess.Move, plies: int, checks_only: bool = True) -> bool:
     board.push(reply)
     try:
-        return _checks_mate(board, plies)
+        return _mates(board, plies, checks_only)
     finally:
         board.pop()
 
@@ -84,42 +90,19 @@ def test_a_probe_finds_checks_only_mates_with_their_length_and_never_a_false_one
     assert found >= 20  # most problems of these sets end in a run of checks
 
 
-def _mates_within(board: chess.Board, plies: int) -> bool:
-    """python-chess's full-width AND/OR search: the side to move mates within ``plies``."""
-    for move in board.legal_moves:
-        board.push(move)
-        try:
-            if board.is_checkmate():
-                return True
-            if plies > 2 and not board.is_game_over() and all(
-                    _full_after(board, reply, plies - 2) for reply in board.legal_moves):
-                return True
-        finally:
-            board.pop()
-    return False
-
-
-def _full_after(board: chess.Board, reply: chess.Move, plies: int) -> bool:
-    board.push(reply)
-    try:
-        return _mates_within(board, plies)
-    finally:
-        board.pop()
-
-
 @pytest.mark.parametrize("fen", ["5R2/8/8/8/1K6/8/8/k7 w - - 0 1", "8/8/7R/8/8/6K1/8/5k2 w - - 0 1",
                                  "2K5/k7/8/8/8/8/8/5R2 w - - 0 1"])
 def test_a_decisive_probe_finds_a_mate_that_starts_with_a_quiet_move(fen):
     # KRvK mates in two whose first move is quiet: no run of checks mates in two or three.
     board = chess.Board(fen)
-    assert not _checks_mate(board, 5) and _mates_within(board, 3)
+    assert not _checks_mate(board, 5) and _mates(board, 3, checks_only=False)
     assert _probe(fen)[:2] == (0, -1)
     plies, move, nodes, _, position = _probe(fen, quiet_first=True)
     assert plies == 3
     uci = chess.Move.from_uci(CHESS.format_move(position, move))
     assert not board.gives_check(uci)
     board.push(uci)
-    assert all(_full_after(board, reply, 1) for reply in board.legal_moves)
+    assert all(_after(board, reply, 1, checks_only=False) for reply in board.legal_moves)
 
 
 def test_a_quiet_position_has_no_probe_mate_and_is_remembered():
