@@ -200,7 +200,8 @@ class UnmoveKernels:
     wins_by_moves: object = None
     # ``zeroing_space(table)``: the space in which the same kernels solve the DTZ50 table of
     # a table whose zeroing moves stay inside it (chess: pawn moves), those moves made exits
-    # valued from the table's own DTZ50 codes, given as a child table (retrograde.dtz50)
+    # valued from the table's own DTZ50 codes, given uncut as a child table: the kernels
+    # cut each to its rule class (``value_codes.rule_class``) as they read it (retrograde.dtz50)
     zeroing_space: Callable | None = None
 
 

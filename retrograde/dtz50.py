@@ -290,8 +290,9 @@ def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:
     as the rule-free build. A table whose zeroing moves all leave it
     (``family.zeroing_moves_leave``) is solved once, its children read in groups as there.
     Otherwise (chess: pawn moves) its zeroing moves into itself are exits of the family's
-    ``zeroing_space``, valued from its own codes of the round before, cut the same way, in
-    rounds until the rule classes settle (see the module docstring)."""
+    ``zeroing_space``, valued from its own codes of the round before (which the family's
+    kernels cut to their rule class as they read them), in rounds until the rule classes
+    settle (see the module docstring)."""
     from retrograde.tables import ChildCodes, ChildLoader, load_children, read_codes
     from retrograde.unmove import solve_by_unmoves
 
@@ -304,7 +305,10 @@ def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:
     # the children and, after them, the table's own codes of the round before: one array
     codes, offsets, _ = load_children(root, family, dependencies, space.child_ranges, DTZ50,
                                       extra=size)
-    own = codes[codes.size - size:]  # the rule classes of the round before, as exits read them
+    # The table's own codes of the round before, uncut: the kernels cut a pawn move's target
+    # to its rule class as they read it (cutting twice would lose the curse: ``rule_class``
+    # puts an overturned result at CURSE_PLIES, which ``within_rule`` still counts as held).
+    own = codes[codes.size - size:]
     keep_rule_class(codes[:codes.size - size])
     offsets[family.table_id(table)] = codes.size - size
     children = ChildCodes(codes, offsets)
@@ -317,7 +321,6 @@ def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:
         if same_classes(dtz, own):
             return dtz
         own[:] = dtz
-        keep_rule_class(own)
     raise DtzError(f"{table}: the 50-move classes did not settle in {MOST_ROUNDS} rounds")
 
 

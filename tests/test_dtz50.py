@@ -12,6 +12,7 @@ verifies every 3-4 piece DTZ50 table and checks more positions of each against S
 from __future__ import annotations
 
 import random
+import types
 
 import chess
 import chess.syzygy
@@ -22,9 +23,10 @@ from databases import open_database
 from databases.location import DTZ50, table_path
 from databases.writer import write_table
 from games.chess import endgames as E
-from games.value_codes import CODE_DRAW, loss_code, win_code
+from games.value_codes import (CODE_DRAW, CURSED_WORTH, loss_code, parent_code, rule_class,
+                               wdl50, win_code)
 from retrograde.build import build_tables
-from retrograde.dtz50 import solve_dtz50, verify_dtz50
+from retrograde.dtz50 import solve_dtz50, solve_dtz50_by_unmoves, verify_dtz50
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
 from games.chess.random_positions import random_board
@@ -125,3 +127,57 @@ def test_dtz50_every_table_agrees_with_syzygy(tmp_path_factory, syzygy):
     for table in tables:
         assert verify_dtz50("chess", table, root)["errors"] == 0, table
     check_random_positions(root, syzygy, [t for t in tables if t != "KvK"], 20_000, seed=51)
+
+
+class _OneMoveFamily:
+    """A three-entry table for the rounds of :func:`solve_dtz50_by_unmoves`: entry 0 wins by a
+    pawn move into entry 1, a loss the rule saves (150 plies from its zeroing move); entry 2 is
+    drawn. Its kernels (``solve_one_move`` below) read entry 1 as chess's pawn-move exits do."""
+
+    class unmoves:
+        @staticmethod
+        def zeroing_space(table):
+            return types.SimpleNamespace(child_ranges={})
+
+    class game:
+        name = "fake"
+
+    @staticmethod
+    def zeroing_moves_leave(table):
+        return False
+
+    @staticmethod
+    def size(table):
+        return 3
+
+    @staticmethod
+    def dependencies(table):
+        return []
+
+    @staticmethod
+    def table_id(table):
+        return 0
+
+
+def solve_one_move(family, table, children, progress, space):
+    """The un-move engine on :class:`_OneMoveFamily`: entry 0's pawn move valued from the
+    table's own codes of the round before, cut to their rule class as the kernels cut them."""
+    own = children.codes[children.offsets[0]:]
+    return np.array([parent_code(rule_class(own[1])), loss_code(150), CODE_DRAW], np.uint16)
+
+
+def test_rounds_carry_a_blessed_loss_to_the_pawn_move_into_it(monkeypatch):
+    """A pawn move into a loss the rule saves wins only as a cursed win (101 plies), and the
+    rounds settle on it (regression: the classes were cut twice, lost the curse and never
+    settled)."""
+    import retrograde.tables
+    import retrograde.unmove
+
+    rule_free = np.array([win_code(1), loss_code(150), CODE_DRAW], np.uint16)
+    monkeypatch.setattr(retrograde.tables, "read_codes", lambda *args, **kw: rule_free)
+    monkeypatch.setattr(retrograde.tables, "load_children", lambda *args, extra=0, **kw: (
+        np.zeros(extra, np.uint16), np.full(1, -1, np.int64), 0))
+    monkeypatch.setattr(retrograde.unmove, "solve_by_unmoves", solve_one_move)
+    dtz = solve_dtz50_by_unmoves(_OneMoveFamily(), "KPvK", None, Silent())
+    assert dtz.tolist() == [win_code(CURSED_WORTH), loss_code(150), CODE_DRAW]
+    assert [wdl50(code) for code in dtz] == [1, -1, 0]
