@@ -538,13 +538,13 @@ class Player:
         kernels, player = self.game.kernels, self.game.player
         table = self.table
         rank, tables = self._table_arguments()
-        return int(ab.search((kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
-                              player.in_check, player.gives_check, player.play_null, player.move_keys,
-                              player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal),
-                             (self._positions, self._move_rows, self._ply_info, self._path, self._killers,
-                              self._history, table.table, self._pv, self._root_moves, self._state,
-                              self._mate_misses, self._counter_moves, self._continuation, self._capture_history),
-                             tables, 0, depth, alpha, beta, False))
+        return int(ab.search_root((kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
+                                   player.in_check, player.gives_check, player.play_null, player.move_keys,
+                                   player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal),
+                                  (self._positions, self._move_rows, self._ply_info, self._path, self._killers,
+                                   self._history, table.table, self._pv, self._root_moves, self._state,
+                                   self._mate_misses, self._counter_moves, self._continuation, self._capture_history),
+                                  tables, depth, alpha, beta))
 
     def _table_arguments(self) -> tuple:
         """The rank kernel and tables tuple the search probes (stand-ins without tables)."""
