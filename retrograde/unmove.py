@@ -51,6 +51,7 @@ from games.table_family import (BYTES, CHILD_CODES, GEN_AUX, GEN_EVALUATE_SIGNAT
 from games.value_codes import (COUNT_BASE, GEN_FLAGGED, LONGEST_BYTE_DISTANCE, is_unresolved,
                                longest_distance, loss_code, shifted, win_code)
 from retrograde.tables import ChildCodes, ChildSource
+from runtime.borrow import borrowed
 
 BLOCK = 4096  # positions per parallel task in the initialisation and storage passes
 WORD_BLOCK = TOUCH_BLOCK // 8  # 8-byte words per parallel task in the level scans (a block)
@@ -97,6 +98,9 @@ def initialise(kernel, params, aux, codes, exit_win, exit_floor, wake, child_cod
                child_offsets, first):
     """Run the game's initialisation (``first``) or a fold of the moves into another group of
     child tables over the whole generation index; the latest level set."""
+    # lent: the threads share these arrays, and counting references to them is atomic
+    params, aux, codes, exit_win, exit_floor, wake, child_codes, child_offsets = borrowed(
+        (params, aux, codes, exit_win, exit_floor, wake, child_codes, child_offsets))
     size = codes.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     latest = np.zeros(blocks, dtype=np.int64)
@@ -128,6 +132,11 @@ def propagate(mark_predecessors, params, aux, d, codes, exit_win, exit_floor, co
     the won ones, mostly) are flagged, or their counts decremented; returns how many of those
     were lost. Blocks written are recorded in ``written_now``. In each pass every thread
     writes the same code, so the result does not depend on their timing."""
+    # lent: the threads share these arrays, and counting references to them is atomic
+    params, aux, codes, exit_win, exit_floor, code_words, exit_win_words, written_before, \
+        written_now, exit_masks = borrowed((params, aux, codes, exit_win, exit_floor, code_words,
+                                            exit_win_words, written_before, written_now,
+                                            exit_masks))
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     won = np.zeros(blocks, dtype=np.int64)
@@ -186,6 +195,9 @@ def pull_wins(wins_by_moves, params, aux, d, codes, exit_win, code_words, writte
     or whose moves out of the table win at ``d``, is won in ``d``; returns how many. Codes
     change only from unresolved to won in ``d`` while the kernel looks for lost ones, so the
     result does not depend on the threads' timing."""
+    # lent: the threads share these arrays, and counting references to them is atomic
+    params, aux, codes, exit_win, code_words, written_now = borrowed(
+        (params, aux, codes, exit_win, code_words, written_now))
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     won = np.zeros(blocks, dtype=np.int64)
@@ -252,6 +264,11 @@ def settle(evaluate, params, aux, d, codes, exit_win, exit_floor, wake, hints,
     position to be looked at again later gets that ``wake`` level, recorded in its block's
     ``event_masks``. Returns the number decided. A thread writes only inside the block it
     scans."""
+    # lent: the threads share these arrays, and counting references to them is atomic
+    params, aux, codes, exit_win, exit_floor, wake, hints, child_codes, child_offsets, \
+        code_words, floor_words, wake_words, written_now, event_masks = borrowed(
+            (params, aux, codes, exit_win, exit_floor, wake, hints, child_codes, child_offsets,
+             code_words, floor_words, wake_words, written_now, event_masks))
     words = code_words.shape[0]
     blocks = (words + WORD_BLOCK - 1) // WORD_BLOCK
     decided = np.zeros(blocks, dtype=np.int64)
