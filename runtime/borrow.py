@@ -1,16 +1,19 @@
-"""Arrays lent to the search without reference counting.
+"""Arrays lent to kernels without reference counting.
 
 numba counts references to every array it passes around: each array argument a function
 receives, each array taken out of a tuple and each view (``positions[ply]``) costs an atomic
 increment and, when it goes out of scope, an atomic decrement of the array's owner (its
-*meminfo*). The recursive search receives fourteen buffers and five table arrays at every node
-and makes a dozen views of them, and those atomic operations took a third of its time
-(``perf`` on ``solver bench``: two locked instructions of numba's runtime, 2026-11-28).
+*meminfo*); threads that share an array also fight over that count. The recursive search
+receives fourteen buffers and five table arrays at every node and makes a dozen views of them,
+and those atomic operations took a third of its time (``perf`` on ``solver bench``: two locked
+instructions of numba's runtime, 2026-11-28); in the parallel un-move passes of a table build,
+about half.
 
 :func:`borrowed` returns the same arrays without an owner (a null meminfo, as numba gives
 arrays it wraps around foreign memory): numba skips the count of an array that has none. The
-memory stays owned by the caller's arrays, which must outlive every use of the borrowed ones:
-the search borrows its buffers for one call and never keeps or returns an array.
+memory stays owned by the lender's arrays, which must outlive every use of the borrowed ones:
+borrow only a function's arguments (its caller holds them for the call), never a local array
+(numba frees a local after its last use), and never keep or return a borrowed array.
 """
 from __future__ import annotations
 
