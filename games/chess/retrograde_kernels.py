@@ -71,6 +71,7 @@ from games.value_codes import (CODE_DRAW, COUNT_BASE, GEN_FLAGGED, GEN_UNKNOWN, 
                                better, code_distance, count_code, is_count, is_loss,
                                is_unresolved, is_win, loss_code, parent_code, rule_class, shifted,
                                stored_code, win_code)
+from runtime.borrow import borrowed
 
 MAX_MOVES = 96
 BLOCK_ENTRIES = 4096  # capture-table entries per parallel task
@@ -1213,10 +1214,33 @@ def fold_moves(spec, squares, n, stm, moves, count, node, exit_win, exit_floor, 
     return latest
 
 
-@nb.njit(types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, U8, U8, U8, U16, I64),
-         cache=True)
+MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one side's pieces, twins included (a generous bound)
+TARGETS = 2048  # predecessors gathered before the codes are touched
+
+# The scratch arrays of one call of a batch kernel: squares, moves, child pieces, child
+# squares, scratch squares, rays, promotion tables elsewhere, gathered predecessors. Each
+# kernel allocates them once and hands them, lent (runtime/borrow.py), to a worker that does
+# the work: the per-position functions then take them without counting references, which
+# took about half of a table build's time. (Borrowing them in the kernel that allocates them
+# would not do: numba frees a local after its last use, the borrowing.)
+WORKSPACE = types.Tuple((I64, I64, SPEC8, I64, I64, types.Array(types.uint64, 1, "C"),
+                         types.Array(types.boolean, 1, "C"), I64))
+
+
+@nb.njit(WORKSPACE(), cache=True)
+def new_workspace():
+    """Fresh scratch arrays for one call of a batch kernel (:data:`WORKSPACE`)."""
+    return (np.empty(E.MAX_PIECES, dtype=np.int64), np.empty(MAX_MOVES, dtype=np.int64),
+            np.empty(E.MAX_PIECES, dtype=np.int8), np.empty(E.MAX_PIECES, dtype=np.int64),
+            np.empty(E.MAX_PIECES, dtype=np.int64), np.empty(E.MAX_PIECES, dtype=np.uint64),
+            no_promotion_table_elsewhere(),
+            np.empty(TARGETS + MOST_PREDECESSORS, dtype=np.int64))
+
+
+@nb.njit(types.int64(GEN_PARAMS, GEN_AUX, types.int64, types.int64, U8, U8, U8, U16, I64,
+                     WORKSPACE), cache=True)
 def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_codes,
-               child_offsets):
+               child_offsets, workspace):
     """:func:`initialise_range` for a later group of child tables: the moves of every
     unresolved position into the tables loaded now folded into its levels. A run of nodes
     (all slots but the last fixed) is decoded once. When the tables loaded all have the
@@ -1229,12 +1253,7 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
     for table in range(child_offsets.shape[0]):
         if child_offsets[table] >= 0 and E.COUNT[table] < n:
             promotions_only = False
-    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    moves = np.empty(MAX_MOVES, dtype=np.int64)
-    child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
-    child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
-    elsewhere = no_promotion_table_elsewhere()
+    squares, moves, child_pieces, child_squares, scratch, _, elsewhere, _ = workspace
     latest = 0
     last = n - 1
     last_radix = powers[n + 2 + last]
@@ -1267,31 +1286,19 @@ def fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_code
     return latest
 
 
-@nb.njit(GEN_INITIALISE_SIGNATURE, cache=True)
-def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
-                     child_offsets, first):
-    """Invalid placements, mates and stalemates; and the summary of each position's moves
-    out of the table: ``exit_win`` = the level at which one of them wins (child lost in k:
-    k + 1; NO_LEVEL if none), ``exit_floor`` = 0 with no such moves, NO_LEVEL if one of them
-    draws, else the level from which all of them are known lost (longest + 1); ``wake`` = the
-    level at which an en-passant answer to a double push becomes known. Returns the latest
-    such level. Moves into child tables not loaded are left out; without ``first`` only those
-    into the tables loaded now are folded into the levels of the unresolved positions (a
-    table with en passant always gets every child at once)."""
+@nb.njit(types.int64(*GEN_INITIALISE_SIGNATURE.args, WORKSPACE), cache=True)
+def initialise_range_with(params, aux, start, stop, codes, exit_win, exit_floor, wake,
+                          child_codes, child_offsets, first, workspace):
+    """:func:`initialise_range` with its scratch arrays (lent)."""
+    workspace = borrowed(workspace)
     if not first:
         return fold_exits(params, aux, start, stop, codes, exit_win, exit_floor, child_codes,
-                          child_offsets)
+                          child_offsets, workspace)
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     pawns_leave = pawn_moves_leave(params)
     capture_offsets, capture_codes = capture_views(aux)
-    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    moves = np.empty(MAX_MOVES, dtype=np.int64)
-    child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
-    child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
-    rays = np.empty(E.MAX_PIECES, dtype=np.uint64)
-    elsewhere = no_promotion_table_elsewhere()
+    squares, moves, child_pieces, child_squares, scratch, rays, elsewhere, _ = workspace
     last = n - 1
     last_radix = powers[n + 2 + last]
     like = like_pairs(powers, n)
@@ -1394,6 +1401,21 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     return latest
 
 
+@nb.njit(GEN_INITIALISE_SIGNATURE, cache=True)
+def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake, child_codes,
+                     child_offsets, first):
+    """Invalid placements, mates and stalemates; and the summary of each position's moves
+    out of the table: ``exit_win`` = the level at which one of them wins (child lost in k:
+    k + 1; NO_LEVEL if none), ``exit_floor`` = 0 with no such moves, NO_LEVEL if one of them
+    draws, else the level from which all of them are known lost (longest + 1); ``wake`` = the
+    level at which an en-passant answer to a double push becomes known. Returns the latest
+    such level. Moves into child tables not loaded are left out; without ``first`` only those
+    into the tables loaded now are folded into the levels of the unresolved positions (a
+    table with en passant always gets every child at once)."""
+    return initialise_range_with(params, aux, start, stop, codes, exit_win, exit_floor, wake,
+                                 child_codes, child_offsets, first, new_workspace())
+
+
 PLAIN, SKIPPED, SYMMETRIC = 0, 1, 2  # how a node generates its predecessors (unmove_role)
 
 
@@ -1412,30 +1434,15 @@ def unmove_role(g, pawnful, n, squares, powers, scratch, domain, king_squares):
     return SYMMETRIC if other < 0 else PLAIN
 
 
-MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one side's pieces, twins included (a generous bound)
-TARGETS = 2048  # predecessors gathered before the codes are touched
-
-
-@nb.njit(GEN_MARK_SIGNATURE, cache=True)
-def mark_predecessors_of(params, aux, entries, count, codes, exit_floor, wins, touched):
-    """The predecessors (:func:`collect_predecessors`) of each of ``entries[:count]``, all
-    decided at the same level: with ``wins`` the unresolved ones are won, else the unknown
-    ones flagged and the counts decremented. Returns how many were won, or lost.
-
-    A counting predecessor appears once per move that leads to the entry. In pawn tables no
-    move or un-move changes the index's frame, so each node's un-moves are its moves
-    backwards. Without pawns a counting position is not its own mirror image, so each of its
-    moves into the entry's position is one un-move of the entry's position. That un-move is
-    generated once: by one node of two twins only (``unmove_role``), and from an entry that
-    is its own mirror image, one of each mirrored pair of un-moves only
-    (``collect_predecessors``). It marks the predecessor's node, and its twin if it has one
-    (the white king on the diagonal): twins count in step."""
+@nb.njit(types.int64(*GEN_MARK_SIGNATURE.args, WORKSPACE), cache=True)
+def mark_predecessors_with(params, aux, entries, count, codes, exit_floor, wins, touched,
+                           workspace):
+    """:func:`mark_predecessors_of` with its scratch arrays (lent)."""
+    workspace = borrowed(workspace)
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
     pawns_leave = pawn_moves_leave(params)
-    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
-    targets = np.empty(TARGETS + MOST_PREDECESSORS, dtype=np.int64)
+    squares, _, _, _, scratch, _, _, targets = workspace
     win = GEN_UNKNOWN
     gathered = 0
     marked = 0
@@ -1480,17 +1487,32 @@ def mark_predecessors_of(params, aux, entries, count, codes, exit_floor, wins, t
     return marked
 
 
-@nb.njit(GEN_EVALUATE_SIGNATURE, cache=True)
-def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
-                     child_codes, child_offsets, results, offset):
-    """:func:`evaluate` of each of ``entries[:count]`` into ``results``."""
+@nb.njit(GEN_MARK_SIGNATURE, cache=True)
+def mark_predecessors_of(params, aux, entries, count, codes, exit_floor, wins, touched):
+    """The predecessors (:func:`collect_predecessors`) of each of ``entries[:count]``, all
+    decided at the same level: with ``wins`` the unresolved ones are won, else the unknown
+    ones flagged and the counts decremented. Returns how many were won, or lost.
+
+    A counting predecessor appears once per move that leads to the entry. In pawn tables no
+    move or un-move changes the index's frame, so each node's un-moves are its moves
+    backwards. Without pawns a counting position is not its own mirror image, so each of its
+    moves into the entry's position is one un-move of the entry's position. That un-move is
+    generated once: by one node of two twins only (``unmove_role``), and from an entry that
+    is its own mirror image, one of each mirrored pair of un-moves only
+    (``collect_predecessors``). It marks the predecessor's node, and its twin if it has one
+    (the white king on the diagonal): twins count in step."""
+    return mark_predecessors_with(params, aux, entries, count, codes, exit_floor, wins, touched,
+                                  new_workspace())
+
+
+@nb.njit(types.void(*GEN_EVALUATE_SIGNATURE.args, WORKSPACE), cache=True)
+def evaluate_entries_with(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
+                          child_codes, child_offsets, results, offset, workspace):
+    """:func:`evaluate_entries` with its scratch arrays (lent)."""
+    workspace = borrowed(workspace)
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
-    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    moves = np.empty(MAX_MOVES, dtype=np.int64)
-    child_pieces = np.empty(E.MAX_PIECES, dtype=np.int8)
-    child_squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    scratch = np.empty(E.MAX_PIECES, dtype=np.int64)
+    squares, moves, child_pieces, child_squares, scratch, _, _, _ = workspace
     for k in range(count):
         g = entries[k]
         stm = decode_node(g, pawnful, n, powers, squares, king_squares)
@@ -1500,14 +1522,21 @@ def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor
                               pawn_moves_leave(params))
 
 
-@nb.njit(GEN_WINS_BY_MOVES_SIGNATURE, cache=True)
-def wins_by_moves_of(params, aux, entries, count, d, codes, results):
-    """For each of ``entries[:count]`` (unresolved): won in ``d`` if one of its moves inside
-    the table leads to a position lost in ``d - 1``. Exact without en passant only: a double
-    push the opponent may answer en passant does not lead to its entry's value."""
+@nb.njit(GEN_EVALUATE_SIGNATURE, cache=True)
+def evaluate_entries(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
+                     child_codes, child_offsets, results, offset):
+    """:func:`evaluate` of each of ``entries[:count]`` into ``results``."""
+    evaluate_entries_with(params, aux, entries, count, d, codes, exit_win, exit_floor, hints,
+                          child_codes, child_offsets, results, offset, new_workspace())
+
+
+@nb.njit(types.void(*GEN_WINS_BY_MOVES_SIGNATURE.args, WORKSPACE), cache=True)
+def wins_by_moves_with(params, aux, entries, count, d, codes, results, workspace):
+    """:func:`wins_by_moves_of` with its scratch arrays (lent)."""
+    workspace = borrowed(workspace)
     spec, n, pawnful, en_passant_possible, powers, domain, king_squares = \
         table_views(params, aux)
-    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    squares = workspace[0]
     like = like_pairs(powers, n)
     target = loss_code(d - 1)
     for k in range(count):
@@ -1516,6 +1545,14 @@ def wins_by_moves_of(params, aux, entries, count, d, codes, results):
         won = has_move_into(g, spec, squares, n, stm, pawnful, like, powers, domain, codes,
                             target, pawn_moves_leave(params))
         results[k] = win_code(d) if won else GEN_UNKNOWN
+
+
+@nb.njit(GEN_WINS_BY_MOVES_SIGNATURE, cache=True)
+def wins_by_moves_of(params, aux, entries, count, d, codes, results):
+    """For each of ``entries[:count]`` (unresolved): won in ``d`` if one of its moves inside
+    the table leads to a position lost in ``d - 1``. Exact without en passant only: a double
+    push the opponent may answer en passant does not lead to its entry's value."""
+    wins_by_moves_with(params, aux, entries, count, d, codes, results, new_workspace())
 
 
 @nb.njit(types.int64(types.boolean, I64, types.int64, types.int64, I64, I64_2D, types.int64),
