@@ -7,6 +7,7 @@ from numba import types
 
 from games import kernels as K
 from games.game import Game
+from runtime.borrow import borrowed
 from runtime.interrupt import flag_raiser, run_interruptibly
 from runtime.stopping import poll_due
 
@@ -31,6 +32,9 @@ def perft_kernel(legal_moves, play, positions, moves, depth, stop):
     """
     if depth == 0:
         return 1
+    # Lent (runtime/borrow.py): counting references to the rows passed to the game's kernels took
+    # about a fifth of the time.
+    positions, moves = borrowed((positions, moves))
     # Iterative depth-first walk: index[ply] is the next move to try at ply.
     count = np.zeros(depth, dtype=np.int64)
     index = np.zeros(depth, dtype=np.int64)

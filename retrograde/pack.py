@@ -33,6 +33,7 @@ from databases.reader import TableFile
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
 from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50
+from runtime.borrow import borrowed
 
 # zlib level 9: on KQRvKR and KRPvKR 8-10% smaller packs than level 6 (2026-11-27).
 PACK_LEVEL = 9
@@ -45,6 +46,7 @@ CHUNK = 1 << 14  # entries per parallel task
 
 CODES = types.Array(types.uint16, 1, "C")
 OFFSETS = types.Array(types.int64, 1, "C")
+BYTES = types.Array(types.uint8, 1, "C")
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, types.int64, K.POSITION,
@@ -73,8 +75,43 @@ def best_exit(legal_moves, play, rank, table_id, pos, child, moves, children, of
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
-                     types.int64, types.int64, CODES, CODES, OFFSETS, types.int64,
-                     types.Array(types.uint8, 1, "C"), types.int64), cache=True, parallel=True)
+                     CODES, CODES, OFFSETS, types.int64, BYTES, types.int64, types.int64,
+                     K.POSITION, K.POSITION, K.MOVE_BUFFER), cache=True)
+def stored_bytes_of_block(legal_moves, play, unrank, rank, table_id, codes, children, offsets,
+                          start, out, first, stop, pos, child, moves):
+    """:func:`stored_bytes` of the block ``[first, stop)`` on one thread, with its own
+    positions and move buffer; returns its count of exits into tables not loaded."""
+    # Lent (runtime/borrow.py): counting references to them took about a fifth of the time.
+    codes, children, offsets, out, pos, child, moves = borrowed(
+        (codes, children, offsets, out, pos, child, moves))
+    unknown = 0
+    previous = wdl50(CODE_DRAW) + WDL50_OFFSET
+    for i in range(first, stop):  # leading invalid entries: the first valid one's value
+        if codes[i] != INVALID:
+            previous = wdl50(codes[i]) + WDL50_OFFSET
+            break
+    for i in range(first, stop):
+        if codes[i] != INVALID:
+            value = wdl50(codes[i]) + WDL50_OFFSET
+            if previous > value:
+                previous = value
+            elif previous < value:
+                if not unrank(table_id, start + i, pos):
+                    unknown += 1
+                    continue
+                exit_value = best_exit(legal_moves, play, rank, table_id, pos, child, moves,
+                                       children, offsets)
+                if exit_value == UNKNOWN_EXIT:
+                    unknown += 1
+                elif exit_value + WDL50_OFFSET != value:
+                    previous = value
+        out[i] = previous
+    return unknown
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
+                     types.int64, types.int64, CODES, CODES, OFFSETS, types.int64, BYTES,
+                     types.int64), cache=True, parallel=True)
 def stored_bytes(legal_moves, play, unrank, rank, width, max_moves, table_id, codes, children,
                  offsets, start, out, block_entries):
     """``out[i]``: the byte stored for entry ``start + i`` (DTZ50 code ``codes[i]``), block by
@@ -86,31 +123,11 @@ def stored_bytes(legal_moves, play, unrank, rank, width, max_moves, table_id, co
     blocks = (codes.size + block_entries - 1) // block_entries
     unknown = np.zeros(blocks, dtype=np.int64)
     for block in prange(blocks):
-        pos = np.zeros(width, dtype=np.uint64)
-        child = np.zeros(width, dtype=np.uint64)
-        moves = np.empty(max_moves, dtype=np.int32)
         first, stop = block * block_entries, min(codes.size, (block + 1) * block_entries)
-        previous = wdl50(CODE_DRAW) + WDL50_OFFSET
-        for i in range(first, stop):  # leading invalid entries: the first valid one's value
-            if codes[i] != INVALID:
-                previous = wdl50(codes[i]) + WDL50_OFFSET
-                break
-        for i in range(first, stop):
-            if codes[i] != INVALID:
-                value = wdl50(codes[i]) + WDL50_OFFSET
-                if previous > value:
-                    previous = value
-                elif previous < value:
-                    if not unrank(table_id, start + i, pos):
-                        unknown[block] += 1
-                        continue
-                    exit_value = best_exit(legal_moves, play, rank, table_id, pos, child, moves,
-                                           children, offsets)
-                    if exit_value == UNKNOWN_EXIT:
-                        unknown[block] += 1
-                    elif exit_value + WDL50_OFFSET != value:
-                        previous = value
-            out[i] = previous
+        unknown[block] = stored_bytes_of_block(
+            legal_moves, play, unrank, rank, table_id, codes, children, offsets, start, out,
+            first, stop, np.zeros(width, dtype=np.uint64), np.zeros(width, dtype=np.uint64),
+            np.empty(max_moves, dtype=np.int32))
     return unknown.sum()
 
 
@@ -178,6 +195,25 @@ VERIFY_CACHE_BLOCKS = 64  # (2 MiB a thread)
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, PACKS,
+                     types.int64, CODES, K.POSITION, types.int64, types.int64, types.int64),
+         cache=True)
+def count_pack_disagreements_in(legal_moves, play, unrank, rank, packs, table_id, codes, pos,
+                                first, stop, step):
+    """:func:`count_pack_disagreements` of entries ``first, first + step, ...`` below ``stop``
+    on one thread, with packs whose decoded-block cache and scratch rows are its own."""
+    # Lent (runtime/borrow.py): counting references to them took about a fifth of the time.
+    packs, codes, pos = borrowed((packs, codes, pos))
+    errors = 0
+    for index in range(first, stop, step):
+        if codes[index] == INVALID or not unrank(table_id, index, pos):
+            continue
+        value = probe_packed(legal_moves, play, rank, packs, pos, 0)
+        if value == NOT_PACKED or value != wdl50(codes[index]):
+            errors += 1
+    return errors
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, PACKS,
                      types.int64, CODES, types.int64, types.int64, types.int64), cache=True,
          parallel=True)
 def count_pack_disagreements(legal_moves, play, unrank, rank, packs, table_id, codes, start,
@@ -194,15 +230,12 @@ def count_pack_disagreements(legal_moves, play, unrank, rank, packs, table_id, c
                np.zeros((VERIFY_CACHE_BLOCKS, packs[3].shape[1]), dtype=np.uint8),
                np.full(VERIFY_CACHE_BLOCKS, -1, dtype=np.int64), np.zeros_like(positions),
                np.zeros_like(moves))
-        pos = np.zeros(positions.shape[1], dtype=np.uint64)
         first = start + chunk * VERIFY_CHUNK
         first += (step - (first - start) % step) % step  # the next entry of the stride
-        for index in range(first, min(stop, start + (chunk + 1) * VERIFY_CHUNK), step):
-            if codes[index] == INVALID or not unrank(table_id, index, pos):
-                continue
-            value = probe_packed(legal_moves, play, rank, own, pos, 0)
-            if value == NOT_PACKED or value != wdl50(codes[index]):
-                errors[chunk] += 1
+        errors[chunk] = count_pack_disagreements_in(
+            legal_moves, play, unrank, rank, own, table_id, codes,
+            np.zeros(positions.shape[1], dtype=np.uint64), first,
+            min(stop, start + (chunk + 1) * VERIFY_CHUNK), step)
     return errors.sum()
 
 

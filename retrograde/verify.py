@@ -19,6 +19,7 @@ from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, RANK_CHILDREN_SIGNAT
 from games.value_codes import better, parent_code, terminal_code
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
+from runtime.borrow import borrowed
 
 CODES = types.Array(types.uint16, 1, "C")
 OFFSETS = types.Array(types.int64, 1, "C")
@@ -121,6 +122,9 @@ def count_disagreements(legal_moves, play, outcome, unrank, rank, rank_children,
                         table_id, codes, other_codes, offsets, pos, child, moves, grandchild,
                         more_moves, ranks, start, stop):
     """Entries in ``[start, stop)`` whose stored code differs from the one-ply minimax."""
+    # Lent (runtime/borrow.py): counting references to them took about a fifth of the time.
+    codes, other_codes, offsets, pos, child, moves, grandchild, more_moves, ranks = borrowed(
+        (codes, other_codes, offsets, pos, child, moves, grandchild, more_moves, ranks))
     errors = 0
     for index in range(start, stop):
         stored = np.int64(codes[index])
