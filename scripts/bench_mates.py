@@ -21,7 +21,10 @@ mate was reported within the time (plus 0.1 s), and the move is right: it keeps 
 long mates, with a depth-bounded df-pn disproof of the defender's ``draw`` for the sets). Time
 to find is the engine's ``time`` of its first info line carrying that mate.
 
-    python scripts/bench_mates.py --db DIR [--time 1.0] [--count 100] [--long 20]
+    python scripts/bench_mates.py --db DIR [--time 1.0] [--count 100] [--long 20] [--suite EPD]
+
+``--suite`` adds every problem of an EPD file with ``dm N`` (for instance the long mates from
+real play that ``scripts/make_mate_suite.py`` collects).
 """
 from __future__ import annotations
 
@@ -93,16 +96,21 @@ class UciProcess:
             self.process.kill()
 
 
-def mate_sets(data: Path, count: int) -> list[tuple[str, str, int]]:
-    """(set, fen, N) from the EPD mate sets."""
+def epd_mates(path: Path, count: int) -> list[tuple[str, str, int]]:
+    """(set, fen, N) of the first ``count`` problems of an EPD file with ``dm N``."""
     problems = []
-    for name in ("mate-in-2.epd", "mate-in-3.epd"):
-        lines = [line for line in (data / "chess" / name).read_text().splitlines() if line.strip()]
-        for line in lines[:count]:
-            fields = line.split()
-            moves = int(line.split(" dm ")[1].split(";")[0])
-            problems.append((name.removesuffix(".epd"), " ".join(fields[:4]) + " 0 1", moves))
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    for line in lines[:count]:
+        fields = line.split()
+        moves = int(line.split(" dm ")[1].split(";")[0])
+        problems.append((path.name.removesuffix(".epd"), " ".join(fields[:4]) + " 0 1", moves))
     return problems
+
+
+def mate_sets(data: Path, count: int) -> list[tuple[str, str, int]]:
+    """(set, fen, N) from the EPD mate sets of the oracle data."""
+    return [problem for name in ("mate-in-2.epd", "mate-in-3.epd")
+            for problem in epd_mates(data / "chess" / name, count)]
 
 
 def long_mates(db: str, per_ending: int, low: int, high: int, seed: int) -> list[tuple[str, str, int]]:
@@ -181,7 +189,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=None, help="tables to collect long mates from (and check moves)")
     parser.add_argument("--time", type=float, default=1.0, help="seconds per position for every engine")
-    parser.add_argument("--count", type=int, default=100, help="problems from each EPD set")
+    parser.add_argument("--count", type=int, default=100, help="problems from each EPD set (0: none)")
+    parser.add_argument("--suite", type=Path, action="append", default=[],
+                        help="another EPD file of mates with dm N (scripts/make_mate_suite.py), all of it")
     parser.add_argument("--long", type=int, default=20, help="long mates per ending (needs --db)")
     parser.add_argument("--long-min", type=int, default=6)
     parser.add_argument("--long-max", type=int, default=12)
@@ -191,7 +201,11 @@ def main() -> int:
     args = parser.parse_args()
     data = oracle_data()
 
-    problems = mate_sets(data, args.count)
+    problems = mate_sets(data, args.count) if args.count > 0 else []
+    for suite in args.suite:
+        if not suite.exists():
+            parser.error(f"--suite: {suite} does not exist")
+        problems += epd_mates(suite, 10 ** 9)
     database = None
     if args.db:
         from databases.reader import open_database
