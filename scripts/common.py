@@ -1,4 +1,5 @@
-"""What the scripts share: where the oracle data and Stockfish are, and peak memory.
+"""What the scripts share: where the oracle data and Stockfish are, peak memory, and the
+frame of the suite makers (Stockfish self-play from the book into an EPD file that resumes).
 
 Scripts run as ``python scripts/NAME.py`` find this module beside them (Python puts the
 script's directory first on ``sys.path``) and the project's packages through the install
@@ -6,10 +7,16 @@ script's directory first on ``sys.path``) and the project's packages through the
 """
 from __future__ import annotations
 
+import argparse
 import os
+import random
+import sys
 import resource
 import shutil
 from pathlib import Path
+from typing import Callable
+
+import chess
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 DEBIAN_STOCKFISH = "/usr/games/stockfish"
@@ -45,3 +52,59 @@ def peak_resident_mib() -> float:
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def default_book() -> str:
+    """The openings of the oracle data (``oracle_data()/chess/openings-8moves.epd``)."""
+    return str(oracle_data() / "chess" / "openings-8moves.epd")
+
+
+def add_suite_arguments(parser: argparse.ArgumentParser, count: int) -> None:
+    """The arguments every suite maker takes: ``--engine``, ``--book``, ``--out``, ``--count``."""
+    parser.add_argument("--engine", default=find_stockfish(), help="a UCI engine (default: Stockfish)")
+    parser.add_argument("--book", default=default_book(), help="EPD openings (default: the oracle data's)")
+    parser.add_argument("--out", type=Path, required=True, help="EPD file, appended to")
+    parser.add_argument("--count", type=int, default=count, help="positions wanted in the suite")
+
+
+def recorded(path: Path) -> set[str]:
+    """The positions (EPD without operations) already in a suite file."""
+    if not path.exists():
+        return set()
+    return {" ".join(line.split()[:4]) for line in path.read_text().splitlines() if line.strip()}
+
+
+def fill_suite(args: argparse.Namespace, play_game: Callable, entry: Callable) -> None:
+    """Play games from random lines of ``args.book`` until ``args.out`` holds ``args.count``
+    positions. ``play_game(start, rng, number)`` plays game ``number`` and returns its
+    candidates, each ``(board, hint)``; a candidate not in the file yet, at least
+    ``args.spacing`` plies after the last one kept from its game and within ``args.per_game``,
+    is appended with the EPD operations ``entry(board, hint, id)`` gives (None: passed over).
+    A killed run resumes: the positions in the file count, and other games are played."""
+    openings = [line.strip() for line in Path(args.book).read_text().splitlines() if line.strip()]
+    seen = recorded(args.out)
+    rng = random.Random(args.seed + len(seen))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    games = 0
+    with args.out.open("a") as out:
+        while len(seen) < args.count:
+            start, _ = chess.Board.from_epd(rng.choice(openings))
+            candidates = play_game(start, rng, games)
+            games += 1
+            kept, last_ply = 0, -10 ** 9
+            for board, hint in candidates:
+                key = " ".join(board.epd().split()[:4])
+                if key in seen or board.ply() - last_ply < args.spacing or kept >= args.per_game:
+                    continue
+                operations = entry(board, hint, len(seen) + 1)
+                if operations is None:
+                    continue
+                seen.add(key)
+                kept, last_ply = kept + 1, board.ply()
+                out.write(f"{key} {operations}\n")
+                out.flush()
+                if len(seen) >= args.count:
+                    break
+            print(f"\r{len(seen)}/{args.count} positions from {games} games", end="",
+                  file=sys.stderr, flush=True)
+    print(file=sys.stderr)

@@ -24,12 +24,7 @@ from pathlib import Path
 
 import chess
 import chess.engine
-from common import find_stockfish, oracle_data
-
-
-def default_book() -> str:
-    """The openings of the oracle data (``common.oracle_data()/chess/openings-8moves.epd``)."""
-    return str(oracle_data() / "chess" / "openings-8moves.epd")
+from common import add_suite_arguments, fill_suite
 
 
 def is_candidate(board: chess.Board, least: int, most: int) -> bool:
@@ -37,13 +32,6 @@ def is_candidate(board: chess.Board, least: int, most: int) -> bool:
     pieces = chess.popcount(board.occupied)
     return (least <= pieces <= most and not board.castling_rights and not board.is_check()
             and not board.is_game_over(claim_draw=True))
-
-
-def recorded(path: Path) -> set[str]:
-    """The positions (EPD without operations) already in the suite."""
-    if not path.exists():
-        return set()
-    return {" ".join(line.split()[:4]) for line in path.read_text().splitlines() if line.strip()}
 
 
 def play_game(engine, start: chess.Board, rng: random.Random, args) -> list[tuple[chess.Board, int | None]]:
@@ -76,10 +64,7 @@ def worth_a_deep_look(quick: int | None, args) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", default=find_stockfish(), help="a UCI engine (default: Stockfish)")
-    parser.add_argument("--book", default=default_book(), help="EPD openings (default: the oracle data's)")
-    parser.add_argument("--out", type=Path, required=True, help="EPD file, appended to")
-    parser.add_argument("--count", type=int, default=320, help="positions wanted in the suite")
+    add_suite_arguments(parser, count=320)
     parser.add_argument("--least", type=int, default=5, help="fewest pieces, kings included")
     parser.add_argument("--most", type=int, default=8, help="most pieces, kings included")
     parser.add_argument("--min-cp", type=int, default=50, help="least |score| kept")
@@ -94,39 +79,19 @@ def main() -> int:
     args = parser.parse_args()
     if not args.book or not Path(args.book).exists():
         parser.error("--book: no opening book (set SOLVER_ORACLE_DATA or pass --book)")
-    openings = [line.strip() for line in Path(args.book).read_text().splitlines() if line.strip()]
-    seen = recorded(args.out)
-    rng = random.Random(args.seed + len(seen))  # a resumed run plays other games
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with chess.engine.SimpleEngine.popen_uci(args.engine) as engine, args.out.open("a") as out:
+    with chess.engine.SimpleEngine.popen_uci(args.engine) as engine:
         engine.configure({"Threads": 1, "Hash": 64})
-        games = 0
-        while len(seen) < args.count:
-            start, _ = chess.Board.from_epd(rng.choice(openings))
-            candidates = play_game(engine, start, rng, args)
-            games += 1
-            kept, last_ply = 0, -10 ** 9
-            for board, quick in candidates:
-                key = " ".join(board.epd().split()[:4])
-                ply = board.ply()
-                if key in seen or ply - last_ply < args.spacing or kept >= args.per_game:
-                    continue
-                if not worth_a_deep_look(quick, args):
-                    continue
-                score = engine.analyse(board, chess.engine.Limit(depth=args.depth))["score"].relative
-                if score.is_mate() or not args.min_cp <= abs(score.score()) <= args.max_cp:
-                    continue
-                seen.add(key)
-                kept, last_ply = kept + 1, ply
-                pieces = chess.popcount(board.occupied)
-                out.write(f'{key} c0 "stockfish depth {args.depth} cp {score.score()}"; '
-                          f'c1 "pieces {pieces}"; id "endgame-{len(seen)}";\n')
-                out.flush()
-                if len(seen) >= args.count:
-                    break
-            print(f"\r{len(seen)}/{args.count} positions from {games} games", end="",
-                  file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+
+        def entry(board: chess.Board, quick: int | None, number: int) -> str | None:
+            if not worth_a_deep_look(quick, args):
+                return None
+            score = engine.analyse(board, chess.engine.Limit(depth=args.depth))["score"].relative
+            if score.is_mate() or not args.min_cp <= abs(score.score()) <= args.max_cp:
+                return None
+            return (f'c0 "stockfish depth {args.depth} cp {score.score()}"; '
+                    f'c1 "pieces {chess.popcount(board.occupied)}"; id "endgame-{number}";')
+
+        fill_suite(args, lambda start, rng, _: play_game(engine, start, rng, args), entry)
     return 0
 
 

@@ -18,32 +18,19 @@ killed run resumes; the positions already there are not repeated.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from pathlib import Path
 
 import chess
 import chess.engine
-from common import find_stockfish, oracle_data
+from common import add_suite_arguments, fill_suite
 
 
-def default_book() -> str:
-    """The openings of the oracle data (``common.oracle_data()/chess/openings-8moves.epd``)."""
-    return str(oracle_data() / "chess" / "openings-8moves.epd")
-
-
-def recorded(path: Path) -> set[str]:
-    """The positions (EPD without operations) already in the suite."""
-    if not path.exists():
-        return set()
-    return {" ".join(line.split()[:4]) for line in path.read_text().splitlines() if line.strip()}
-
-
-def play_game(strong, weak, start: chess.Board, strong_colour: bool, args) -> list[chess.Board]:
+def play_game(strong, weak, start: chess.Board, strong_colour: bool, args) -> list[tuple[chess.Board, None]]:
     """One game from ``start``; the positions where the strong side was to move and its search
     reported a forced mate for itself."""
     board = start.copy()
-    candidates = []
+    candidates = []  # (board, None)
     limit = chess.engine.Limit(nodes=args.nodes)
     for _ in range(300):
         if board.is_game_over(claim_draw=True):
@@ -52,7 +39,7 @@ def play_game(strong, weak, start: chess.Board, strong_colour: bool, args) -> li
             played = strong.play(board, limit, info=chess.engine.INFO_SCORE)
             score = played.info.get("score")
             if score is not None and score.relative.is_mate() and score.relative.mate() > 0:
-                candidates.append(board.copy(stack=False))
+                candidates.append((board.copy(stack=False), None))
         else:
             played = weak.play(board, limit)
         board.push(played.move)
@@ -61,10 +48,7 @@ def play_game(strong, weak, start: chess.Board, strong_colour: bool, args) -> li
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", default=find_stockfish(), help="a UCI engine (default: Stockfish)")
-    parser.add_argument("--book", default=default_book(), help="EPD openings (default: the oracle data's)")
-    parser.add_argument("--out", type=Path, required=True, help="EPD file, appended to")
-    parser.add_argument("--count", type=int, default=100, help="positions wanted in the suite")
+    add_suite_arguments(parser, count=100)
     parser.add_argument("--min-moves", type=int, default=4, help="shortest mate kept, in moves")
     parser.add_argument("--max-moves", type=int, default=12, help="longest mate kept, in moves")
     parser.add_argument("--depth", type=int, default=22, help="Stockfish's depth for the mate's length")
@@ -80,38 +64,21 @@ def main() -> int:
         parser.error("--book: no opening book (set SOLVER_ORACLE_DATA or pass --book)")
     if not 1 <= args.min_moves <= args.max_moves:
         parser.error("--min-moves and --max-moves: 1 <= min <= max")
-    openings = [line.strip() for line in Path(args.book).read_text().splitlines() if line.strip()]
-    seen = recorded(args.out)
-    rng = random.Random(args.seed + len(seen))  # a resumed run plays other games
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     with chess.engine.SimpleEngine.popen_uci(args.engine) as strong, \
-            chess.engine.SimpleEngine.popen_uci(args.engine) as weak, args.out.open("a") as out:
+            chess.engine.SimpleEngine.popen_uci(args.engine) as weak:
         strong.configure({"Threads": 1, "Hash": 64})
         weak.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": True, "UCI_Elo": args.weak_elo})
-        games = 0
-        while len(seen) < args.count:
-            start, _ = chess.Board.from_epd(rng.choice(openings))
-            candidates = play_game(strong, weak, start, games % 2 == 0, args)
-            games += 1
-            kept, last_ply = 0, -10 ** 9
-            for board in candidates:
-                key = " ".join(board.epd().split()[:4])
-                if key in seen or board.ply() - last_ply < args.spacing or kept >= args.per_game:
-                    continue
-                info = strong.analyse(board, chess.engine.Limit(depth=args.depth))
-                score = info["score"].relative
-                if not score.is_mate() or not args.min_moves <= score.mate() <= args.max_moves:
-                    continue
-                seen.add(key)
-                kept, last_ply = kept + 1, board.ply()
-                out.write(f'{key} bm {board.san(info["pv"][0])}; dm {score.mate()}; '
-                          f'c0 "stockfish depth {args.depth}"; id "long-mate-{len(seen)}";\n')
-                out.flush()
-                if len(seen) >= args.count:
-                    break
-            print(f"\r{len(seen)}/{args.count} positions from {games} games", end="",
-                  file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+
+        def entry(board: chess.Board, _, number: int) -> str | None:
+            info = strong.analyse(board, chess.engine.Limit(depth=args.depth))
+            score = info["score"].relative
+            if not score.is_mate() or not args.min_moves <= score.mate() <= args.max_moves:
+                return None
+            return (f'bm {board.san(info["pv"][0])}; dm {score.mate()}; '
+                    f'c0 "stockfish depth {args.depth}"; id "long-mate-{number}";')
+
+        fill_suite(args, lambda start, _, number: play_game(strong, weak, start, number % 2 == 0, args),
+                   entry)
     return 0
 
 
