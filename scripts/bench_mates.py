@@ -198,7 +198,17 @@ def main() -> int:
     parser.add_argument("--prover-nodes", type=int, default=20000)
     parser.add_argument("--stockfish", default=find_stockfish())
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ours-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a UCI option for every one of our engines (for instance QuiescenceChecks=true)")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES),
+                        help="the engines to run (default: all)")
     args = parser.parse_args()
+    ours_options = {}
+    for option in args.ours_option:
+        name, _, value = option.partition("=")
+        if not name or not value:
+            parser.error(f"--ours-option: {option!r} is not NAME=VALUE")
+        ours_options[name] = value
     data = oracle_data()
 
     problems = mate_sets(data, args.count) if args.count > 0 else []
@@ -213,19 +223,24 @@ def main() -> int:
         problems += long_mates(args.db, args.long, args.long_min, args.long_max, args.seed)
         database = open_database(args.db, "chess")
     solver = [sys.executable, "-m", "solver", "uci"]
-    engines = {
-        "ours+prover": UciProcess(solver, {"ProverNodes": str(args.prover_nodes)}),
-        "ours+probe": UciProcess(solver, {"ProverNodes": "0", "MateProbe": "true"}),
-        "ours": UciProcess(solver, {"ProverNodes": "0"}),
-        "stockfish": UciProcess([args.stockfish], {}),
+    starters = {
+        "ours+prover": lambda: UciProcess(solver, {**ours_options, "ProverNodes": str(args.prover_nodes)}),
+        "ours+probe": lambda: UciProcess(solver, {**ours_options, "ProverNodes": "0", "MateProbe": "true"}),
+        "ours": lambda: UciProcess(solver, {**ours_options, "ProverNodes": "0"}),
+        "stockfish": lambda: UciProcess([args.stockfish], {}),
     }
-    engines["ours mate"] = engines["ours"]
-    engines["stockfish movetime"] = engines["stockfish"]
+    needed = {"ours mate": "ours", "stockfish movetime": "stockfish"}
+    engines = {name: start() for name, start in starters.items()
+               if name in args.engines or any(needed.get(e) == name for e in args.engines)}
+    for alias, engine in needed.items():
+        if engine in engines:
+            engines[alias] = engines[engine]
+    chosen = [engine for engine in ENGINES if engine in args.engines]
     results: dict[str, dict[str, list]] = {}
     try:
         for number, (name, fen, moves) in enumerate(problems, 1):
-            row = results.setdefault(name, {engine: [] for engine in ENGINES})
-            for engine in ENGINES:
+            row = results.setdefault(name, {engine: [] for engine in chosen})
+            for engine in chosen:
                 command = f"go movetime {int(args.time * 1000)}" if engine in TIMED else f"go mate {moves}"
                 lines, wall = engines[engine].go(fen, command, args.time)
                 mate, millis, best = parse_answer(lines)
@@ -234,23 +249,23 @@ def main() -> int:
                          and verify_move(fen, best, moves, database))
                 row[engine].append((found, seconds if found else None))
             print(f"[{number}/{len(problems)}] {name} {fen} mate {moves}: "
-                  + ", ".join(f"{e} {'yes' if results[name][e][-1][0] else 'no'}" for e in ENGINES), file=sys.stderr)
+                  + ", ".join(f"{e} {'yes' if results[name][e][-1][0] else 'no'}" for e in chosen), file=sys.stderr)
     finally:
         for engine in {id(e): e for e in engines.values()}.values():
             engine.close()
     print(f"Mates found at {args.time:g} s per position (prover {args.prover_nodes} nodes per call); "
           f"time to find: median over the positions found")
-    print("| set | positions | " + " | ".join(f"{e} found | {e} median s" for e in ENGINES) + " |")
-    print("| --- | --- | " + " | ".join("--- | ---" for _ in ENGINES) + " |")
-    totals = {engine: 0 for engine in ENGINES}
+    print("| set | positions | " + " | ".join(f"{e} found | {e} median s" for e in chosen) + " |")
+    print("| --- | --- | " + " | ".join("--- | ---" for _ in chosen) + " |")
+    totals = {engine: 0 for engine in chosen}
     for name, row in results.items():
         cells = []
-        for engine in ENGINES:
+        for engine in chosen:
             hits = [seconds for found, seconds in row[engine] if found]
             totals[engine] += len(hits)
             cells.append(f"{len(hits)} | {statistics.median(hits):.3f}" if hits else "0 | -")
-        print(f"| {name} | {len(row[ENGINES[0]])} | " + " | ".join(cells) + " |")
-    print("| all | " + str(len(problems)) + " | " + " | ".join(f"{totals[e]} | " for e in ENGINES) + " |")
+        print(f"| {name} | {len(row[chosen[0]])} | " + " | ".join(cells) + " |")
+    print("| all | " + str(len(problems)) + " | " + " | ".join(f"{totals[e]} | " for e in chosen) + " |")
     return 0
 
 
