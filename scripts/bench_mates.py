@@ -16,10 +16,13 @@ Each position is given, in turn:
 * ``stockfish``: Stockfish's ``go mate N``, stopped at the time limit;
 * ``stockfish movetime``: Stockfish's ``go movetime`` (the same question as ``ours+prover``).
 
-A mate is *found* when the last ``score mate k`` before ``bestmove`` has 0 < k <= N and the
-mate was reported within the time (plus 0.1 s), and the move is right: it keeps a mate within 2N - 2 plies after it (checked with our tables for the
-long mates, with a depth-bounded df-pn disproof of the defender's ``draw`` for the sets). Time
-to find is the engine's ``time`` of its first info line carrying that mate.
+Two counts per engine, as in Stockfish's matetrack: **mates**, where the last ``score mate k``
+before ``bestmove`` has k > 0, was reported within the time (plus 0.1 s) and the move played
+keeps a forced win; **best**, those among them with k <= N whose move keeps a mate within 2N - 2
+plies (the shortest mate, or one as short as the EPD's). Moves are checked with our tables for
+the long mates, with a df-pn disproof of the defender's ``draw`` for the others (bounded to
+2N - 2 plies for *best*). Time to find is the engine's ``time`` of its first info line carrying
+that mate.
 
     python scripts/bench_mates.py --db DIR [--time 1.0] [--count 100] [--long 20] [--suite EPD]
 
@@ -141,8 +144,9 @@ def long_mates(db: str, per_ending: int, low: int, high: int, seed: int) -> list
     return found
 
 
-def verify_move(fen: str, move_text: str, moves: int, database) -> bool:
-    """Whether ``move_text`` keeps a mate within ``2 * moves - 2`` plies after it."""
+def verify_move(fen: str, move_text: str, moves: int | None, database) -> bool:
+    """Whether ``move_text`` keeps a forced win: a mate within ``2 * moves - 2`` plies after it,
+    or, with ``moves`` None, a mate of any length."""
     import games
 
     game = games.get("chess")
@@ -160,13 +164,18 @@ def verify_move(fen: str, move_text: str, moves: int, database) -> bool:
     if database is not None:
         try:
             result = database.probe(child)
-            return result.wdl == -1 and -result.dtm <= 2 * moves - 2
+            return result.wdl == -1 and (moves is None or -result.dtm <= 2 * moves - 2)
         except Exception:
             pass
     from proofsearch.dfpn import prove
 
-    found = prove(game, child, "draw", max_depth=2 * moves - 2, seconds=60)
+    found = prove(game, child, "draw", max_depth=None if moves is None else 2 * moves - 2, seconds=60)
     return found.result == "disproven"
+
+
+def _verdict(outcome: tuple[bool, bool, float | None]) -> str:
+    found, shortest, _ = outcome
+    return "best" if shortest else "mate" if found else "no"
 
 
 def parse_answer(lines: list[str]) -> tuple[int | None, int | None, str]:
@@ -245,27 +254,32 @@ def main() -> int:
                 lines, wall = engines[engine].go(fen, command, args.time)
                 mate, millis, best = parse_answer(lines)
                 seconds = (millis if millis is not None else wall * 1000) / 1000
-                found = (mate is not None and 0 < mate <= moves and seconds <= args.time + LATE
-                         and verify_move(fen, best, moves, database))
-                row[engine].append((found, seconds if found else None))
+                found = (mate is not None and mate > 0 and seconds <= args.time + LATE
+                         and verify_move(fen, best, None, database))
+                shortest = found and mate <= moves and verify_move(fen, best, moves, database)
+                row[engine].append((found, shortest, seconds if found else None))
             print(f"[{number}/{len(problems)}] {name} {fen} mate {moves}: "
-                  + ", ".join(f"{e} {'yes' if results[name][e][-1][0] else 'no'}" for e in chosen), file=sys.stderr)
+                  + ", ".join(f"{e} {_verdict(results[name][e][-1])}" for e in chosen), file=sys.stderr)
     finally:
         for engine in {id(e): e for e in engines.values()}.values():
             engine.close()
-    print(f"Mates found at {args.time:g} s per position (prover {args.prover_nodes} nodes per call); "
-          f"time to find: median over the positions found")
-    print("| set | positions | " + " | ".join(f"{e} found | {e} median s" for e in chosen) + " |")
-    print("| --- | --- | " + " | ".join("--- | ---" for _ in chosen) + " |")
-    totals = {engine: 0 for engine in chosen}
+    print(f"Mates found at {args.time:g} s per position (prover {args.prover_nodes} nodes per call): "
+          f"mates (any forced mate, with a winning move), best (as short as the EPD's), and the median "
+          f"time to find over the mates")
+    print("| set | positions | " + " | ".join(f"{e} mates | {e} best | {e} median s" for e in chosen) + " |")
+    print("| --- | --- | " + " | ".join("--- | --- | ---" for _ in chosen) + " |")
+    totals = {engine: [0, 0] for engine in chosen}
     for name, row in results.items():
         cells = []
         for engine in chosen:
-            hits = [seconds for found, seconds in row[engine] if found]
-            totals[engine] += len(hits)
-            cells.append(f"{len(hits)} | {statistics.median(hits):.3f}" if hits else "0 | -")
+            hits = [seconds for found, _, seconds in row[engine] if found]
+            best = sum(1 for _, shortest, _ in row[engine] if shortest)
+            totals[engine][0] += len(hits)
+            totals[engine][1] += best
+            cells.append(f"{len(hits)} | {best} | {statistics.median(hits):.3f}" if hits else f"0 | {best} | -")
         print(f"| {name} | {len(row[chosen[0]])} | " + " | ".join(cells) + " |")
-    print("| all | " + str(len(problems)) + " | " + " | ".join(f"{totals[e]} | " for e in chosen) + " |")
+    print("| all | " + str(len(problems)) + " | "
+          + " | ".join(f"{totals[e][0]} | {totals[e][1]} | " for e in chosen) + " |")
     return 0
 
 

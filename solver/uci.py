@@ -2,7 +2,8 @@
 
 Threads. The caller's thread reads commands and answers at once: ``uciok`` before anything is
 compiled, ``readyok`` also during a search. A warm-up thread loads the chess kernels and the
-search (from numba's cache, or compiling them on a cold cache) as soon as the engine starts. Each
+search (from numba's cache, or compiling them on a cold cache) as soon as the engine starts, then
+the prover's kernels (``go mate``, ``ProverNodes``), after ``readyok`` can already be given. Each
 ``go`` runs in a search thread that prints ``info`` lines and exactly one ``bestmove``.
 
 Nothing the reader thread does may wait for numba: ``position`` is kept as text and parsed by the
@@ -38,6 +39,7 @@ MAX_DATABASE_CACHE_MB = 65536
 DEFAULT_PROVER_NODES = 0
 MAX_PROVER_NODES = 100_000_000
 EMPTY_PATH = "<empty>"
+PROVER_WARM_UP_FEN = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"  # a mate in one, to load the prover's kernels
 # Spin options: (default, least, most).
 SPIN_OPTIONS = {
     "Hash": (DEFAULT_HASH_MB, 1, MAX_HASH_MB),
@@ -541,6 +543,15 @@ class UciEngine:
             self._warm_up_error = f"{type(error).__name__}: {error}"
             self._complain(f"engine failed to start: {self._warm_up_error}")
             self._kernels_ready.set()
+            return
+        try:
+            # The prover's kernels too (`go mate`, ProverNodes): loading them in the first
+            # search that needs them would take that search's time.
+            from solver.search.prover_leaves import Prover
+
+            Prover(game, table_mb=1).root_mate(game.parse_position(PROVER_WARM_UP_FEN), [], 100)
+        except Exception as error:  # the search still plays; go mate will report its own error
+            self._complain(f"the prover failed to load: {type(error).__name__}: {error}")
 
     # --- helpers ---------------------------------------------------------------------------------
     def _searching(self) -> bool:

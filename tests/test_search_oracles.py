@@ -15,6 +15,7 @@ import games
 from retrograde.build import build_tables
 from solver.cli import main
 from solver.search.player import Limits, Player
+from solver.search.scores import is_mate, mate_in_moves
 from solver.search.scores import KNOWN_WIN_BOUND, MATE, MATE_BOUND, table_score
 from solver.search.table_leaves import EndgameTables
 from tests.conftest import quickest_mating_moves
@@ -225,6 +226,21 @@ def test_prover_on_the_clock_works_once_the_search_is_winning():
     # machine the last chunk may overrun by a tenth of a second or so.
     assert player._prover_seconds <= result.seconds - player._prover_seconds + 0.25
     assert result.mate is not None and result.mate >= 7
+
+
+def test_a_proven_mate_stays_the_answer_when_the_prover_gets_no_more_time():
+    # Once df-pn has proven a mate, a later iteration whose own score is not decisive (or with
+    # no prover time left) must still play the proof's move: forgetting it played a non-mating
+    # move after "score mate 16" had been reported.
+    import time
+
+    position = CHESS.parse_position(MATE_IN_3)
+    player = Player(CHESS, hash_mb=4, prover_nodes=20_000)
+    assert player.search(position, Limits(depth=1)).mate == 3
+    root_moves = [int(move) for move in CHESS.legal_moves(position)]
+    kept = player._prover_at_root(Limits(time=1.0), time.monotonic(), root_moves, score=0)
+    assert kept is not None and CHESS.format_move(position, kept[0]) == "f8c5"
+    assert is_mate(kept[1]) and mate_in_moves(kept[1]) == 3
 
 
 def test_a_stop_before_the_search_starts_is_not_lost():

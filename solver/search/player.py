@@ -144,14 +144,15 @@ class GameNotPlayableError(ValueError):
 
 
 # On the clock the root prover runs only once the search sees a decisive advantage (at least
-# PROVER_WINNING_SCORE centipawns): then a mate is likely and is what the position needs, and the
-# prover's time in this search may reach PROVER_TIME_SHARE of the search's own. In level
-# positions it rarely proves anything, and its time cost the search about a ply (self-play at
-# 10+0.1 with a quarter of the search's time given to it everywhere: -80 Elo, see
-# docs/benchmarks.md).
+# PROVER_WINNING_SCORE centipawns) and no mate of its own: then a mate is likely and is what the
+# position needs, and the prover's time in this search may reach PROVER_TIME_SHARE of the
+# search's own. Once it holds a proof, only shortening the mate is left, which the deepening
+# search does as well: then PROVER_SHORTENING_SHARE. In level positions it rarely proves
+# anything, and its time cost the search about a ply (self-play at 10+0.1 with a quarter of the
+# search's time given to it everywhere: -80 Elo, see docs/benchmarks.md).
 PROVER_WINNING_SCORE = 400
 PROVER_TIME_SHARE = 1.0
-
+PROVER_SHORTENING_SHARE = 0.25
 
 class Player:
     """An alpha-beta player for one game: its transposition table, history tables and buffers.
@@ -510,28 +511,30 @@ class Player:
                         score: int) -> tuple[int, int] | None:
         """(move, score) of a mate df-pn proves at the root within ``prover_nodes`` more nodes
         (and the time allowed), or None. On the clock the prover's time in this search stays
-        within ``PROVER_TIME_SHARE`` of the search's own, and it runs only when the search's
-        ``score`` is decisive (see ``PROVER_WINNING_SCORE``); without a clock it always runs."""
-        if self.prover_nodes <= 0 or self._state[ab.C_STOP]:
+        within ``PROVER_TIME_SHARE`` of the search's own (``PROVER_SHORTENING_SHARE`` once a
+        mate is proven), and it runs only when the search's ``score`` is decisive but not yet a
+        mate (see ``PROVER_WINNING_SCORE``); without a clock it always runs. A mate proven
+        earlier (an earlier iteration, an earlier search of the same position) is returned
+        whether the prover runs again or not."""
+        if self.prover_nodes <= 0:
             return None
+        mate = self.prover.known_mate(self._root_position)  # a proof of an earlier iteration stays
         elapsed = time.monotonic() - started
         timed = limits.time is not None or limits.optimum is not None
         seconds = None
         if timed:
-            if score < PROVER_WINNING_SCORE:
-                return None
             searched = elapsed - self._prover_seconds
-            seconds = PROVER_TIME_SHARE * searched - self._prover_seconds
+            seconds = (PROVER_SHORTENING_SHARE if mate is not None else PROVER_TIME_SHARE) * searched
+            seconds -= self._prover_seconds
             if limits.time is not None:
                 seconds = min(seconds, limits.time - elapsed)
-            if seconds <= 0.002:
-                return None
-        mate = self.prover.root_mate(self._root_position, self._root_history, self.prover_nodes, seconds)
-        self._prover_seconds += time.monotonic() - started - elapsed
+        worth_running = not timed or (PROVER_WINNING_SCORE <= score < MATE_BOUND and seconds > 0.002)
+        if worth_running and not self._state[ab.C_STOP]:
+            mate = self.prover.root_mate(self._root_position, self._root_history, self.prover_nodes, seconds)
+            self._prover_seconds += time.monotonic() - started - elapsed
         if mate is None or mate.move not in root_moves:
             return None
-        score = MATE - mate.plies if mate.plies is not None else KNOWN_WIN - 1
-        return mate.move, score
+        return mate.move, MATE - mate.plies if mate.plies is not None else KNOWN_WIN - 1
 
     def _run(self, depth: int, alpha: int, beta: int) -> int:
         """One call of the compiled search at the root."""

@@ -81,6 +81,12 @@ class Prover:
         self._cache.clear()
         self.search.table.clear()
 
+    def known_mate(self, position: np.ndarray) -> ProvenMate | None:
+        """The mate for the side to move in ``position`` proven so far (the shortest found), or
+        None; no search."""
+        state = self._cache.get(int(self.game.hash(position)))
+        return state.mate if state is not None else None
+
     def root_mate(self, position: np.ndarray, history: Sequence[int], budget: int,
                   seconds: float | None = None) -> ProvenMate | None:
         """What the prover knows of a mate for the side to move after ``budget`` more nodes (and
