@@ -45,6 +45,7 @@ from common import find_stockfish, oracle_data
 
 ENGINES = ("ours+prover", "ours+probe", "ours", "ours mate", "stockfish", "stockfish movetime")
 TIMED = ("ours+prover", "ours+probe", "ours", "stockfish movetime")  # given ``go movetime``; the others ``go mate N``
+WARM_UP_MS = 300  # each engine's throwaway first search
 LATE = 0.1  # a mate reported this long after the time limit does not count
 
 
@@ -60,6 +61,11 @@ class UciProcess:
             self.send(f"setoption name {name} value {value}")
         self.send("isready")
         self.read_until("readyok", timeout=120)
+        # One throwaway search, so that no engine's first position pays for loading what its
+        # first search needs (our prover's kernels, a table's pages).
+        self.send("position startpos")
+        self.send(f"go movetime {WARM_UP_MS}")
+        self.read_until("bestmove")
 
     def send(self, line: str) -> None:
         self.process.stdin.write(line + "\n")
