@@ -61,6 +61,7 @@ SWITCH_OPTIONS = {
     "AspirationWindows": "aspiration",
     "TTCutoffs": "tt_cutoffs",
     "MateProbe": "mate_probe",
+    "TreeProver": "tree_prover",
     "IIR": "iir",
     "Improving": "improving",
     "SEEPruning": "see_pruning",

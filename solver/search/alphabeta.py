@@ -27,6 +27,7 @@ the search):
   ``continuation[k, context, piece_to]``, ``capture_history[piece_to]``: see
   :mod:`solver.search.ordering`;
 * ``mate_misses``: the positions whose mate probe failed (:mod:`solver.search.mate_probe`);
+* ``tree_prover``: the bounded df-pn's buffers and table (:mod:`solver.search.tree_prover`);
 * ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
   (``C_STOP``, written by other threads while the search runs) in one int64 array.
 
@@ -55,7 +56,7 @@ from runtime.borrow import borrowed
 from runtime.stopping import poll_due
 from solver.search import transposition as tt
 from solver.search.mate_probe import (MATE_PROBE_DECISIVE, MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES,
-                                      MATE_PROBE_PLIES, MATE_PROBE_SHARE, missed_before, probe_mate)
+                                      MATE_PROBE_PLIES, MATE_PROBE_SHARE, missed_before, probe_mate, remember_miss)
 from solver.search.ordering import (TT_MOVE, generate_behind, is_quiet_key, pick_next, reward_capture_history,
                                     reward_continuation, reward_quiet_cutoff, score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
@@ -63,8 +64,11 @@ from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, fro
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
                                     USE_IIR, USE_IMPROVING, USE_LMR, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT,
                                     USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING,
-                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING)
+                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING,
+                                    USE_TREE_PROVER)
 from solver.search.table_leaves import TABLES, probe_tables
+from solver.search.tree_prover import (TREE_PROVER, TREE_PROVER_NODE_COST, TREE_PROVER_NODES, TREE_PROVER_PLIES,
+                                       prove_in_tree)
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
 (P_FLAGS, P_HISTORY, P_FIFTY, P_GENERATION, P_NODE_LIMIT, P_ROOT_MOVES, P_ROOT_DEPTH, P_MC_MOVES,
@@ -115,7 +119,7 @@ KERNELS = types.Tuple((K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.Hash
                        K.ReversiblePliesKernel, RankKernel, K.PieceToKernel, K.IsLegalKernel))
 # The player's buffers (see the module docstring), in this order:
 BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D,
-                       I32_2D, I32_3D, I32_1D))
+                       I32_2D, I32_3D, I32_1D, TREE_PROVER))
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -228,7 +232,7 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
     (legal_moves, play, outcome, hash_position, evaluate, in_check, _, _, move_keys, noisy_moves,
      reversible_plies, rank, piece_to, _) = kernels
     (positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation,
-     capture_history) = buffers
+     capture_history, _) = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -319,7 +323,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys, _,
      reversible_plies, rank, piece_to, is_legal) = kernels
     (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
-     counter_moves, continuation, capture_history) = buffers
+     counter_moves, continuation, capture_history, tree_prover) = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -414,21 +418,34 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         depth -= 1
 
     # 8. The prover inside the tree: near the horizon, where the side to move holds its own, a
-    # checks-only mate search (solver.search.mate_probe), each position at most once, within a
-    # share of the search's nodes. A mate found is a lower bound: a shorter one may exist.
-    if (flags & USE_MATE_PROBE and not root and excluded < 0 and not checked and depth <= MATE_PROBE_DEPTH
-            and abs(beta) < MATE_BOUND and static_eval + MATE_PROBE_MARGIN >= beta
-            and ply + MATE_PROBE_PLIES + 2 < PLY_ROWS
-            and (state[P_FIFTY] == 0 or reversible_plies(pos) + MATE_PROBE_PLIES < state[P_FIFTY])
+    # checks-only mate search (solver.search.mate_probe) or, with the tree_prover switch, a small
+    # bounded df-pn (solver.search.tree_prover); each position at most once, within a share of
+    # the search's nodes. A mate found is a lower bound: a shorter one may exist.
+    proving = (flags & USE_TREE_PROVER) != 0
+    probe_plies = TREE_PROVER_PLIES if proving else MATE_PROBE_PLIES
+    if ((flags & USE_MATE_PROBE or proving) and not root and excluded < 0 and not checked
+            and depth <= MATE_PROBE_DEPTH and abs(beta) < MATE_BOUND and static_eval + MATE_PROBE_MARGIN >= beta
+            and ply + probe_plies + 2 < PLY_ROWS
+            and (state[P_FIFTY] == 0 or reversible_plies(pos) + probe_plies < state[P_FIFTY])
             and state[S_MATE_NODES] * MATE_PROBE_SHARE <= state[S_NODES]
             and not missed_before(mate_misses, position_hash)):
         before = state[S_NODES]
-        limit = before + MATE_PROBE_NODES
+        limit = before + (TREE_PROVER_NODES if proving else MATE_PROBE_NODES)
         if state[P_NODE_LIMIT] > 0:
             limit = min(limit, state[P_NODE_LIMIT])
-        plies, mate_move = probe_mate(legal_moves, play, outcome, gives_check, positions, moves, state, mate_misses,
-                                      position_hash, ply, MATE_PROBE_PLIES, limit, S_NODES, C_STOP,
-                                      static_eval >= MATE_PROBE_DECISIVE)
+        if proving:
+            plies, mate_move, expanded = prove_in_tree(legal_moves, play, outcome, hash_position, evaluate, rank,
+                                                       tree_prover, pos, limit - before)
+            state[S_NODES] += expanded
+            # An expansion costs about as much as TREE_PROVER_NODE_COST nodes of this search
+            # (it generates, plays and hashes every child): the share counts it so.
+            state[S_MATE_NODES] += expanded * (TREE_PROVER_NODE_COST - 1)
+            if plies == 0:
+                remember_miss(mate_misses, position_hash)
+        else:
+            plies, mate_move = probe_mate(legal_moves, play, outcome, gives_check, positions, moves, state,
+                                          mate_misses, position_hash, ply, MATE_PROBE_PLIES, limit, S_NODES, C_STOP,
+                                          static_eval >= MATE_PROBE_DECISIVE)
         state[S_MATE_NODES] += state[S_NODES] - before
         state[S_MATE_PROBES] += 1
         poll(state)

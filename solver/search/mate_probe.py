@@ -55,6 +55,12 @@ def missed_before(misses, position_hash):
     return misses[position_hash & np.uint64(MISSES_SIZE - 1)] == position_hash
 
 
+@nb.njit(types.void(U64_1D, types.uint64), cache=True, inline="always")
+def remember_miss(misses, position_hash):
+    """Remember that a probe of the position with this hash failed."""
+    misses[position_hash & np.uint64(MISSES_SIZE - 1)] = position_hash
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.GivesCheckKernel, U64_2D, I32_2D,
                      I64_1D, types.int64, types.int64, types.int64, types.boolean, types.int64, types.int64),
          cache=True, nogil=True)
@@ -133,5 +139,5 @@ def probe_mate(legal_moves, play, outcome, gives_check, positions, moves, counte
             break  # ends the deepening
         plies += 2
     if counters[stop_slot] == 0:
-        misses[position_hash & np.uint64(MISSES_SIZE - 1)] = position_hash
+        remember_miss(misses, position_hash)
     return 0, np.int64(-1)
