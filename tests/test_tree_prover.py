@@ -1,7 +1,7 @@
 """The df-pn prover inside the tree (solver.search.tree_prover): mates whose attacker needs quiet
-moves, which the checks-only probe cannot see, found within their bound and checked move by move
-with python-chess; no mate claimed where there is none; proofs kept for the next call; and a
-search with it on never claims a mate shorter than the problem's."""
+moves, which the checks-only probe cannot see, found within their bound and checked move by
+move with python-chess; no mate claimed where there is none; proofs kept for the next call.
+(A search with it on never claims a mate shorter than the problem's: tests/test_mate_probe.py.)"""
 from __future__ import annotations
 
 import chess
@@ -12,7 +12,7 @@ import games
 from databases.leaves import no_tables
 from solver.search.player import Limits, Player
 from solver.search.tree_prover import TREE_PROVER_PLIES, clear_tree_prover, new_tree_prover, prove_in_tree
-from tests.test_mate_probe import _mates, _probe, _problems
+from tests.test_mate_probe import _mates, _probe
 
 CHESS = games.get("chess")
 
@@ -70,18 +70,6 @@ def test_proofs_are_kept_across_calls_until_cleared():
     assert again[:2] == first[:2] and again[2] < first[2]  # the table answers at once
     clear_tree_prover(prover)
     assert _prove(fen, prover=prover)[2] == first[2]
-
-
-def test_a_search_with_the_tree_prover_never_claims_a_mate_shorter_than_the_shortest(oracle_data):
-    player = Player(CHESS, hash_mb=8, switches={"tree_prover": True})
-    probes = 0
-    for fen, moves in _problems(oracle_data("chess/mate-in-3.epd"), 60):
-        player.new_game()
-        result = player.search(CHESS.parse_position(fen), Limits(depth=5))
-        probes += player.last_stats["mate_probes"]
-        if result.mate is not None:
-            assert result.mate >= moves, fen
-    assert probes > 0
 
 
 def test_the_tree_prover_is_off_by_default():

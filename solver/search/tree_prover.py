@@ -29,7 +29,8 @@ from proofsearch.dfpn import (CHILD_FIELDS, FRAME_FIELDS, GOAL_WIN, P_BUDGET, P_
                               P_FIXED_PLIES, P_GENERATION, P_GOAL, P_HISTORY, P_MAX_DEPTH, P_SALT, PARAMS, S_BEST,
                               S_BOUNDED, S_LENGTH, S_NODES, S_PN, STATS, dfpn_kernel)
 from proofsearch.settings import prover_settings
-from proofsearch.table import TABLE, TranspositionTable
+from proofsearch.table import (INT32_2D, INT64_1D, INT64_2D, INT64_3D, TABLE, UINT64_1D, UINT64_2D,
+                              TranspositionTable)
 
 TREE_PROVER_PLIES = 7  # the longest mate tried: four moves of the attacker
 TREE_PROVER_NODES = 1000  # df-pn expansions of one call
@@ -37,16 +38,10 @@ TREE_PROVER_TABLE_MB = 8
 TREE_PROVER_NODE_COST = 8  # one expansion takes about the time of this many alpha-beta nodes (bench)
 TREE_PROVER_SALT = 0x5EED_7EE5  # fixed: entries must meet their keys again in later calls
 
-U64_1D = types.Array(types.uint64, 1, "C")
-U64_2D = types.Array(types.uint64, 2, "C")
-I32_2D = types.Array(types.int32, 2, "C")
-I64_1D = types.Array(types.int64, 1, "C")
-I64_2D = types.Array(types.int64, 2, "C")
-I64_3D = types.Array(types.int64, 3, "C")
 # positions, move_buffer, child_moves, child_hashes, child_vals, frames, path_hash, table, params,
 # stats, and the stand-ins for a database (none is consulted: the search has its own tables).
-TREE_PROVER = types.Tuple((U64_2D, I32_2D, I32_2D, U64_2D, I64_3D, I64_2D, U64_1D, TABLE, I64_1D, I64_1D,
-                           DIRECTORY, I64_1D, ARENA))
+TREE_PROVER = types.Tuple((UINT64_2D, INT32_2D, INT32_2D, UINT64_2D, INT64_3D, INT64_2D, UINT64_1D, TABLE, INT64_1D,
+                           INT64_1D, DIRECTORY, INT64_1D, ARENA))
 
 
 def new_tree_prover(game: Game, table_mb: float = TREE_PROVER_TABLE_MB) -> tuple:
