@@ -62,6 +62,7 @@ SWITCH_OPTIONS = {
     "TTCutoffs": "tt_cutoffs",
     "MateProbe": "mate_probe",
     "TreeProver": "tree_prover",
+    "CorrectionHistory": "correction_history",
     "IIR": "iir",
     "Improving": "improving",
     "SEEPruning": "see_pruning",
