@@ -62,8 +62,9 @@ PLAIN = {name: False for name in NAMES}
 # The seven heuristics of issue 41 (iir, improving, see_pruning, lmr_history, counter_moves,
 # continuation_history, singular) are on: together they scored +74.3 Elo [+33.0, +117.6] at
 # 10+0.1 (153 games, 2026-11-28) and +44.1 [+10.4, +78.6] at 50,000 nodes a move (223 games).
-# The mate probe and tree_prover are off: they measured no gain (issue 40); correction_history,
-# capture_history, staged_picking and time_scaling are off until a match measures them.
+# The mate probe and tree_prover are off: they measured no gain (issue 40); so did
+# correction_history (-12.7 Elo [-42.7, +17.1], 300 games at 50,000 nodes). capture_history,
+# staged_picking and time_scaling are off until a match measures them.
 MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling", "tree_prover",
                 "correction_history")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
