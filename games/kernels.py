@@ -109,13 +109,6 @@ Player kernels (``Game.player``, a ``PlayerKernels``; the alpha-beta player of :
     another position sharing the hash key). Games with small move lists may look the move up
     in them; chess checks the move alone (:mod:`games.chess.legality`).
 
-``structure_key(pos) -> uint64`` (signature of ``hash``)
-    A key of what changes slowly in a position and biases the static evaluation the same way
-    wherever it occurs, with the side to move in its lowest bit: the key of the correction
-    history, which learns by how much the search's results differ from the static evaluation
-    in positions sharing it. Chess: the pawns of both sides. Games without such a structure
-    return the side to move alone (tic-tac-toe, Connect Four: 0, one shared correction).
-
 Table families (``games.table_family``)
     Games solved by retrograde analysis also provide a table family: named index spaces with
     ``rank``/``unrank`` kernels, and the tables that moves leaving a table land in. Chess and

@@ -1,7 +1,6 @@
 """Player kernels for games without checks, passes or repetitions (Connect Four, tic-tac-toe):
 one compiled copy that every such game lists in its ``PlayerKernels``."""
 import numba as nb
-import numpy as np
 
 from games import kernels as K
 
@@ -34,9 +33,3 @@ def move_itself(pos, move):
 def never_repeats(pos):
     """Every move adds a stone or mark: no position repeats."""
     return 0
-
-
-@nb.njit(K.HASH_SIGNATURE, cache=True)
-def no_structure(pos):
-    """No structure that outlasts a move: every position shares one correction entry."""
-    return np.uint64(0)

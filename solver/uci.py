@@ -61,8 +61,6 @@ SWITCH_OPTIONS = {
     "AspirationWindows": "aspiration",
     "TTCutoffs": "tt_cutoffs",
     "MateProbe": "mate_probe",
-    "TreeProver": "tree_prover",
-    "CorrectionHistory": "correction_history",
     "IIR": "iir",
     "Improving": "improving",
     "SEEPruning": "see_pruning",

@@ -1,6 +1,6 @@
 """The chess player kernels: noisy_moves against legal_moves filtered by is_noisy (on the perft
 suites of $SOLVER_ORACLE_DATA/chess and on random walks), play_null, see, move_order's bands,
-reversible_plies, structure_key."""
+reversible_plies."""
 from __future__ import annotations
 
 import random
@@ -10,7 +10,7 @@ import pytest
 
 import games
 from games.chess.movegen import legal_moves, noisy_moves
-from games.chess.player import gives_check, move_keys, move_order, play_null, reversible_plies, see, structure_key
+from games.chess.player import gives_check, move_keys, move_order, play_null, reversible_plies, see
 from games.chess.position import STATE, hash_from_scratch, in_check
 from games.chess.rules import is_noisy
 from games.kernels import ORDER_NOISY
@@ -306,19 +306,3 @@ def test_is_legal_on_random_walks_and_perft_suites(oracle_data):
     strangers = sorted({move for game, position in boards[::7] for move in game.legal_moves(position)})
     asked = sum(_check_is_legal(game, position, strangers, rng) for game, position in boards)
     assert asked > 200_000
-
-
-def test_structure_key_is_the_pawns_and_the_side_to_move():
-    def key(fen):
-        return int(structure_key(STANDARD.parse_position(fen)))
-
-    start = key("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
-    # Pieces, castling rights and clocks do not count; the side to move is the lowest bit.
-    assert key("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 30 40") == start
-    assert key("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1") == start ^ 1 and start & 1 == 0
-    # Any pawn moved, taken or of the other colour makes another key.
-    others = {key("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1"),
-              key("rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1"),
-              key("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-              key("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPp/RNBQKBN1 w Qkq - 0 1")}
-    assert len(others) == 4 and start not in others

@@ -123,10 +123,8 @@ def test_a_probe_keeps_its_node_limit_and_a_stopped_probe_is_not_remembered():
     assert not missed_before(misses, np.uint64(CHESS.hash(position)))
 
 
-@pytest.mark.parametrize("switch", ["mate_probe", "tree_prover"])
-def test_a_search_with_the_probe_never_claims_a_mate_shorter_than_the_shortest(oracle_data, switch):
-    # tree_prover: the probe's positions asked of df-pn (solver.search.tree_prover).
-    player = Player(CHESS, hash_mb=8, switches={switch: True})
+def test_a_search_with_the_probe_never_claims_a_mate_shorter_than_the_shortest(oracle_data):
+    player = Player(CHESS, hash_mb=8, switches={"mate_probe": True})
     probes = 0
     for fen, moves in _problems(oracle_data("chess/mate-in-3.epd"), 80):
         player.new_game()

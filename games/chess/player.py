@@ -1,8 +1,7 @@
 """The chess kernels of the alpha-beta player (see "Player kernels" in :mod:`games.kernels`):
 ``play_null``, ``gives_check``, ``move_keys`` (``move_order`` for each move, with the static
 exchange evaluation ``see``), ``noisy_moves`` (the move generator of :mod:`games.chess.movegen`
-keeping captures and promotions), ``reversible_plies`` and ``structure_key`` (the pawns, the
-key of the correction history); ``in_check`` lives in
+keeping captures and promotions) and ``reversible_plies``; ``in_check`` lives in
 :mod:`games.chess.position`. The game object names these without importing this module, so
 that commands which do not play compile none of them.
 
@@ -27,7 +26,7 @@ from games.chess.bitops import lsb
 from games.chess.makemove import piece_type_on
 from games.chess.movegen import generate
 from games.chess.moves import move_origin, move_target, move_promotion
-from games.chess.position import (BISHOPS, BLACK, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE, WHITE,
+from games.chess.position import (BISHOPS, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE,
                                   STATE_EP_SHIFT, STATE_FULLMOVE_SHIFT, STATE_HALFMOVE_SHIFT, attackers_of,
                                   halfmove_clock, in_check)
 from games.chess.tables import EN_PASSANT_KEYS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_SQUARE, PIECE_VALUES, SIDE_KEY
@@ -251,16 +250,3 @@ def noisy_moves(pos, moves):
     into ``moves``, in ``legal_moves`` order: exactly the legal moves ``is_noisy`` accepts,
     also in check (then the noisy evasions). Returns their number."""
     return generate(pos, moves, True)
-
-
-@nb.njit(K.HASH_SIGNATURE, cache=True)
-def structure_key(pos):
-    """The pawns of both sides, mixed into 63 bits (a multiply-xorshift hash), above the side to
-    move: the correction history's key (see "Player kernels" in :mod:`games.kernels`)."""
-    white_pawns = pos[PAWNS] & pos[WHITE]
-    black_pawns = pos[PAWNS] & pos[BLACK]
-    mixed = white_pawns * U64(0x9E3779B97F4A7C15) ^ (black_pawns * U64(0xC2B2AE3D27D4EB4F))
-    mixed ^= mixed >> U64(31)
-    mixed *= U64(0xBF58476D1CE4E5B9)
-    mixed ^= mixed >> U64(29)
-    return (mixed << U64(1)) | (pos[STATE] & ONE)

@@ -27,8 +27,6 @@ the search):
   ``continuation[k, context, piece_to]``, ``capture_history[piece_to]``: see
   :mod:`solver.search.ordering`;
 * ``mate_misses``: the positions whose mate probe failed (:mod:`solver.search.mate_probe`);
-* ``tree_prover``: the bounded df-pn's buffers and table (:mod:`solver.search.tree_prover`);
-* ``correction``: the correction history of the static evaluation (:mod:`solver.search.correction`);
 * ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
   (``C_STOP``, written by other threads while the search runs) in one int64 array.
 
@@ -56,9 +54,8 @@ from games.table_family import RankKernel
 from runtime.borrow import borrowed
 from runtime.stopping import poll_due
 from solver.search import transposition as tt
-from solver.search.correction import corrected_eval, correction_slot, learn_correction
 from solver.search.mate_probe import (MATE_PROBE_DECISIVE, MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES,
-                                      MATE_PROBE_PLIES, MATE_PROBE_SHARE, missed_before, probe_mate, remember_miss)
+                                      MATE_PROBE_PLIES, MATE_PROBE_SHARE, missed_before, probe_mate)
 from solver.search.ordering import (TT_MOVE, generate_behind, is_quiet_key, pick_next, reward_capture_history,
                                     reward_continuation, reward_quiet_cutoff, score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
@@ -66,11 +63,8 @@ from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, fro
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
                                     USE_IIR, USE_IMPROVING, USE_LMR, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT,
                                     USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING,
-                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING,
-                                    USE_TREE_PROVER, USE_CORRECTION_HISTORY)
+                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING)
 from solver.search.table_leaves import TABLES, probe_tables
-from solver.search.tree_prover import (TREE_PROVER, TREE_PROVER_NODE_COST, TREE_PROVER_NODES, TREE_PROVER_PLIES,
-                                       prove_in_tree)
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
 (P_FLAGS, P_HISTORY, P_FIFTY, P_GENERATION, P_NODE_LIMIT, P_ROOT_MOVES, P_ROOT_DEPTH, P_MC_MOVES,
@@ -118,10 +112,10 @@ U64_2D = types.Array(types.uint64, 2, "C")
 # The game's kernels (games.kernels, "Player kernels"), in this order:
 KERNELS = types.Tuple((K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                        K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                       K.ReversiblePliesKernel, RankKernel, K.PieceToKernel, K.IsLegalKernel, K.HashKernel))
+                       K.ReversiblePliesKernel, RankKernel, K.PieceToKernel, K.IsLegalKernel))
 # The player's buffers (see the module docstring), in this order:
 BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D,
-                       I32_2D, I32_3D, I32_1D, TREE_PROVER, I32_1D))
+                       I32_2D, I32_3D, I32_1D))
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -232,9 +226,9 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, _, _, move_keys, noisy_moves,
-     reversible_plies, rank, piece_to, _, structure_key) = kernels
+     reversible_plies, rank, piece_to, _) = kernels
     (positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation,
-     capture_history, _, correction) = buffers
+     capture_history) = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -280,8 +274,6 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
         if slot < 0:
             static_eval = np.int64(evaluate(pos))
         best = static_eval
-        if flags & USE_CORRECTION_HISTORY:
-            best = corrected_eval(correction, correction_slot(structure_key(pos)), static_eval)
         if best >= beta:
             return best
         if best > alpha:
@@ -325,9 +317,9 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys, _,
-     reversible_plies, rank, piece_to, is_legal, structure_key) = kernels
+     reversible_plies, rank, piece_to, is_legal) = kernels
     (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
-     counter_moves, continuation, capture_history, tree_prover, correction) = buffers
+     counter_moves, continuation, capture_history) = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -411,13 +403,6 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     checked = in_check(pos)
     if slot < 0 and not checked:
         static_eval = np.int64(evaluate(pos))
-    # The evaluation corrected by what searches found in this structure (solver.search.correction);
-    # the table keeps the raw one.
-    raw_eval = static_eval
-    correcting = flags & USE_CORRECTION_HISTORY and not checked
-    structure = correction_slot(structure_key(pos)) if correcting else np.int64(0)
-    if correcting:
-        static_eval = corrected_eval(correction, structure, raw_eval)
     child = positions[ply + 1]
     ply_info[STATIC_EVAL, ply] = NO_EVAL if checked else static_eval
     improving = np.int64(1 if flags & USE_IMPROVING and not checked and is_improving(ply_info, ply) else 0)
@@ -429,34 +414,21 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         depth -= 1
 
     # 8. The prover inside the tree: near the horizon, where the side to move holds its own, a
-    # checks-only mate search (solver.search.mate_probe) or, with the tree_prover switch, a small
-    # bounded df-pn (solver.search.tree_prover); each position at most once, within a share of
-    # the search's nodes. A mate found is a lower bound: a shorter one may exist.
-    proving = (flags & USE_TREE_PROVER) != 0
-    probe_plies = TREE_PROVER_PLIES if proving else MATE_PROBE_PLIES
-    if ((flags & USE_MATE_PROBE or proving) and not root and excluded < 0 and not checked
-            and depth <= MATE_PROBE_DEPTH and abs(beta) < MATE_BOUND and static_eval + MATE_PROBE_MARGIN >= beta
-            and ply + probe_plies + 2 < PLY_ROWS
-            and (state[P_FIFTY] == 0 or reversible_plies(pos) + probe_plies < state[P_FIFTY])
+    # checks-only mate search (solver.search.mate_probe), each position at most once, within a
+    # share of the search's nodes. A mate found is a lower bound: a shorter one may exist.
+    if (flags & USE_MATE_PROBE and not root and excluded < 0 and not checked and depth <= MATE_PROBE_DEPTH
+            and abs(beta) < MATE_BOUND and static_eval + MATE_PROBE_MARGIN >= beta
+            and ply + MATE_PROBE_PLIES + 2 < PLY_ROWS
+            and (state[P_FIFTY] == 0 or reversible_plies(pos) + MATE_PROBE_PLIES < state[P_FIFTY])
             and state[S_MATE_NODES] * MATE_PROBE_SHARE <= state[S_NODES]
             and not missed_before(mate_misses, position_hash)):
         before = state[S_NODES]
-        limit = before + (TREE_PROVER_NODES if proving else MATE_PROBE_NODES)
+        limit = before + MATE_PROBE_NODES
         if state[P_NODE_LIMIT] > 0:
             limit = min(limit, state[P_NODE_LIMIT])
-        if proving:
-            plies, mate_move, expanded = prove_in_tree(legal_moves, play, outcome, hash_position, evaluate, rank,
-                                                       tree_prover, pos, limit - before)
-            state[S_NODES] += expanded
-            # An expansion costs about as much as TREE_PROVER_NODE_COST nodes of this search
-            # (it generates, plays and hashes every child): the share counts it so.
-            state[S_MATE_NODES] += expanded * (TREE_PROVER_NODE_COST - 1)
-            if plies == 0:
-                remember_miss(mate_misses, position_hash)
-        else:
-            plies, mate_move = probe_mate(legal_moves, play, outcome, gives_check, positions, moves, state,
-                                          mate_misses, position_hash, ply, MATE_PROBE_PLIES, limit, S_NODES, C_STOP,
-                                          static_eval >= MATE_PROBE_DECISIVE)
+        plies, mate_move = probe_mate(legal_moves, play, outcome, gives_check, positions, moves, state, mate_misses,
+                                      position_hash, ply, MATE_PROBE_PLIES, limit, S_NODES, C_STOP,
+                                      static_eval >= MATE_PROBE_DECISIVE)
         state[S_MATE_NODES] += state[S_NODES] - before
         state[S_MATE_PROBES] += 1
         poll(state)
@@ -571,7 +543,6 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     # TT move alone (step 11), the rest are generated and ordered behind it.
     best = np.int64(-INFINITE)
     best_move = np.int64(-1)
-    best_quiet = False
     searched = 0
     quiets_tried = 0
     noisy_tried = 0
@@ -645,7 +616,6 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
             best = score
             if score > alpha:
                 best_move = move
-                best_quiet = quiet
                 alpha = score
                 if is_pv:
                     update_pv(pv, ply_info, ply, move)
@@ -680,13 +650,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         bound = tt.BOUND_EXACT
     else:
         bound = tt.BOUND_UPPER
-    # With the correction history, teach it what this result says of the structure.
-    if (correcting and (best_move < 0 or best_quiet) and abs(best) < K.EVAL_LIMIT
-            and not (bound == tt.BOUND_LOWER and best <= static_eval)
-            and not (bound == tt.BOUND_UPPER and best >= static_eval)):
-        learn_correction(correction, structure, best - raw_eval, depth)
     tt.store(tt_table, position_hash, best_move, to_table(best, ply),
-             raw_eval if not checked else 0, depth, bound, state[P_GENERATION])
+             static_eval if not checked else 0, depth, bound, state[P_GENERATION])
     return best
 
 

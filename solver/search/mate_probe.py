@@ -19,6 +19,11 @@ in ``misses`` (a hash-indexed array of position hashes) so the same position is 
 twice while the player keeps its memory. The probe's nodes count in the search's nodes, and all
 probes together may spend at most one node in ``MATE_PROBE_SHARE`` of a search.
 
+A small bounded df-pn in this probe's place (quiet moves of the attacker too, its own table
+kept across calls) was built and measured (4aaf7f5): no more mates at 1 s than the search alone,
+and its buffers, passed down every call, slowed the search by 8% even when off. It was removed
+(docs/benchmarks.md); long mates are the root prover's (solver.search.prover_leaves).
+
 The probe uses the search's own per-ply rows above the node (``positions``, ``moves``), which
 are free until the node's own move loop starts.
 """
@@ -53,12 +58,6 @@ def new_misses() -> np.ndarray:
 def missed_before(misses, position_hash):
     """Whether a probe of the position with this hash failed before."""
     return misses[position_hash & np.uint64(MISSES_SIZE - 1)] == position_hash
-
-
-@nb.njit(types.void(U64_1D, types.uint64), cache=True, inline="always")
-def remember_miss(misses, position_hash):
-    """Remember that a probe of the position with this hash failed."""
-    misses[position_hash & np.uint64(MISSES_SIZE - 1)] = position_hash
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.GivesCheckKernel, U64_2D, I32_2D,
@@ -139,5 +138,5 @@ def probe_mate(legal_moves, play, outcome, gives_check, positions, moves, counte
             break  # ends the deepening
         plies += 2
     if counters[stop_slot] == 0:
-        remember_miss(misses, position_hash)
+        misses[position_hash & np.uint64(MISSES_SIZE - 1)] = position_hash
     return 0, np.int64(-1)

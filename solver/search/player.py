@@ -25,9 +25,7 @@ from games import kernels as K
 from runtime.stopping import DeadlineWatcher
 from games.game import Game
 from solver.search import alphabeta as ab
-from solver.search.correction import new_correction
 from solver.search.mate_probe import new_misses
-from solver.search.tree_prover import clear_tree_prover, new_tree_prover
 from solver.search.scores import (INFINITE, KNOWN_WIN, KNOWN_WIN_BOUND, MATE, MATE_BOUND, MAX_PLY, is_mate,
                                   mate_in_moves)
 from solver.search.switches import ASPIRATION, DEFAULTS, FLAGS, NAMES as SWITCH_NAMES, PLAIN, TIME_SCALING
@@ -197,8 +195,6 @@ class Player:
         self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
         self._path = np.zeros(rows, dtype=np.uint64)
         self._mate_misses = new_misses()
-        self._tree_prover = new_tree_prover(game)
-        self._correction = new_correction()
         self._deadline: DeadlineWatcher | None = None
         self._stop_requested: threading.Event | None = None  # the caller's stop, see search()
         self.last_stats: dict[str, int] = {}
@@ -246,8 +242,6 @@ class Player:
         self._continuation.fill(0)
         self._capture_history.fill(0)
         self._mate_misses.fill(0)
-        clear_tree_prover(self._tree_prover)
-        self._correction.fill(0)
         self._previous_score = None
         if self._prover is not None:
             self._prover.clear()
@@ -549,12 +543,10 @@ class Player:
         rank, tables = self._table_arguments()
         return int(ab.search_root((kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
                                    player.in_check, player.gives_check, player.play_null, player.move_keys,
-                                   player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal,
-                                   player.structure_key),
+                                   player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal),
                                   (self._positions, self._move_rows, self._ply_info, self._path, self._killers,
                                    self._history, table.table, self._pv, self._root_moves, self._state,
-                                   self._mate_misses, self._counter_moves, self._continuation, self._capture_history,
-                                   self._tree_prover, self._correction),
+                                   self._mate_misses, self._counter_moves, self._continuation, self._capture_history),
                                   tables, depth, alpha, beta))
 
     def _table_arguments(self) -> tuple:

@@ -24,10 +24,6 @@ USE_CONTINUATION_HISTORY = 16384  # quiet moves ordered by how they did after th
 USE_SINGULAR = 32768  # singular extension of the TT move, with multi-cut when others also cut
 USE_CAPTURE_HISTORY = 65536  # noisy moves ordered by how they did before, within their band
 USE_STAGED_PICKING = 131072  # the TT move searched before any other move is generated or scored
-USE_TREE_PROVER = 262144  # the mate probe's positions asked of a small bounded df-pn instead
-# (solver.search.tree_prover): quiet moves of the attacker too
-USE_CORRECTION_HISTORY = 524288  # the static evaluation corrected by past results in its structure
-# (solver.search.correction)
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -49,8 +45,6 @@ FLAGS = {
     "singular": USE_SINGULAR,
     "capture_history": USE_CAPTURE_HISTORY,
     "staged_picking": USE_STAGED_PICKING,
-    "tree_prover": USE_TREE_PROVER,
-    "correction_history": USE_CORRECTION_HISTORY,
 }
 ASPIRATION = "aspiration"  # the switches of the iterative deepening rather than the search
 TIME_SCALING = "time_scaling"  # the optimum scaled by best-move changes and falling scores
@@ -62,9 +56,7 @@ PLAIN = {name: False for name in NAMES}
 # The seven heuristics of issue 41 (iir, improving, see_pruning, lmr_history, counter_moves,
 # continuation_history, singular) are on: together they scored +74.3 Elo [+33.0, +117.6] at
 # 10+0.1 (153 games, 2026-11-28) and +44.1 [+10.4, +78.6] at 50,000 nodes a move (223 games).
-# The mate probe and tree_prover are off: they measured no gain (issue 40); so did
-# correction_history (-12.7 Elo [-42.7, +17.1], 300 games at 50,000 nodes). capture_history,
-# staged_picking and time_scaling are off until a match measures them.
-MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling", "tree_prover",
-                "correction_history")
+# The mate probe is off: it measured no gain (issue 40); capture_history, staged_picking and
+# time_scaling are off until a match measures them.
+MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
