@@ -154,6 +154,7 @@ PROVER_WINNING_SCORE = 400
 PROVER_TIME_SHARE = 1.0
 PROVER_SHORTENING_SHARE = 0.25
 
+
 class Player:
     """An alpha-beta player for one game: its transposition table, history tables and buffers.
 
