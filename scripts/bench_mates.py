@@ -46,6 +46,7 @@ from common import find_stockfish, oracle_data
 ENGINES = ("ours+prover", "ours+probe", "ours", "ours mate", "stockfish", "stockfish movetime")
 TIMED = ("ours+prover", "ours+probe", "ours", "stockfish movetime")  # given ``go movetime``; the others ``go mate N``
 WARM_UP_MS = 300  # each engine's throwaway first search
+WARM_UP_MATE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"  # and a mate in one, for its prover
 LATE = 0.1  # a mate reported this long after the time limit does not count
 
 
@@ -61,10 +62,14 @@ class UciProcess:
             self.send(f"setoption name {name} value {value}")
         self.send("isready")
         self.read_until("readyok", timeout=120)
-        # One throwaway search, so that no engine's first position pays for loading what its
-        # first search needs (our prover's kernels, a table's pages).
+        # Throwaway searches, so that no engine's first position pays for loading what its
+        # first search needs: the search, and our prover's kernels (which `go mate` waits for,
+        # even while a cold cache compiles them).
         self.send("position startpos")
         self.send(f"go movetime {WARM_UP_MS}")
+        self.read_until("bestmove")
+        self.send(f"position fen {WARM_UP_MATE}")
+        self.send("go mate 1")
         self.read_until("bestmove")
 
     def send(self, line: str) -> None:
