@@ -1,6 +1,6 @@
 """Texel tuning of the chess evaluation (games/chess/evaluation.py, weights in eval_weights.py).
 
-    nice python scripts/tune_eval.py generate [--data DIR] [--minutes M] [--nodes N]
+    nice python scripts/tune_eval.py generate [--data DIR] [--minutes M] [--nodes N] [--workers W]
     python scripts/tune_eval.py fit [--data DIR] [--write]
     python scripts/tune_eval.py seed      # the untuned PeSTO seed into eval_weights.py
 
@@ -189,6 +189,20 @@ def seed_weights() -> dict[str, list[tuple[int, int]]]:
     weights["ROOK_OPEN_FILE"] = [(25, 10)]
     weights["ROOK_SEMI_OPEN_FILE"] = [(10, 5)]
     weights["BISHOP_PAIR"] = [(30, 50)]
+    weights["THREAT_BY_PAWN"] = [(40, 40)]
+    weights["THREAT_BY_MINOR"] = [(5, 15), (15, 20), (30, 25), (30, 30)]
+    weights["THREAT_BY_ROOK"] = [(30, 20)]
+    weights["HANGING"] = [(20, 15)]
+    weights["SAFE_CHECK"] = [(20, 5), (15, 5), (25, 5), (15, 5)]
+    weights["CONNECTED_PAWN"] = [(5, 0), (8, 3), (10, 8), (15, 20), (30, 40), (50, 60)]
+    weights["BACKWARD_PAWN"] = [(-8, -8)]
+    weights["PASSED_OWN_KING"] = [(0, -2), (0, -3), (0, -5), (0, -8), (0, -10), (0, -10)]
+    weights["PASSED_ENEMY_KING"] = [(0, 2), (0, 5), (0, 8), (0, 12), (0, 18), (0, 20)]
+    weights["PASSED_FREE"] = [(0, 2), (0, 5), (3, 10), (6, 15), (10, 25), (20, 40)]
+    weights["OUTPOST"] = [(25, 10), (15, 5)]
+    weights["ROOK_ON_SEVENTH"] = [(10, 20)]
+    weights["BISHOP_PAWNS"] = [(-2, -4)]
+    weights["MINOR_BEHIND_PAWN"] = [(8, 2)]
     return weights
 
 
@@ -200,6 +214,13 @@ TERM_NOTES = {
     "PASSED_PAWN": "relative ranks 2..7",
     "KING_ZONE_ATTACK": "per attacked zone square: knight, bishop, rook, queen",
     "PAWN_SHIELD": "pawns one, two ranks ahead of the king",
+    "THREAT_BY_MINOR": "victim: knight, bishop, rook, queen",
+    "SAFE_CHECK": "by knight, bishop, rook, queen",
+    "CONNECTED_PAWN": "relative ranks 2..7",
+    "PASSED_OWN_KING": "per passed pawn on relative ranks 2..7: our king's distance to its stop square",
+    "PASSED_ENEMY_KING": "per passed pawn on relative ranks 2..7: the enemy king's distance to its stop square",
+    "PASSED_FREE": "relative ranks 2..7",
+    "OUTPOST": "knight, bishop",
 }
 
 
@@ -303,7 +324,10 @@ def play_game(engine, start_fen: str, nodes: int) -> dict:
 
 
 def generate(args) -> None:
-    """Append Stockfish self-play games to ``games.jsonl`` until the time is up."""
+    """Append Stockfish self-play games to ``games.jsonl`` until the time is up, with
+    ``args.workers`` engines (one thread each) taking openings from one queue."""
+    import threading
+
     import chess.engine
 
     args.data.mkdir(parents=True, exist_ok=True)
@@ -312,28 +336,41 @@ def generate(args) -> None:
     order = list(range(len(openings)))
     random.Random(2024).shuffle(order)
     done = played_openings(out)
+    pending = iter([index for index in order if index not in done])
     deadline = time.monotonic() + 60 * args.minutes
-    engine = chess.engine.SimpleEngine.popen_uci(args.stockfish)
-    engine.configure({"Threads": 1, "Hash": 16})
+    lock = threading.Lock()
     count = 0
-    try:
-        with out.open("a") as handle:
-            for index in order:
-                if time.monotonic() >= deadline or (args.games and count >= args.games):
-                    break
-                if index in done:
-                    continue
-                epd = openings[index]
-                game = play_game(engine, " ".join(epd.split()[:4]) + " 0 1", args.nodes)
+
+    def next_opening() -> int | None:
+        with lock:
+            if time.monotonic() >= deadline or (args.games and count >= args.games):
+                return None
+            return next(pending, None)
+
+    def worker(handle) -> None:
+        nonlocal count
+        engine = chess.engine.SimpleEngine.popen_uci(args.stockfish)
+        try:
+            engine.configure({"Threads": 1, "Hash": 16})
+            while (index := next_opening()) is not None:
+                game = play_game(engine, " ".join(openings[index].split()[:4]) + " 0 1", args.nodes)
                 game["opening"] = index
                 game["nodes"] = args.nodes
-                handle.write(json.dumps(game) + "\n")
-                handle.flush()
-                count += 1
-                if count % 50 == 0:
-                    print(f"{len(done) + count} games", file=sys.stderr, flush=True)
-    finally:
-        engine.quit()
+                with lock:  # whole lines only, so an interrupted run loses at most the games in play
+                    handle.write(json.dumps(game) + "\n")
+                    handle.flush()
+                    count += 1
+                    if count % 50 == 0:
+                        print(f"{len(done) + count} games", file=sys.stderr, flush=True)
+        finally:
+            engine.quit()
+
+    with out.open("a") as handle:
+        threads = [threading.Thread(target=worker, args=(handle,)) for _ in range(args.workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     print(f"played {count} games this run, {len(done) + count} in {out}")
 
 
@@ -548,6 +585,7 @@ def main(argv: list[str] | None = None) -> None:
     gen.add_argument("--games", type=int, default=0, help="stop after this many games (0: no limit)")
     gen.add_argument("--nodes", type=int, default=3000)
     gen.add_argument("--stockfish", default=find_stockfish())
+    gen.add_argument("--workers", type=int, default=1, help="engines playing at once (one core each)")
     fit_parser = sub.add_parser("fit", help="fit K and the weights; --write updates eval_weights.py")
     fit_parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     fit_parser.add_argument("--skip-plies", type=int, default=8, help="plies after the book to skip")

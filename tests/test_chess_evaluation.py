@@ -174,3 +174,49 @@ def test_feature_counts_by_hand():
     counts, _ = features(position)
     assert counts[OFFSETS["MOBILITY_KNIGHT"] + 2] == 1
     assert counts[OFFSETS["MOBILITY_KNIGHT"]:OFFSETS["MOBILITY_KNIGHT"] + 9].sum() == 1
+
+
+def block(counts: np.ndarray, name: str, size: int) -> list[int]:
+    return [int(v) for v in counts[OFFSETS[name]:OFFSETS[name] + size]]
+
+
+def test_threat_and_passed_pawn_counts_by_hand():
+    # The e4 pawn attacks the undefended rook on d5; the rook attacks e5, so the passer's stop
+    # square is not free; kings e1 (4 squares from e5) and e8 (3).
+    counts, _ = features(GAME.parse_position("4k3/8/8/3r4/4P3/8/8/4K3 w - - 0 1"))
+    assert block(counts, "THREAT_BY_PAWN", 1) == [1]
+    assert block(counts, "HANGING", 1) == [1]
+    assert block(counts, "THREAT_BY_MINOR", 4) == [0, 0, 0, 0]
+    assert block(counts, "PASSED_PAWN", 6) == [0, 0, 1, 0, 0, 0]
+    assert block(counts, "PASSED_OWN_KING", 6) == [0, 0, 4, 0, 0, 0]
+    assert block(counts, "PASSED_ENEMY_KING", 6) == [0, 0, 3, 0, 0, 0]
+    assert block(counts, "PASSED_FREE", 6) == [0] * 6
+    # Without the rook the stop square is free.
+    counts, _ = features(GAME.parse_position("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1"))
+    assert block(counts, "PASSED_FREE", 6) == [0, 0, 1, 0, 0, 0]
+
+
+def test_piece_placement_and_safe_check_counts_by_hand():
+    # The d5 knight is an outpost (defended by e4, no black pawn to chase it); the c7 rook is on
+    # the seventh. Safe checks on the e8 king: the knight from f6; the rook from c8 (e7 is the
+    # king's own square to guard).
+    counts, _ = features(GAME.parse_position("4k3/2R5/8/3N4/4P3/8/8/4K3 w - - 0 1"))
+    assert block(counts, "OUTPOST", 2) == [1, 0]
+    assert block(counts, "ROOK_ON_SEVENTH", 1) == [1]
+    assert block(counts, "SAFE_CHECK", 4) == [1, 0, 1, 0]
+    assert block(counts, "MINOR_BEHIND_PAWN", 1) == [0]
+    # A dark-squared bishop on c1 behind its c2 pawn; one of a2 b2 c2 (b2) on its colour.
+    counts, _ = features(GAME.parse_position("4k3/8/8/8/8/8/PPP5/2B1K3 w - - 0 1"))
+    assert block(counts, "BISHOP_PAWNS", 1) == [1]
+    assert block(counts, "MINOR_BEHIND_PAWN", 1) == [1]
+
+
+def test_pawn_structure_counts_by_hand():
+    # d3 is backward (c5 attacks d4 and no white pawn can defend it); c5 is not (b6 can).
+    # e4 (defended by d3) and c5 (by b6) are connected on their fourth ranks.
+    counts, _ = features(GAME.parse_position("4k3/8/1p6/2p5/4P3/3P4/8/4K3 w - - 0 1"))
+    assert block(counts, "BACKWARD_PAWN", 1) == [1]
+    assert block(counts, "CONNECTED_PAWN", 6) == [0] * 6
+    # A phalanx: d4 and e4 side by side.
+    counts, _ = features(GAME.parse_position("4k3/8/8/8/3PP3/8/8/4K3 w - - 0 1"))
+    assert block(counts, "CONNECTED_PAWN", 6) == [0, 0, 2, 0, 0, 0]

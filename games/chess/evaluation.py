@@ -29,6 +29,24 @@ Terms (feature blocks, in order; sizes in ``TERMS``), for each side:
     ROOK_OPEN_FILE        a rook on a file without pawns
     ROOK_SEMI_OPEN_FILE   a rook on a file with enemy but no own pawns
     BISHOP_PAIR           two bishops or more
+    THREAT_BY_PAWN        enemy knights, bishops, rooks, queens attacked by our pawns
+    THREAT_BY_MINOR       enemy knights / bishops / rooks / queens attacked by our knights or bishops
+    THREAT_BY_ROOK        enemy queens attacked by our rooks
+    HANGING               enemy knights, bishops, rooks, queens we attack and they do not defend
+    SAFE_CHECK            squares from which our knight / bishop / rook / queen could check the
+                          enemy king, that such a piece of ours attacks, not ours and not
+                          attacked by the enemy
+    CONNECTED_PAWN        a pawn defended by an own pawn or beside one, by relative rank 2..7
+    BACKWARD_PAWN         a pawn whose stop square an enemy pawn attacks and no own pawn on a
+                          neighbouring file can ever defend
+    PASSED_OWN_KING       per passed pawn, by rank: our king's distance to its stop square
+    PASSED_ENEMY_KING     the same for the enemy king
+    PASSED_FREE           a passed pawn, by rank, whose stop square is empty and not attacked
+    OUTPOST               a knight / bishop on relative rank 4..6, defended by an own pawn, where
+                          no enemy pawn can ever attack it
+    ROOK_ON_SEVENTH       a rook on the relative seventh rank
+    BISHOP_PAWNS          per bishop, own pawns on squares of its colour
+    MINOR_BEHIND_PAWN     a knight or bishop right behind a pawn (either side's)
 
 No tempo term: the start position evaluates to 0 (tests/test_chess_rules.py relies on it).
 
@@ -54,13 +72,17 @@ from games.chess.bitops import lsb, popcount
 from games.chess.position import BISHOPS, KINGS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE
 from games.chess.tables import KING_ATTACKS, KNIGHT_ATTACKS, PIECE_VALUES
 
-WEIGHTS_DIGEST = "3a5c24e4649cb1ad"
+WEIGHTS_DIGEST = "52ee51ab367fa540"
 
 TERMS = (("MATERIAL", 5), ("PST_PAWN", 64), ("PST_KNIGHT", 64), ("PST_BISHOP", 64), ("PST_ROOK", 64),
          ("PST_QUEEN", 64), ("PST_KING", 64), ("MOBILITY_KNIGHT", 9), ("MOBILITY_BISHOP", 14),
          ("MOBILITY_ROOK", 15), ("MOBILITY_QUEEN", 28), ("PASSED_PAWN", 6), ("ISOLATED_PAWN", 1),
          ("DOUBLED_PAWN", 1), ("KING_ZONE_ATTACK", 4), ("PAWN_SHIELD", 2), ("KING_OPEN_FILE", 1),
-         ("ROOK_OPEN_FILE", 1), ("ROOK_SEMI_OPEN_FILE", 1), ("BISHOP_PAIR", 1))
+         ("ROOK_OPEN_FILE", 1), ("ROOK_SEMI_OPEN_FILE", 1), ("BISHOP_PAIR", 1),
+         ("THREAT_BY_PAWN", 1), ("THREAT_BY_MINOR", 4), ("THREAT_BY_ROOK", 1), ("HANGING", 1), ("SAFE_CHECK", 4),
+         ("CONNECTED_PAWN", 6), ("BACKWARD_PAWN", 1), ("PASSED_OWN_KING", 6), ("PASSED_ENEMY_KING", 6),
+         ("PASSED_FREE", 6), ("OUTPOST", 2), ("ROOK_ON_SEVENTH", 1), ("BISHOP_PAWNS", 1),
+         ("MINOR_BEHIND_PAWN", 1))
 OFFSETS = {}
 _offset = 0
 for _name, _size in TERMS:
@@ -84,6 +106,20 @@ KING_OPEN = OFFSETS["KING_OPEN_FILE"]
 ROOK_OPEN = OFFSETS["ROOK_OPEN_FILE"]
 ROOK_SEMI = OFFSETS["ROOK_SEMI_OPEN_FILE"]
 BISHOP_PAIR = OFFSETS["BISHOP_PAIR"]
+THREAT_PAWN = OFFSETS["THREAT_BY_PAWN"]
+THREAT_MINOR = OFFSETS["THREAT_BY_MINOR"]
+THREAT_ROOK = OFFSETS["THREAT_BY_ROOK"]
+HANGING = OFFSETS["HANGING"]
+SAFE_CHECK = OFFSETS["SAFE_CHECK"]
+CONNECTED = OFFSETS["CONNECTED_PAWN"]
+BACKWARD = OFFSETS["BACKWARD_PAWN"]
+PASSED_OWN_KING = OFFSETS["PASSED_OWN_KING"]
+PASSED_ENEMY_KING = OFFSETS["PASSED_ENEMY_KING"]
+PASSED_FREE = OFFSETS["PASSED_FREE"]
+OUTPOST = OFFSETS["OUTPOST"]
+ROOK_SEVENTH = OFFSETS["ROOK_ON_SEVENTH"]
+BISHOP_PAWNS = OFFSETS["BISHOP_PAWNS"]
+MINOR_BEHIND_PAWN = OFFSETS["MINOR_BEHIND_PAWN"]
 
 
 def flat_weights(weights) -> tuple[np.ndarray, np.ndarray]:
@@ -147,8 +183,16 @@ KING_ZONE, SHIELD_NEAR, SHIELD_FAR = _king_tables()
 # KING_FILES[file]: the king's file and its neighbours, as a byte of files.
 KING_FILES = np.array([(0b111 << f >> 1) & 0xFF for f in range(8)], dtype=np.uint64)
 
+# Chebyshev distance between two squares, indexed [a * 64 + b].
+DISTANCE = np.array([max(abs(a % 8 - b % 8), abs(a // 8 - b // 8)) for a in range(64) for b in range(64)],
+                    dtype=np.int64)
+# Per colour: relative ranks 4..6 (outposts) and the relative seventh rank.
+OUTPOST_RANKS = np.array([0x0000FFFFFF000000, 0x000000FFFFFF0000], dtype=np.uint64)
+SEVENTH_RANK = np.array([0x00FF000000000000, 0x000000000000FF00], dtype=np.uint64)
+
 U64 = types.uint64
 ONE = types.uint64(1)
+DARK_SQUARES = types.uint64(0xAA55AA55AA55AA55)  # a1 is dark
 NOT_A_FILE = types.uint64(0xFEFEFEFEFEFEFEFE)
 NOT_H_FILE = types.uint64(0x7F7F7F7F7F7F7F7F)
 BYTE = types.uint64(0xFF)
@@ -212,6 +256,10 @@ def terms(pos, out):
         phase = PHASE_MAX
     mg = 0
     eg = 0
+    zero = U64(0)
+    # Squares attacked per colour by its knights, bishops, rooks, queens (for the threat terms).
+    white_attacks = (zero, zero, zero, zero)
+    black_attacks = (zero, zero, zero, zero)
     for colour in range(2):
         sign = 1 - 2 * colour
         flip = 56 * colour
@@ -247,6 +295,10 @@ def terms(pos, out):
         zone_queen = 0
         open_rooks = 0
         semi_open_rooks = 0
+        by_knights = zero
+        by_bishops = zero
+        by_rooks = zero
+        by_queens = zero
         bits = pos[KNIGHTS] & own
         while bits:
             attacks = KNIGHT_ATTACKS[lsb(bits)]
@@ -257,6 +309,7 @@ def terms(pos, out):
             else:
                 out[index] += sign
             zone_knight += popcount(attacks & zone)
+            by_knights |= attacks
             bits &= bits - ONE
         bits = bishops & own
         while bits:
@@ -268,6 +321,7 @@ def terms(pos, out):
             else:
                 out[index] += sign
             zone_bishop += popcount(attacks & zone)
+            by_bishops |= attacks
             bits &= bits - ONE
         bits = rooks & own
         while bits:
@@ -280,6 +334,7 @@ def terms(pos, out):
             else:
                 out[index] += sign
             zone_rook += popcount(attacks & zone)
+            by_rooks |= attacks
             file_bit = ONE << types.uint64(square & 7)
             if not (own_files & file_bit):
                 if enemy_files & file_bit:
@@ -298,24 +353,14 @@ def terms(pos, out):
             else:
                 out[index] += sign
             zone_queen += popcount(attacks & zone)
+            by_queens |= attacks
             bits &= bits - ONE
-
-        # Pawn structure: passed pawns by rank, isolated and doubled pawns.
         if colour == 0:
-            stoppers = fill_down(with_neighbour_files(enemy_pawns) >> types.uint64(8))
-            behind_own = fill_down(own_pawns >> types.uint64(8))
+            white_attacks = (by_knights, by_bishops, by_rooks, by_queens)
         else:
-            stoppers = fill_up(with_neighbour_files(enemy_pawns) << types.uint64(8))
-            behind_own = fill_up(own_pawns << types.uint64(8))
-        passed = own_pawns & ~stoppers & ~behind_own
-        while passed:
-            index = PASSED + ((lsb(passed) ^ flip) >> 3) - 1
-            if out is None:
-                c_mg += W_MG[index]
-                c_eg += W_EG[index]
-            else:
-                out[index] += sign
-            passed &= passed - ONE
+            black_attacks = (by_knights, by_bishops, by_rooks, by_queens)
+
+        # Pawn structure: isolated and doubled pawns (passed pawns in threat_and_pawn_terms).
         lonely_files = own_files & ~(((own_files << ONE) | (own_files >> ONE)) & BYTE)
         isolated = popcount(own_pawns & (lonely_files * EVERY_RANK))
         doubled = popcount(own_pawns) - popcount(own_files)
@@ -352,7 +397,149 @@ def terms(pos, out):
             out[ROOK_OPEN] += sign * open_rooks
             out[ROOK_SEMI] += sign * semi_open_rooks
             out[BISHOP_PAIR] += sign * bishop_pair
+    attacks = (white_attacks, black_attacks)
+    for colour in range(2):
+        c_mg, c_eg = threat_and_pawn_terms(pos, colour, attacks[colour], attacks[1 - colour], pawn_attacks,
+                                           king_squares, out)
+        mg += c_mg
+        eg += c_eg
     return mg, eg, phase
+
+
+@nb.njit(cache=True)
+def add_term(out, index, count, sign):
+    """``count`` times the term at ``index``: its signed (mg, eg), or, with an ``out`` array,
+    added to the feature counts (then (0, 0))."""
+    if out is None:
+        return sign * W_MG[index] * count, sign * W_EG[index] * count
+    out[index] += sign * count
+    return 0, 0
+
+
+@nb.njit(cache=True)
+def threat_and_pawn_terms(pos, colour, own_attacks, enemy_attacks, pawn_attacks, king_squares, out):
+    """The signed (mg, eg) of ``colour``'s threats, safe checks, connected and backward pawns,
+    passed-pawn details, outposts and piece placement (the terms from THREAT_BY_PAWN on);
+    ``own_attacks`` / ``enemy_attacks``: squares attacked by (knights, bishops, rooks, queens)."""
+    sign = 1 - 2 * colour
+    own = pos[colour]
+    enemy = pos[1 - colour]
+    occupied = own | enemy
+    pawns = pos[PAWNS]
+    own_pawns = pawns & own
+    enemy_pawns = pawns & enemy
+    own_king = king_squares[colour]
+    enemy_king = king_squares[1 - colour]
+    own_minors = own_attacks[0] | own_attacks[1]
+    own_all = pawn_attacks[colour] | own_minors | own_attacks[2] | own_attacks[3] | KING_ATTACKS[own_king]
+    enemy_all = (pawn_attacks[1 - colour] | enemy_attacks[0] | enemy_attacks[1] | enemy_attacks[2]
+                 | enemy_attacks[3] | KING_ATTACKS[enemy_king])
+    enemy_pieces = enemy & (pos[KNIGHTS] | pos[BISHOPS] | pos[ROOKS] | pos[QUEENS])
+    mg = 0
+    eg = 0
+
+    # Threats against enemy pieces.
+    a, b = add_term(out, THREAT_PAWN, popcount(pawn_attacks[colour] & enemy_pieces), sign)
+    mg += a
+    eg += b
+    for victim in range(4):
+        a, b = add_term(out, THREAT_MINOR + victim, popcount(own_minors & enemy & pos[KNIGHTS + victim]), sign)
+        mg += a
+        eg += b
+    a, b = add_term(out, THREAT_ROOK, popcount(own_attacks[2] & enemy & pos[QUEENS]), sign)
+    mg += a
+    eg += b
+    a, b = add_term(out, HANGING, popcount(enemy_pieces & own_all & ~enemy_all), sign)
+    mg += a
+    eg += b
+
+    # Safe checks: squares that would check the enemy king, reachable and not defended.
+    safe = ~own & ~enemy_all
+    diagonal = bishop_attacks(occupied, enemy_king)
+    straight = rook_attacks(occupied, enemy_king)
+    checks = (KNIGHT_ATTACKS[enemy_king] & own_attacks[0], diagonal & own_attacks[1], straight & own_attacks[2],
+              (diagonal | straight) & own_attacks[3])
+    for piece in range(4):
+        a, b = add_term(out, SAFE_CHECK + piece, popcount(checks[piece] & safe), sign)
+        mg += a
+        eg += b
+
+    # Pawns: connected (defended or side by side), backward.
+    flip = 56 * colour
+    beside = ((own_pawns & NOT_A_FILE) >> ONE) | ((own_pawns & NOT_H_FILE) << ONE)
+    connected = own_pawns & (pawn_attacks[colour] | beside)
+    while connected:
+        a, b = add_term(out, CONNECTED + ((lsb(connected) ^ flip) >> 3) - 1, 1, sign)
+        mg += a
+        eg += b
+        connected &= connected - ONE
+    if colour == 0:
+        stops = own_pawns << types.uint64(8)
+        own_spans = fill_up(pawn_attacks[0])
+        enemy_spans = fill_down(pawn_attacks[1])
+        backward = (stops & pawn_attacks[1] & ~own_spans) >> types.uint64(8)
+        behind_pawn = pawns >> types.uint64(8)
+    else:
+        stops = own_pawns >> types.uint64(8)
+        own_spans = fill_down(pawn_attacks[1])
+        enemy_spans = fill_up(pawn_attacks[0])
+        backward = (stops & pawn_attacks[0] & ~own_spans) << types.uint64(8)
+        behind_pawn = pawns << types.uint64(8)
+    a, b = add_term(out, BACKWARD, popcount(backward), sign)
+    mg += a
+    eg += b
+
+    # Passed pawns (no enemy pawn ahead on its or a neighbouring file, no own pawn ahead on its
+    # file): by rank, the kings' distances to the stop square, and a free stop square.
+    if colour == 0:
+        stoppers = fill_down(with_neighbour_files(enemy_pawns) >> types.uint64(8))
+        behind_own = fill_down(own_pawns >> types.uint64(8))
+    else:
+        stoppers = fill_up(with_neighbour_files(enemy_pawns) << types.uint64(8))
+        behind_own = fill_up(own_pawns << types.uint64(8))
+    passed = own_pawns & ~stoppers & ~behind_own
+    while passed:
+        square = lsb(passed)
+        rank_index = ((square ^ flip) >> 3) - 1
+        stop = square + 8 - 16 * colour
+        a, b = add_term(out, PASSED + rank_index, 1, sign)
+        mg += a
+        eg += b
+        a, b = add_term(out, PASSED_OWN_KING + rank_index, DISTANCE[own_king * 64 + stop], sign)
+        mg += a
+        eg += b
+        a, b = add_term(out, PASSED_ENEMY_KING + rank_index, DISTANCE[enemy_king * 64 + stop], sign)
+        mg += a
+        eg += b
+        if not ((occupied | enemy_all) & (ONE << types.uint64(stop))):
+            a, b = add_term(out, PASSED_FREE + rank_index, 1, sign)
+            mg += a
+            eg += b
+        passed &= passed - ONE
+
+    # Pieces: outposts, rooks on the seventh, bishops hemmed in by own pawns, minors behind pawns.
+    outposts = OUTPOST_RANKS[colour] & pawn_attacks[colour] & ~enemy_spans
+    own_bishops = pos[BISHOPS] & own
+    for piece in range(2):
+        a, b = add_term(out, OUTPOST + piece, popcount(pos[KNIGHTS + piece] & own & outposts), sign)
+        mg += a
+        eg += b
+    a, b = add_term(out, ROOK_SEVENTH, popcount(pos[ROOKS] & own & SEVENTH_RANK[colour]), sign)
+    mg += a
+    eg += b
+    same_colour = 0
+    bits = own_bishops
+    while bits:
+        square_colour = DARK_SQUARES if (ONE << types.uint64(lsb(bits))) & DARK_SQUARES else ~DARK_SQUARES
+        same_colour += popcount(own_pawns & square_colour)
+        bits &= bits - ONE
+    a, b = add_term(out, BISHOP_PAWNS, same_colour, sign)
+    mg += a
+    eg += b
+    a, b = add_term(out, MINOR_BEHIND_PAWN, popcount((pos[KNIGHTS] | own_bishops) & own & behind_pawn), sign)
+    mg += a
+    eg += b
+    return mg, eg
 
 
 # Mop-up (pawnless endings a rook or more ahead): centipawns per step of the weak king from the
@@ -363,7 +550,6 @@ MOPUP_EDGE = 10
 MOPUP_CLOSE = 4
 CENTRE_DISTANCE = np.array([max(3 - f, f - 4) + max(3 - r, r - 4) for r in range(8) for f in range(8)],
                            dtype=np.int64)  # Manhattan steps to the four centre squares: 0..6
-DARK_SQUARES = types.uint64(0xAA55AA55AA55AA55)
 
 
 @nb.njit(types.int64(K.POSITION), cache=True)
