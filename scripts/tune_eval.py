@@ -491,9 +491,22 @@ def adam_fit(features, phase, results, k, w_mg, w_eg, seed_mg, seed_eg, epochs, 
     return w[:n], w[n:]
 
 
+def check_imported_checkout() -> None:
+    """Exit with one line when ``games`` comes from another checkout than this script's (an
+    editable install of the main tree while running a worktree's script): the features would
+    be that checkout's while the weights are written here."""
+    import games
+
+    source = Path(games.__file__).resolve().parent.parent
+    if source != REPO:
+        sys.exit(f"tune_eval: games is imported from {source}, not from {REPO}; run with PYTHONPATH={REPO}")
+
+
 def fit(args) -> None:
     """Fit k with the seed weights, then the weights; print the losses; maybe write them."""
     import numpy as np
+
+    check_imported_checkout()
 
     from games.chess.evaluation import TERMS, flat_weights
 
