@@ -231,9 +231,15 @@ def fill_up(bits):
 
 
 @nb.njit(U64(U64), cache=True)
+def beside(bits):
+    """The squares beside ``bits`` on the same rank."""
+    return ((bits & NOT_A_FILE) >> ONE) | ((bits & NOT_H_FILE) << ONE)
+
+
+@nb.njit(U64(U64), cache=True)
 def with_neighbour_files(bits):
     """``bits`` and the squares beside them on the same rank."""
-    return bits | ((bits & NOT_A_FILE) >> ONE) | ((bits & NOT_H_FILE) << ONE)
+    return bits | beside(bits)
 
 
 # No signature: compiled for each way it is called (``evaluate``: ``out`` None; the tuner's
@@ -401,9 +407,10 @@ def terms(pos, out):
             out[ROOK_SEMI] += sign * semi_open_rooks
             out[BISHOP_PAIR] += sign * bishop_pair
     attacks = (white_attacks, black_attacks)
+    attacked = (all_attacks(white_attacks, pawn_attacks[0], king_squares[0]),
+                all_attacks(black_attacks, pawn_attacks[1], king_squares[1]))
     for colour in range(2):
-        c_mg, c_eg = threat_and_pawn_terms(pos, colour, attacks[colour], attacks[1 - colour], pawn_attacks,
-                                           king_squares, out)
+        c_mg, c_eg = threat_and_pawn_terms(pos, colour, attacks[colour], attacked, pawn_attacks, king_squares, out)
         mg += c_mg
         eg += c_eg
     return mg, eg, phase
@@ -420,10 +427,19 @@ def add_term(out, index, count, sign):
 
 
 @nb.njit(cache=True)
-def threat_and_pawn_terms(pos, colour, own_attacks, enemy_attacks, pawn_attacks, king_squares, out):
+def all_attacks(piece_attacks, pawn_attacks, king_square):
+    """Every square one side attacks: ``piece_attacks`` (by its knights, bishops, rooks, queens),
+    its pawns' and its king's."""
+    return (piece_attacks[0] | piece_attacks[1] | piece_attacks[2] | piece_attacks[3] | pawn_attacks
+            | KING_ATTACKS[king_square])
+
+
+@nb.njit(cache=True)
+def threat_and_pawn_terms(pos, colour, own_attacks, attacked, pawn_attacks, king_squares, out):
     """The signed (mg, eg) of ``colour``'s threats, safe checks, connected and backward pawns,
     passed-pawn details, outposts and piece placement (the terms from THREAT_BY_PAWN on);
-    ``own_attacks`` / ``enemy_attacks``: squares attacked by (knights, bishops, rooks, queens)."""
+    ``own_attacks``: squares attacked by our (knights, bishops, rooks, queens); ``attacked``:
+    every square each side attacks (White's, Black's)."""
     sign = 1 - 2 * colour
     own = pos[colour]
     enemy = pos[1 - colour]
@@ -434,9 +450,8 @@ def threat_and_pawn_terms(pos, colour, own_attacks, enemy_attacks, pawn_attacks,
     own_king = king_squares[colour]
     enemy_king = king_squares[1 - colour]
     own_minors = own_attacks[0] | own_attacks[1]
-    own_all = pawn_attacks[colour] | own_minors | own_attacks[2] | own_attacks[3] | KING_ATTACKS[own_king]
-    enemy_all = (pawn_attacks[1 - colour] | enemy_attacks[0] | enemy_attacks[1] | enemy_attacks[2]
-                 | enemy_attacks[3] | KING_ATTACKS[enemy_king])
+    own_all = attacked[colour]
+    enemy_all = attacked[1 - colour]
     enemy_pieces = enemy & (pos[KNIGHTS] | pos[BISHOPS] | pos[ROOKS] | pos[QUEENS])
     mg = 0
     eg = 0
@@ -469,8 +484,7 @@ def threat_and_pawn_terms(pos, colour, own_attacks, enemy_attacks, pawn_attacks,
 
     # Pawns: connected (defended or side by side), backward.
     flip = 56 * colour
-    beside = ((own_pawns & NOT_A_FILE) >> ONE) | ((own_pawns & NOT_H_FILE) << ONE)
-    connected = own_pawns & (pawn_attacks[colour] | beside)
+    connected = own_pawns & (pawn_attacks[colour] | beside(own_pawns))
     while connected:
         a, b = add_term(out, CONNECTED + ((lsb(connected) ^ flip) >> 3) - 1, 1, sign)
         mg += a
