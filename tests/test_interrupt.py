@@ -172,6 +172,12 @@ def test_sigterm_of_a_build_is_one_line_and_leaves_no_temporary_file(tmp_path, d
     out, err = process.communicate(timeout=60)
     if process.returncode == 0:
         pytest.skip(f"finished within {delay} s")
+    if process.returncode == -signal.SIGTERM:
+        # The signal came while Python was still importing numba, before `solver` had its
+        # handler (about 0.6 s; longer on a loaded machine): the default action ended the
+        # process, and nothing can have been written yet.
+        assert err == "" and not list(tmp_path.iterdir()), err
+        return
     assert process.returncode == 128 + signal.SIGTERM, err
     assert err.splitlines() == ["solver build: terminated"], err
     assert not [p.name for p in (tmp_path / "chess").glob(".*tmp*")] if (tmp_path / "chess").is_dir() \
