@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Iterable
+from typing import IO, Iterable, NamedTuple
 
 ENGINE_NAME = "game-solver"
 ENGINE_AUTHOR = "the game-solver developers"
@@ -97,6 +97,17 @@ class GoCommand:
     searchmoves: list[str] = field(default_factory=list)
 
 
+class RootSetUp(NamedTuple):
+    """A ``position`` command played out: its game, set-up tokens and moves, the position
+    after them and the hashes of the positions before it."""
+
+    game: object
+    setup: list[str]
+    moves: list[str]
+    position: object
+    history: list[int]
+
+
 @dataclass
 class PonderBudget:
     """What a ``ponderhit`` turns a ponder search into: the clock budget of its ``go``."""
@@ -158,6 +169,7 @@ class UciEngine:
                         **{name: _switch_default(name) for name in SWITCH_OPTIONS}}
         self._tables_loaded: tuple[str, int] = ("", 0)  # (path, cache MB) of the open tables
         self._position_tokens = ["startpos"]
+        self._last_root: RootSetUp | None = None  # the last position set up, to extend (_root)
         self._new_game = False
         self._game = None
         self._player = None
@@ -438,22 +450,30 @@ class UciEngine:
 
     def _root(self, game, tokens: list[str]):
         """The position ``tokens`` (a ``position`` command's arguments) set up, with the hashes
-        of the earlier ones."""
+        of the earlier ones. A GUI sends the whole game before every ``go``; replaying 150
+        plies takes 5-10 ms, more than a bullet game's increment, so the moves the last call
+        already played are taken from it when ``tokens`` extend them."""
         if "moves" in tokens:
             at = tokens.index("moves")
             setup, moves = tokens[:at], tokens[at + 1:]
         else:
             setup, moves = tokens, []
-        if setup[0] == "startpos":
-            position = game.start_position()
+        last = self._last_root
+        if last is not None and last.game is game and last.setup == setup \
+                and moves[:len(last.moves)] == last.moves:
+            position, history, played = last.position.copy(), list(last.history), len(last.moves)
         else:
-            try:
-                position = game.parse_position(" ".join(setup[1:]))
-            except Exception as error:
-                self._complain(f"position fen: {error}; using the start position")
-                position, moves = game.start_position(), []
-        history = []
-        for text in moves:
+            history, played = [], 0
+            if setup[0] == "startpos":
+                position = game.start_position()
+            else:
+                try:
+                    position = game.parse_position(" ".join(setup[1:]))
+                except Exception as error:
+                    self._complain(f"position fen: {error}; using the start position")
+                    self._last_root = None
+                    return game.start_position(), []
+        for text in moves[played:]:
             try:
                 move = game.parse_move(position, text)
             except Exception:
@@ -461,6 +481,8 @@ class UciEngine:
                 break
             history.append(game.hash(position))
             position = game.play(position, move)
+            played += 1
+        self._last_root = RootSetUp(game, setup, moves[:played], position.copy(), list(history))
         return position, history
 
     def _configured_player(self):

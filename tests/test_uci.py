@@ -297,3 +297,33 @@ def test_the_move_without_kernels_is_legal_mates_and_takes_the_most():
     assert fallback_move("fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1".split()) is None  # stalemate
     assert fallback_move("fen not-a-position".split()) is None
     assert fallback_side("startpos moves e2e4".split()) == 1 and fallback_side(["startpos"]) == 0
+
+
+def test_a_position_extending_the_last_one_is_set_up_from_it():
+    """A GUI sends the whole game before every go: only the new moves are played out, and the
+    position and its history equal a set-up from scratch, after a take-back or a new FEN too."""
+    parsed = []
+
+    class CountingChess(type(CHESS)):
+        def parse_move(self, position, text):
+            parsed.append(text)
+            return super().parse_move(position, text)
+
+    game = CountingChess()
+    engine = UciEngine.__new__(UciEngine)  # no warm-up thread: only the set-up is exercised
+    engine._last_root, engine._errors, engine._print_lock = None, io.StringIO(), threading.Lock()
+    line = "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1".split()
+    fen = ["fen", *"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3".split()]
+    steps = [(["startpos"], line[:2], 2), (["startpos"], line[:4], 2), (["startpos"], line, 5),
+             (["startpos"], line[:6], 6), (fen, line[4:6], 2), (fen, line[4:9], 3)]
+    for setup, moves, newly_parsed in steps:
+        del parsed[:]
+        position, history = engine._root(game, [*setup, "moves", *moves])
+        assert len(parsed) == newly_parsed, (setup, moves, parsed)
+        fresh_position = CHESS.start_position() if setup == ["startpos"] else CHESS.parse_position(" ".join(setup[1:]))
+        fresh_history = []
+        for text in moves:
+            fresh_history.append(CHESS.hash(fresh_position))
+            fresh_position = CHESS.play(fresh_position, CHESS.parse_move(fresh_position, text))
+        assert (position == fresh_position).all() and history == fresh_history
+        position[:] = 0  # the caller's copy: the next set-up must not see this
