@@ -559,7 +559,11 @@ async def play_game(engines: dict[str, Engine], pair: int, number: int, epd: str
         except (chess.engine.EngineError, asyncio.TimeoutError):
             # it died or stopped answering between games: no game was in progress to lose
             await engine.restart()
-            await engine.new_game(key)
+            try:
+                await engine.new_game(key)
+            except (chess.engine.EngineError, asyncio.TimeoutError) as err:
+                raise MatchAborted(f"engine {engine.label} ({engine.spec.text}) does not answer isready "
+                                   f"within --init-timeout after a restart: {_describe(err)}") from None
 
     clocks = {chess.WHITE: settings.base, chess.BLACK: settings.base}
     moves_made = {chess.WHITE: 0, chess.BLACK: 0}
