@@ -956,8 +956,9 @@ examples:
                              "engine counts as hung; with --nodes, the whole wait (default 10, with --nodes 60)")
     parser.add_argument("--time-margin", type=float, default=0.0, metavar="S",
                         help="seconds an engine may overrun its clock before it loses on time (default 0)")
-    parser.add_argument("--init-timeout", type=float, default=30.0, metavar="S",
-                        help="seconds for the handshake, options and isready (default 30)")
+    parser.add_argument("--init-timeout", type=float, default=60.0, metavar="S",
+                        help="seconds for the handshake, options and isready (default 60, as fastchess: "
+                             "solver uci answers isready within 45 s while it compiles)")
     parser.add_argument("--event", default="match", help="PGN Event tag")
     parser.add_argument("--debug", action="store_true", help="log the engine traffic (python-chess debug log)")
     return parser
