@@ -138,6 +138,10 @@ def test_database_path_plays_from_the_tables(engine, tmp_path, gaviota):
 
     build_tables("chess", ["KQvK"], tmp_path, show_progress=False)
     engine.handle(f"setoption name DatabasePath value {tmp_path}")
+    engine.handle("isready")  # opens the tables, so that the first go's clock does not pay for it
+    engine.out.wait_for(lambda line: engine.out.count("readyok") == 2)
+    opened = [i for i, line in enumerate(engine.out.lines) if line.startswith("info string") and "endgame tables from" in line]
+    assert opened and opened[0] < max(i for i, line in enumerate(engine.out.lines) if line == "readyok")
     engine.handle("position fen 8/8/3k4/8/8/8/8/K1Q5 w - - 0 1")
     engine.handle("go movetime 5000")
     engine.out.wait_for(lambda line: line.startswith("bestmove"), timeout=30)
