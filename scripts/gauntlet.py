@@ -80,7 +80,7 @@ def play_chunk(args: argparse.Namespace, version: str, directory: Path, opponent
         command += ["--openings", args.openings]
     print(f"gauntlet: {version} vs {opponent}, up to {games} games", flush=True)
     result = subprocess.run(command, stdout=subprocess.DEVNULL)
-    if result.returncode not in (0,):
+    if result.returncode != 0:
         raise SystemExit(f"gauntlet.py: match.py stopped with status {result.returncode} "
                          f"({version} vs {opponent}); its PGN keeps the finished games")
 

@@ -259,9 +259,13 @@ class UciEngine:
             self._configure_tables(self._player)
         self._send("readyok")
 
+    def _wanted_tables(self) -> tuple[str, int]:
+        """(path, cache MB) the options ask for, as ``_tables_loaded`` records them."""
+        return self.options["DatabasePath"], self.options["DatabaseCache"]
+
     def _tables_to_open(self) -> bool:
         """Whether ``DatabasePath`` or ``DatabaseCache`` changed since the tables were opened."""
-        return (self.options["DatabasePath"], self.options["DatabaseCache"]) != self._tables_loaded
+        return self._wanted_tables() != self._tables_loaded
 
     def _ucinewgame(self, _arguments) -> None:
         self._finish_search()
@@ -522,7 +526,7 @@ class UciEngine:
             self._open_tables(player)
 
     def _open_tables(self, player) -> None:
-        wanted = (self.options["DatabasePath"], self.options["DatabaseCache"])
+        wanted = self._wanted_tables()
         if wanted == self._tables_loaded:
             return
         self._tables_loaded = wanted
