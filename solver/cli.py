@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Solve and play two-player perfect-information games: endgame databases, "
         "proof-number search, alpha-beta play.",
         epilog="Exit status: 0 done, 1 a damaged or unusable environment (or a batch in which "
-        "some line failed), 2 bad input, 130 interrupted.",
+        "some line failed), 2 bad input, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineArgumentParser)
     subparsers.required = True
@@ -70,11 +70,18 @@ def main(argv: list[str] | None = None) -> int:
             and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, note_interrupt)
     try:
-        args = build_parser().parse_args(argv)  # imports the commands: Ctrl-C may come here too
-    except KeyboardInterrupt:
-        report("solver", "interrupted")
-        return EXIT_INTERRUPTED
+        args = build_parser().parse_args(argv)  # imports the commands: a signal may come here too
+    except KeyboardInterrupt as signalled:
+        return report_interrupt(prog_of(sys.argv[1:] if argv is None else argv),
+                                isinstance(signalled, Terminated))
     return run_command(args)
+
+
+def prog_of(argv: list[str]) -> str:
+    """The name a message of the command in ``argv`` starts with ("solver build"), known before
+    its arguments are parsed."""
+    command = next((word for word in argv if not word.startswith("-")), None)
+    return f"solver {command}" if command else "solver"
 
 
 def console_main() -> int:
@@ -98,18 +105,14 @@ def console_main() -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command; every exception becomes one line and an exit status."""
-    prog = f"solver {args.command}"
+    prog = prog_of([args.command])
     try:
         return args.run(args)
     except UsageError as error:
         report(prog, f"error: {error}")
         return EXIT_USAGE
-    except Terminated:
-        report(prog, "terminated")
-        return EXIT_TERMINATED
-    except KeyboardInterrupt:
-        report(prog, "interrupted")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as signalled:
+        return report_interrupt(prog, isinstance(signalled, Terminated))
     except BrokenPipeError:
         # The reader went away (`solver ... | head`): nothing more to say, and nowhere to say it.
         silence_stdout()
@@ -128,9 +131,7 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     except Exception as error:  # noqa: BLE001 - the last resort
         if interrupted():  # whatever fails after a Ctrl-C fails because of it (a cut compile)
-            terminated = _interrupts[0] == signal.SIGTERM
-            report(prog, "terminated" if terminated else "interrupted")
-            return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+            return report_interrupt(prog, _interrupts[0] == signal.SIGTERM)
         if environment_failure(error):
             report(prog, f"error: {error}")
             return EXIT_FAILURE
@@ -151,6 +152,12 @@ def note_interrupt(signum, frame) -> None:
     subclass Terminated), remembering that one came."""
     _interrupts.append(signum)
     raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def report_interrupt(prog: str, terminated: bool) -> int:
+    """One line for Ctrl-C or SIGTERM, and the status that says which (130 or 143)."""
+    report(prog, "terminated" if terminated else "interrupted")
+    return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 
 def interrupted() -> bool:
