@@ -19,12 +19,16 @@ first. Two problems are solved here:
   whoever installed the sources), they are copied into the temporary directory first (a few
   MiB), so nothing already compiled is compiled again.
 
-(No kernels here: importing this module compiles nothing.)
+(No kernels here: importing this module compiles nothing, and it does not import numba, which
+takes most of a second: the command line installs its Ctrl-C and SIGTERM handlers first, so a
+signal during that import is handled like any other. numba reads ``NUMBA_CACHE_DIR`` when it is
+imported; if it already was, its configuration is set directly.)
 """
 from __future__ import annotations
 
 import atexit
 import hashlib
+import importlib.metadata
 import os
 import platform
 import re
@@ -32,10 +36,6 @@ import shutil
 import sys
 import tempfile
 import time
-
-import numba  # noqa: F401  (numba.core.config below needs the package initialised)
-from numba.core import config
-from numba.misc.appdirs import AppDirs
 
 PACKAGES = ("runtime", "games", "databases", "retrograde", "proofsearch", "solver")
 SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,7 +70,7 @@ def sources_key() -> str:
     """16 hex digits that change with any source file of the packages (path and contents) and
     with the numba and Python versions."""
     digest = hashlib.blake2b(digest_size=8)
-    digest.update(f"numba {numba.__version__} python {platform.python_version()} "
+    digest.update(f"numba {numba_version()} python {platform.python_version()} "
                   f"{sys.implementation.cache_tag}".encode())
     for directory in sorted(package_directories()):
         for name in sorted(os.listdir(directory)):
@@ -83,12 +83,37 @@ def sources_key() -> str:
     return digest.hexdigest()
 
 
+def numba_version() -> str:
+    """The installed numba's version, read without importing numba."""
+    try:
+        return importlib.metadata.version("numba")
+    except importlib.metadata.PackageNotFoundError:  # numba on the path, not installed
+        import numba
+
+        return numba.__version__
+
+
+def numba_config():
+    """numba's configuration module if numba is imported already, else None."""
+    return sys.modules.get("numba.core.config")
+
+
+def user_cache_dir() -> str:
+    """The per-user cache directory of this program, where each platform keeps caches."""
+    if sys.platform == "win32":
+        return os.path.join(os.environ.get("LOCALAPPDATA") or os.path.expanduser("~"), "solver",
+                            "Cache")
+    if sys.platform == "darwin":
+        return os.path.expanduser("~/Library/Caches/solver")
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "solver")
+
+
 def cache_base() -> str:
     """Where the per-version cache directories go: ``$NUMBA_CACHE_DIR`` if set, else the user's
     cache directory."""
-    if config.CACHE_DIR:
-        return config.CACHE_DIR
-    return os.path.join(AppDirs(appname="solver", appauthor=False).user_cache_dir, "kernels")
+    config = numba_config()
+    base = config.CACHE_DIR if config is not None else os.environ.get("NUMBA_CACHE_DIR")
+    return base or os.path.join(user_cache_dir(), "kernels")
 
 
 def keyed_cache_dir(key: str) -> str:
@@ -127,7 +152,9 @@ def use_cache_dir(path: str) -> None:
     global cache_dir
     cache_dir = path
     os.environ["NUMBA_CACHE_DIR"] = path
-    config.CACHE_DIR = path
+    config = numba_config()
+    if config is not None:
+        config.CACHE_DIR = path
 
 
 def say(line: str) -> None:

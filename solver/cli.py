@@ -1,6 +1,7 @@
 """The `solver` command line: subcommands for perft, building and probing databases, proving
 and searching. Every error is one line on stderr, never a traceback: exit status 2 for bad input,
-1 for a damaged or unusable environment (and for a batch with failed lines), 130 for Ctrl-C."""
+1 for a damaged or unusable environment (and for a batch with failed lines), 130 for Ctrl-C, 143 for
+SIGTERM. The handlers of both are installed before numba is imported (most of a second)."""
 from __future__ import annotations
 
 import _thread

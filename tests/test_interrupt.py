@@ -143,10 +143,11 @@ def test_an_unlimited_alphabeta_phase_reports_progress():
     assert reports and reports == sorted(reports) and 1000 < reports[-1] <= found.nodes
 
 
-@pytest.mark.parametrize("delay", [1.5, 2.5, 3.5, 4.5, 5.5])
+@pytest.mark.parametrize("delay", [0.3, 1.5, 2.5, 3.5, 4.5, 5.5])
 def test_ctrl_c_during_a_first_run_compile_is_one_line_and_status_130(tmp_path, delay):
     """Issue 37, item 2: with an empty compile cache the kernels compile when Ctrl-C comes (in
-    the main thread or the worker, in numba's callbacks): one line, 130, at once, every time."""
+    the main thread or the worker, in numba's callbacks; at 0.3 s, while numba is imported):
+    one line, 130, at once, every time."""
     process = subprocess.Popen([sys.executable, "-m", "solver", "search", "chess", "startpos",
                                 "--depth", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
@@ -161,7 +162,7 @@ def test_ctrl_c_during_a_first_run_compile_is_one_line_and_status_130(tmp_path, 
     assert time.monotonic() - sent < 5  # (within half a second on an idle machine)
 
 
-@pytest.mark.parametrize("delay", [0.5, 1.5, 3.0])
+@pytest.mark.parametrize("delay", [0.3, 1.5, 3.0])
 def test_sigterm_of_a_build_is_one_line_and_leaves_no_temporary_file(tmp_path, delay):
     """Issue 37, item 6: SIGTERM is handled like Ctrl-C, so the writer's clean-up runs."""
     process = subprocess.Popen([sys.executable, "-m", "solver", "build", "chess", "KQvKR", "--db",
@@ -172,12 +173,6 @@ def test_sigterm_of_a_build_is_one_line_and_leaves_no_temporary_file(tmp_path, d
     out, err = process.communicate(timeout=60)
     if process.returncode == 0:
         pytest.skip(f"finished within {delay} s")
-    if process.returncode == -signal.SIGTERM:
-        # The signal came while Python was still importing numba, before `solver` had its
-        # handler (about 0.6 s; longer on a loaded machine): the default action ended the
-        # process, and nothing can have been written yet.
-        assert err == "" and not list(tmp_path.iterdir()), err
-        return
     assert process.returncode == 128 + signal.SIGTERM, err
     assert err.splitlines() == ["solver build: terminated"], err
     assert not [p.name for p in (tmp_path / "chess").glob(".*tmp*")] if (tmp_path / "chess").is_dir() \
