@@ -824,7 +824,7 @@ class Match:
                                 "proto": self.specs[label].proto, "options": self.specs[label].options}
                         for label in ("A", "B")},
             "limit": self.settings.describe(),
-            "openings": str(self.args.openings),
+            "openings": Path(self.args.openings).name,  # a name: no paths of this machine in results
             "seed": self.args.seed,
             "start": self.args.start,
             "adjudication": self.settings.adjudication.describe(),
