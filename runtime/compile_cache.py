@@ -99,7 +99,8 @@ def numba_config():
 
 
 def user_cache_dir() -> str:
-    """The per-user cache directory of this program, where each platform keeps caches."""
+    """The per-user cache directory of this program, where each platform keeps caches (what
+    numba's vendored ``appdirs`` answers, which cannot be imported without numba itself)."""
     if sys.platform == "win32":
         return os.path.join(os.environ.get("LOCALAPPDATA") or os.path.expanduser("~"), "solver",
                             "Cache")

@@ -106,7 +106,7 @@ def console_main() -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command; every exception becomes one line and an exit status."""
-    prog = prog_of([args.command])
+    prog = f"solver {args.command}"
     try:
         return args.run(args)
     except UsageError as error:
