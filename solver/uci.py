@@ -71,6 +71,8 @@ SWITCH_OPTIONS = {
     "CaptureHistory": "capture_history",
     "StagedPicking": "staged_picking",
     "TimeScaling": "time_scaling",
+    "TTEval": "tt_eval",
+    "Razoring": "razoring",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}

@@ -63,7 +63,8 @@ from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, fro
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
                                     USE_IIR, USE_IMPROVING, USE_LMR, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT,
                                     USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING,
-                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING)
+                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING,
+                                    USE_TT_EVAL, USE_RAZORING)
 from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
@@ -96,6 +97,9 @@ SINGULAR_MIN_DEPTH = 8
 SINGULAR_TT_DEPTH = 3  # the TT entry may be this much shallower than the node
 SINGULAR_MARGIN = 2  # centipawns per ply of depth below the TT score
 SEE_PRUNING_DEPTH = 4
+RAZOR_DEPTH = 3
+RAZOR_BASE = 150  # centipawns below alpha at which a node is razored: base + margin * depth^2
+RAZOR_MARGIN = 150
 TABLE_DEPTH_BONUS = 6  # a table value is stored as if searched this much deeper: nothing beats it
 PLY_ROWS = MAX_PLY + 2
 
@@ -406,6 +410,13 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     child = positions[ply + 1]
     ply_info[STATIC_EVAL, ply] = NO_EVAL if checked else static_eval
     improving = np.int64(1 if flags & USE_IMPROVING and not checked and is_improving(ply_info, ply) else 0)
+    # The pruning steps judge by the stored score where its bound says it is nearer the truth
+    # than the static evaluation (switch tt_eval); "improving" keeps comparing static evaluations.
+    # [+64 Elo at 50k nodes, with razoring]
+    eval_estimate = static_eval
+    if (flags & USE_TT_EVAL and slot >= 0 and not checked and abs(tt_score) < MATE_BOUND
+            and tt.bound_refines(tt_bound, tt_score, static_eval)):
+        eval_estimate = tt_score
 
     # Internal iterative reduction: a node that matters but has no TT move to try first is
     # searched a ply shallower; the next iteration finds it with a move. [+74 Elo, with the seven]
@@ -445,11 +456,21 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     if not is_pv and not checked and excluded < 0 and abs(beta) < MATE_BOUND:
         # 9. Reverse futility: far enough above beta that the few plies left will not bring it down.
         if (flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH
-                and static_eval - RFP_MARGIN * (depth - improving) >= beta):
-            return static_eval
+                and eval_estimate - RFP_MARGIN * (depth - improving) >= beta):
+            return eval_estimate
+
+        # 9b. Razoring: so far below alpha that only a capture could help; if quiescence agrees,
+        # the node fails low without generating its moves. [+64 Elo at 50k nodes, with tt_eval]
+        if (flags & USE_RAZORING and depth <= RAZOR_DEPTH
+                and eval_estimate + RAZOR_BASE + RAZOR_MARGIN * depth * depth <= alpha):
+            score = quiescence(kernels, buffers, tables, ply, alpha, alpha + 1)
+            if state[S_STOPPED]:
+                return 0
+            if score <= alpha:
+                return score
 
         # 10. Null move: if passing still fails high after a reduced search, so will a real move.
-        if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and static_eval >= beta and window[ply] > 0
+        if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and eval_estimate >= beta and window[ply] > 0
                 and play_null(pos, child)):
             reduction = 3 + depth // 4
             window[ply + 1] = 0
@@ -547,7 +568,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     quiets_tried = 0
     noisy_tried = 0
     prunable = flags & USE_FUTILITY and not is_pv and not checked and depth <= FUTILITY_DEPTH
-    futile = prunable and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
+    futile = prunable and eval_estimate + FUTILITY_MARGIN * (depth + 1) <= alpha
     late = LATE_MOVE_COUNT + depth * depth if prunable else NO_LATE_LIMIT
     if prunable and flags & USE_IMPROVING and not improving:
         late = (late + 1) // 2  # a position getting worse: fewer quiet moves deserve a look

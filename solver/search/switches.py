@@ -24,6 +24,8 @@ USE_CONTINUATION_HISTORY = 16384  # quiet moves ordered by how they did after th
 USE_SINGULAR = 32768  # singular extension of the TT move, with multi-cut when others also cut
 USE_CAPTURE_HISTORY = 65536  # noisy moves ordered by how they did before, within their band
 USE_STAGED_PICKING = 131072  # the TT move searched before any other move is generated or scored
+USE_TT_EVAL = 262144  # the pruning decisions use the stored score where its bound beats the static evaluation
+USE_RAZORING = 524288  # near the horizon, a node far below alpha is settled by quiescence
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -45,6 +47,8 @@ FLAGS = {
     "singular": USE_SINGULAR,
     "capture_history": USE_CAPTURE_HISTORY,
     "staged_picking": USE_STAGED_PICKING,
+    "tt_eval": USE_TT_EVAL,
+    "razoring": USE_RAZORING,
 }
 ASPIRATION = "aspiration"  # the switches of the iterative deepening rather than the search
 TIME_SCALING = "time_scaling"  # the optimum scaled by best-move changes and falling scores
@@ -56,7 +60,9 @@ PLAIN = {name: False for name in NAMES}
 # The seven heuristics of issue 41 (iir, improving, see_pruning, lmr_history, counter_moves,
 # continuation_history, singular) are on: together they scored +74.3 Elo [+33.0, +117.6] at
 # 10+0.1 (153 games, 2026-11-28) and +44.1 [+10.4, +78.6] at 50,000 nodes a move (223 games).
-# The mate probe is off: it measured no gain (issue 40); capture_history, staged_picking and
-# time_scaling are off until a match measures them.
+# tt_eval and razoring are on: together +63.6 Elo [+22.5, +106.5] at 50,000 nodes a move (117
+# games, 2026-11-29). The mate probe is off: it measured no gain (issue 40); so are
+# staged_picking and time_scaling: together +4.6 [-29.6, +38.8] at 10+0.1 (153 games,
+# 2026-11-29). capture_history is off until a match measures it.
 MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}

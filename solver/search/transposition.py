@@ -100,6 +100,14 @@ def bound_decides(bound, score, alpha, beta):
         bound == BOUND_UPPER and score <= alpha)
 
 
+@nb.njit(types.boolean(types.int64, types.int64, types.int64), cache=True, inline="always")
+def bound_refines(bound, score, estimate):
+    """Whether a stored ``score`` with its ``bound`` is a better guess of the node's value than
+    ``estimate``: exact, a lower bound above it, or an upper bound below it."""
+    return bound == BOUND_EXACT or (bound == BOUND_LOWER and score > estimate) or (
+        bound == BOUND_UPPER and score < estimate)
+
+
 @nb.njit(types.void(TABLE, types.uint64, types.int64, types.int64, types.int64, types.int64, types.int64,
                     types.int64), cache=True)
 def store(table, position_hash, move, score, static_eval, depth, bound, generation):
