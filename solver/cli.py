@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)  # imports the commands: a signal may come here too
     except KeyboardInterrupt as signalled:
         return report_interrupt(prog_of(sys.argv[1:] if argv is None else argv),
-                                isinstance(signalled, Terminated))
+                                isinstance(signalled, Terminated), signalled)
     return run_command(args)
 
 
@@ -113,7 +113,7 @@ def run_command(args: argparse.Namespace) -> int:
         report(prog, f"error: {error}")
         return EXIT_USAGE
     except KeyboardInterrupt as signalled:
-        return report_interrupt(prog, isinstance(signalled, Terminated))
+        return report_interrupt(prog, isinstance(signalled, Terminated), signalled)
     except BrokenPipeError:
         # The reader went away (`solver ... | head`): nothing more to say, and nowhere to say it.
         silence_stdout()
@@ -132,7 +132,7 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     except Exception as error:  # noqa: BLE001 - the last resort
         if interrupted():  # whatever fails after a Ctrl-C fails because of it (a cut compile)
-            return report_interrupt(prog, _interrupts[0] == signal.SIGTERM)
+            return report_interrupt(prog, _interrupts[0] == signal.SIGTERM, error)
         if environment_failure(error):
             report(prog, f"error: {error}")
             return EXIT_FAILURE
@@ -155,8 +155,19 @@ def note_interrupt(signum, frame) -> None:
     raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
-def report_interrupt(prog: str, terminated: bool) -> int:
-    """One line for Ctrl-C or SIGTERM, and the status that says which (130 or 143)."""
+_cut_short: list[BaseException] = []  # what an interrupt cut short, kept until the process ends
+
+
+def report_interrupt(prog: str, terminated: bool, error: BaseException | None = None) -> int:
+    """One line for Ctrl-C or SIGTERM, and the status that says which (130 or 143).
+
+    ``error``, the exception the interrupt became, is kept for good: its traceback holds what
+    the interrupted work held, such as a numba compile cut short inside LLVM, and freeing that
+    can crash the process (SIGSEGV after the line, seen about once in a few hundred SIGTERMs of
+    a cold build; likely an LLVM module freed twice, once by the engine that had taken it).
+    ``console_main`` then leaves by ``os._exit``, freeing nothing."""
+    if error is not None:
+        _cut_short.append(error)
     report(prog, "terminated" if terminated else "interrupted")
     return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
