@@ -2,6 +2,7 @@
 slot of a bucket; replacement prefers depth and recency; mate scores are stored from the node."""
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from solver.search import transposition as tt
@@ -57,3 +58,23 @@ def test_mate_scores_count_from_the_node_in_the_table():
     assert from_table(stored, 7) == MATE - 9  # the same node reached at ply 7
     assert from_table(to_table(-(MATE - 6), 4), 4) == -(MATE - 6)
     assert to_table(123, 9) == 123
+
+
+@numba.njit  # not cached: numba gives no assembly of a function loaded from its cache
+def _prefetch_then_probe(table, position_hash):
+    tt.prefetch(table, position_hash)
+    return tt.probe(table, position_hash)
+
+
+def test_prefetch_emits_a_prefetch_instruction_and_changes_nothing():
+    """The search prefetches a child's bucket right after making its move: the hint must reach
+    the machine code (a silent no-op would lose the speed it gives), and leave the table as it
+    was."""
+    table = tt.TranspositionTable(1)
+    position_hash = np.uint64(_hash(5, 0xABCD, table))
+    tt.store(table.table, position_hash, 3, 10, 0, 4, tt.BOUND_EXACT, 1)
+    before = table.table.copy()
+    assert _prefetch_then_probe(table.table, position_hash) == tt.probe(table.table, position_hash) >= 0
+    assert np.array_equal(table.table, before)
+    assembly = _prefetch_then_probe.inspect_asm(_prefetch_then_probe.signatures[0])
+    assert "prefetch" in assembly

@@ -19,7 +19,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from runtime.memory import cache_line_aligned_zeros
+from runtime.memory import cache_line_aligned_zeros, prefetch_row
 
 BUCKET = 4
 BUCKET_WORDS = 8  # 64 bytes: one cache line
@@ -43,6 +43,13 @@ def entry_key(table, slot):
 def entry(table, slot):
     """The data word of ``slot`` (0: empty)."""
     return table[slot >> 2, DATA_WORD + (slot & 3)]
+
+
+@nb.njit(types.void(TABLE, types.uint64), cache=True, inline="always")
+def prefetch(table, position_hash):
+    """Start loading the bucket of ``position_hash`` from memory and return at once: called
+    right after a move is made, so that the child's probe finds its bucket in the cache."""
+    prefetch_row(table, np.int64(position_hash & types.uint64(table.shape[0] - 1)))
 
 
 @nb.njit(types.int64(TABLE, types.uint64), cache=True, inline="always")
