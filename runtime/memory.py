@@ -34,8 +34,9 @@ def prefetch_row(typingctx, table, row):
                                            [row_index, context.get_constant(types.intp, 0)])
         byte_pointer = ir.IntType(8).as_pointer()
         word = ir.IntType(32)
-        hint = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, word, word, word]), "llvm.prefetch.p0")
+        # (declare_intrinsic mangles the name for the pointer type of this llvmlite: p0i8 or p0)
+        hint = builder.module.declare_intrinsic(
+            "llvm.prefetch", [byte_pointer], ir.FunctionType(ir.VoidType(), [byte_pointer, word, word, word]))
         # (address, 0: read, 3: keep in all cache levels, 1: data cache)
         builder.call(hint, [builder.bitcast(pointer, byte_pointer), ir.Constant(word, 0), ir.Constant(word, 3),
                             ir.Constant(word, 1)])
