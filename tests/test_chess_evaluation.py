@@ -60,7 +60,7 @@ def mop_up_reference(board: chess.Board) -> int:
         dark = any(chess.BB_DARK_SQUARES & chess.BB_SQUARES[b] for b in bishops)
         corners = (chess.A1, chess.H8) if dark else (chess.H1, chess.A8)
         edge = 6 - min(6, min(chess.square_distance(weak_king, c) for c in corners))
-    bonus = 10 * edge + 4 * (14 - chess.square_manhattan_distance(weak_king, strong_king))
+    bonus = 25 * edge + 10 * (14 - chess.square_manhattan_distance(weak_king, strong_king))
     return bonus if strong == chess.WHITE else -bonus
 
 
