@@ -62,8 +62,9 @@ def object_symbols(object_code: bytes) -> list[tuple[int, int, str]]:
 
 
 def write_perf_map() -> str:
-    """Write ``/tmp/perf-PID.map`` (the file `perf report` reads for code without a file)."""
-    path = f"/tmp/perf-{os.getpid()}.map"
+    """Write ``perf-PID.map`` in the temporary directory: the file `perf report` reads to name
+    code that no file on disk holds."""
+    path = os.path.join(tempfile.gettempdir(), f"perf-{os.getpid()}.map")
     functions = compiled_functions()
     with open(path, "w") as file:
         for address in sorted(functions):

@@ -45,17 +45,23 @@ def entry(table, slot):
     return table[slot >> 2, DATA_WORD + (slot & 3)]
 
 
+@nb.njit(types.int64(TABLE, types.uint64), cache=True, inline="always")
+def bucket_of(table, position_hash):
+    """The bucket (row of ``table``) that holds the entry of ``position_hash``: its low bits."""
+    return np.int64(position_hash & types.uint64(table.shape[0] - 1))
+
+
 @nb.njit(types.void(TABLE, types.uint64), cache=True, inline="always")
 def prefetch(table, position_hash):
     """Start loading the bucket of ``position_hash`` from memory and return at once: called
     right after a move is made, so that the child's probe finds its bucket in the cache."""
-    prefetch_row(table, np.int64(position_hash & types.uint64(table.shape[0] - 1)))
+    prefetch_row(table, bucket_of(table, position_hash))
 
 
 @nb.njit(types.int64(TABLE, types.uint64), cache=True, inline="always")
 def probe(table, position_hash):
     """The slot of the entry for ``position_hash``, or -1 when the table has none."""
-    first = np.int64(position_hash & types.uint64(table.shape[0] - 1)) * BUCKET
+    first = bucket_of(table, position_hash) * BUCKET
     key = position_hash >> types.uint64(32)
     for slot in range(first, first + BUCKET):
         if entry_key(table, slot) == key and entry(table, slot) != 0:
@@ -119,7 +125,7 @@ def bound_refines(bound, score, estimate):
                     types.int64), cache=True)
 def store(table, position_hash, move, score, static_eval, depth, bound, generation):
     """Record a search result (``score`` already adjusted by ``scores.to_table``)."""
-    first = np.int64(position_hash & types.uint64(table.shape[0] - 1)) * BUCKET
+    first = bucket_of(table, position_hash) * BUCKET
     key = position_hash >> types.uint64(32)
     victim = first
     victim_worth = np.int64(1) << 40
