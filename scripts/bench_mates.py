@@ -3,8 +3,9 @@ to Stockfish's `go mate N`, in the same run.
 
 Positions: the mate sets of ``$SOLVER_ORACLE_DATA/chess`` (``mate-in-2.epd``, ``mate-in-3.epd``:
 ``--count`` of each) and long mates collected from our own tables (``--db``): positions of
-KQvK, KRvK and KQvKR whose exact distance to mate is ``--long-min`` to ``--long-max`` moves,
-drawn at random (seeded). Every engine plays without tables, so the long mates have to be found.
+KQvK, KRvK and KQvKR (or the ``--endings`` named) whose exact distance to mate is
+``--long-min`` to ``--long-max`` moves, drawn at random (seeded). Every engine plays without
+tables, so the long mates have to be found.
 
 Each position is given, in turn:
 
@@ -127,8 +128,25 @@ def mate_sets(data: Path, count: int) -> list[tuple[str, str, int]]:
             for problem in epd_mates(data / "chess" / name, count)]
 
 
-def long_mates(db: str, per_ending: int, low: int, high: int, seed: int) -> list[tuple[str, str, int]]:
-    """(set, fen, N) of positions whose exact mate length, by our tables, is N in [low, high]."""
+DEFAULT_ENDINGS = ("KQvK", "KRvK", "KQvKR")
+MAX_DRAWS_PER_MATE = 20000  # random placements tried per long mate wanted before giving up
+
+
+def ending_pieces(ending: str) -> str:
+    """The pieces of an ending beside the kings, White's upper case and Black's lower case
+    (``KQvKR`` -> ``Qr``); ValueError unless it reads K...vK... in the letters QRBNP."""
+    white, separator, black = ending.upper().partition("V")
+    pieces = white[1:] + black[1:]
+    if (not separator or not white.startswith("K") or not black.startswith("K")
+            or any(piece not in "QRBNP" for piece in pieces) or not 0 < len(pieces) <= 3):
+        raise ValueError(f"{ending!r} is not an ending of 3-5 pieces such as KQvKR")
+    return white[1:] + black[1:].lower()
+
+
+def long_mates(db: str, per_ending: int, low: int, high: int, seed: int,
+               endings: tuple[str, ...] = DEFAULT_ENDINGS) -> list[tuple[str, str, int]]:
+    """(set, fen, N) of positions of each ending, White to move, whose exact mate length by our
+    tables is N in [low, high]."""
     import games
     from databases.reader import open_database
 
@@ -136,9 +154,14 @@ def long_mates(db: str, per_ending: int, low: int, high: int, seed: int) -> list
     rng = random.Random(seed)
     found = []
     with open_database(db, "chess") as database:
-        for ending, pieces in (("KQvK", "Q"), ("KRvK", "R"), ("KQvKR", "Qr")):
-            collected = 0
+        for ending in endings:
+            pieces = ending_pieces(ending)
+            collected, drawn = 0, 0
             while collected < per_ending:
+                drawn += 1
+                if drawn > MAX_DRAWS_PER_MATE * per_ending:
+                    raise SystemExit(f"bench_mates: {ending} has too few White wins with a mate in "
+                                     f"{low}-{high} moves to draw {per_ending} of them at random")
                 board = chess.Board(None)
                 squares = rng.sample(range(64), 2 + len(pieces))
                 board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
@@ -213,6 +236,9 @@ def main() -> int:
     parser.add_argument("--suite", type=Path, action="append", default=[],
                         help="another EPD file of mates with dm N (scripts/make_mate_suite.py), all of it")
     parser.add_argument("--long", type=int, default=20, help="long mates per ending (needs --db)")
+    parser.add_argument("--endings", nargs="+", default=list(DEFAULT_ENDINGS), metavar="ENDING",
+                        help="the endings the long mates come from (default: %(default)s); their tables "
+                        "must be in --db")
     parser.add_argument("--long-min", type=int, default=6)
     parser.add_argument("--long-max", type=int, default=12)
     parser.add_argument("--prover-nodes", type=int, default=20000)
@@ -229,6 +255,11 @@ def main() -> int:
         if not name or not value:
             parser.error(f"--ours-option: {option!r} is not NAME=VALUE")
         ours_options[name] = value
+    for ending in args.endings:
+        try:
+            ending_pieces(ending)
+        except ValueError as error:
+            parser.error(f"--endings: {error}")
     data = oracle_data()
 
     problems = mate_sets(data, args.count) if args.count > 0 else []
@@ -240,7 +271,7 @@ def main() -> int:
     if args.db:
         from databases.reader import open_database
 
-        problems += long_mates(args.db, args.long, args.long_min, args.long_max, args.seed)
+        problems += long_mates(args.db, args.long, args.long_min, args.long_max, args.seed, tuple(args.endings))
         database = open_database(args.db, "chess")
     solver = [sys.executable, "-m", "solver", "uci"]
     starters = {
