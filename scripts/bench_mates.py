@@ -133,14 +133,14 @@ MAX_DRAWS_PER_MATE = 20000  # random placements tried per long mate wanted befor
 
 
 def ending_pieces(ending: str) -> str:
-    """The pieces of an ending beside the kings, White's upper case and Black's lower case
-    (``KQvKR`` -> ``Qr``); ValueError unless it reads K...vK... in the letters QRBNP."""
-    white, separator, black = ending.upper().partition("V")
-    pieces = white[1:] + black[1:]
-    if (not separator or not white.startswith("K") or not black.startswith("K")
-            or any(piece not in "QRBNP" for piece in pieces) or not 0 < len(pieces) <= 3):
-        raise ValueError(f"{ending!r} is not an ending of 3-5 pieces such as KQvKR")
-    return white[1:] + black[1:].lower()
+    """The pieces of a chess table beside the kings, White's upper case and Black's lower case
+    (``KQvKR`` -> ``Qr``); ValueError unless ``ending`` names a table of 3-5 pieces."""
+    from games.chess.endgames import sides_of, tables_up_to
+
+    if ending not in tables_up_to(5) or ending == "KvK":
+        raise ValueError(f"{ending!r} is not a table of 3-5 pieces such as KQvKR")
+    white, black = sides_of(ending)
+    return white + black.lower()
 
 
 def long_mates(db: str, per_ending: int, low: int, high: int, seed: int,
