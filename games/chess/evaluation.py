@@ -57,6 +57,9 @@ Outside the tuned linear model, ``mop_up`` steers pawnless endings where one sid
 more ahead towards the mate: the lone defending king driven to the edge (to a corner of the
 bishop's colour with bishop and knight alone) and the kings brought together. Such positions are
 too rare in games for the tuner to learn it, and a search that cannot see the mate needs it.
+Against a bare king (``bare_king_score``) the evaluation is only the endgame material and the
+mop-up, as Stockfish's KXK: mobility and piece-square terms there pull the pieces away from the
+mate (long mates of eight endings at 1,000,000 nodes: 68 -> 76 of 80; KBBvK 6 -> 10 of 10).
 
 numba freezes the weight arrays into the compiled code, and its on-disk cache is invalidated only
 when *this* file changes: ``WEIGHTS_DIGEST`` below must match the weights (the tuner rewrites it
@@ -603,10 +606,33 @@ def mop_up(pos):
     return bonus if strong == 0 else -bonus
 
 
+@nb.njit(types.int64(K.POSITION), cache=True)
+def bare_king_score(pos):
+    """From White's side, for a pawnless position where one side has a bare king and the other
+    at least ``MOPUP_LEAD`` of pieces: their endgame material plus the mop-up bonus, and nothing
+    else (module docstring); 0 for any other position."""
+    for weak in range(2):
+        if pos[weak] != pos[KINGS] & pos[weak]:
+            continue
+        strong = 1 - weak
+        material = 0
+        for piece_type in range(1, 5):
+            material += W_EG[MATERIAL + piece_type] * popcount(pos[PAWNS + piece_type] & pos[strong])
+        if material < MOPUP_LEAD:
+            return 0
+        return mop_up(pos) + (material if strong == 0 else -material)
+    return 0
+
+
 @nb.njit(K.EVALUATE_SIGNATURE, cache=True)
 def evaluate(pos):
     """The tapered evaluation of ``pos`` in centipawns from the side to move's point of view,
     strictly inside ``+-EVAL_LIMIT``."""
+    if not pos[PAWNS]:
+        bare = bare_king_score(pos)
+        if bare:
+            bare = max(-K.EVAL_LIMIT + 1, min(K.EVAL_LIMIT - 1, bare))
+            return np.int32(-bare if pos[STATE] & ONE else bare)
     mg, eg, phase = terms(pos, None)
     if pos[STATE] & ONE:
         mg = -mg
