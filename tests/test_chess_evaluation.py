@@ -41,12 +41,14 @@ def features(position: np.ndarray) -> tuple[np.ndarray, int]:
     return out.astype(np.int64), phase
 
 
+MOP_UP_VALUES = {chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500, chess.QUEEN: 900}  # the module's PIECE_VALUES
+
+
 def mop_up_reference(board: chess.Board) -> int:
     """The mop-up bonus from White's side, as the module docstring states it, by python-chess."""
     if board.pieces_mask(chess.PAWN, chess.WHITE) | board.pieces_mask(chess.PAWN, chess.BLACK):
         return 0
-    values = {chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500, chess.QUEEN: 900}
-    material = {colour: sum(v * len(board.pieces(t, colour)) for t, v in values.items())
+    material = {colour: sum(v * len(board.pieces(t, colour)) for t, v in MOP_UP_VALUES.items())
                 for colour in chess.COLORS}
     lead = material[chess.WHITE] - material[chess.BLACK]
     if abs(lead) < 400:
@@ -66,15 +68,16 @@ def mop_up_reference(board: chess.Board) -> int:
 
 def bare_king_reference(board: chess.Board) -> int | None:
     """Against a bare king without pawns, from White's side: the strong side's endgame material
-    weights plus the mop-up when they reach 400 (module docstring); None for other positions."""
+    weights plus the mop-up when its pieces are worth 400 (as the mop-up counts them; module
+    docstring); None for other positions."""
     if board.pawns:
         return None
     for weak in chess.COLORS:
         if board.occupied_co[weak] == board.kings & board.occupied_co[weak]:
-            material = sum(int(W_EG[OFFSETS["MATERIAL"] + t - 1]) * len(board.pieces(t, not weak))
-                           for t in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN))
-            if material < 400:
+            if sum(v * len(board.pieces(t, not weak)) for t, v in MOP_UP_VALUES.items()) < 400:
                 return None
+            material = sum(int(W_EG[OFFSETS["MATERIAL"] + t - 1]) * len(board.pieces(t, not weak))
+                           for t in MOP_UP_VALUES)
             return mop_up_reference(board) + (material if weak == chess.BLACK else -material)
     return None
 

@@ -609,16 +609,19 @@ def mop_up(pos):
 @nb.njit(types.int64(K.POSITION), cache=True)
 def bare_king_score(pos):
     """From White's side, for a pawnless position where one side has a bare king and the other
-    at least ``MOPUP_LEAD`` of pieces: their endgame material plus the mop-up bonus, and nothing
-    else (module docstring); 0 for any other position."""
+    at least ``MOPUP_LEAD`` of pieces (counted as ``mop_up`` counts them): their endgame material
+    weights plus the mop-up bonus, and nothing else (module docstring); 0 for any other position."""
     for weak in range(2):
         if pos[weak] != pos[KINGS] & pos[weak]:
             continue
         strong = 1 - weak
+        lead = 0
         material = 0
         for piece_type in range(1, 5):
-            material += W_EG[MATERIAL + piece_type] * popcount(pos[PAWNS + piece_type] & pos[strong])
-        if material < MOPUP_LEAD:
+            count = popcount(pos[PAWNS + piece_type] & pos[strong])
+            lead += PIECE_VALUES[piece_type] * count
+            material += W_EG[MATERIAL + piece_type] * count
+        if lead < MOPUP_LEAD:
             return 0
         return mop_up(pos) + (material if strong == 0 else -material)
     return 0
@@ -628,18 +631,17 @@ def bare_king_score(pos):
 def evaluate(pos):
     """The tapered evaluation of ``pos`` in centipawns from the side to move's point of view,
     strictly inside ``+-EVAL_LIMIT``."""
-    if not pos[PAWNS]:
-        bare = bare_king_score(pos)
-        if bare:
-            bare = max(-K.EVAL_LIMIT + 1, min(K.EVAL_LIMIT - 1, bare))
-            return np.int32(-bare if pos[STATE] & ONE else bare)
-    mg, eg, phase = terms(pos, None)
-    if pos[STATE] & ONE:
-        mg = -mg
-        eg = -eg
-    score = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
-    if not pos[PAWNS]:
-        score += -mop_up(pos) if pos[STATE] & ONE else mop_up(pos)
+    bare = 0 if pos[PAWNS] else bare_king_score(pos)
+    if bare:
+        score = -bare if pos[STATE] & ONE else bare
+    else:
+        mg, eg, phase = terms(pos, None)
+        if pos[STATE] & ONE:
+            mg = -mg
+            eg = -eg
+        score = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
+        if not pos[PAWNS]:
+            score += -mop_up(pos) if pos[STATE] & ONE else mop_up(pos)
     limit = K.EVAL_LIMIT - 1
     return np.int32(max(-limit, min(limit, score)))
 
