@@ -505,6 +505,10 @@ def rank(pos):
     """Table and storage index of a chess position (games.chess.position layout); -1 when it
     has castling rights or more than MAX_PIECES pieces; NEEDS_CHILDREN when it has an en-passant
     right (its entry holds the position without it)."""
+    # The search asks this of every node: most have too many men or castling rights, and
+    # answering them here, before any nested call, keeps the probe cheap.
+    if pos[CASTLING] != 0 or popcount(pos[WHITE] | pos[BLACK]) > MAX_PIECES:
+        return -1
     if (pos[STATE] >> types.uint64(8)) & types.uint64(63):
         return NEEDS_CHILDREN
     return rank_ignoring_en_passant(pos)

@@ -50,7 +50,7 @@ from numba import types
 
 from databases.packed import NOT_PACKED, is_packed, probe_packed
 from games import kernels as K
-from games.table_family import RankKernel
+from games.table_family import NEEDS_CHILDREN, RankKernel
 from runtime.borrow import borrowed
 from runtime.stopping import poll_due
 from solver.search import transposition as tt
@@ -216,6 +216,9 @@ def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, p
     ``NO_TABLE_SCORE`` when the search has no tables or they do not cover it."""
     if state[P_TABLES] == 0:
         return NO_TABLE_SCORE
+    entry = rank(pos)
+    if entry < 0 and entry != NEEDS_CHILDREN:
+        return NO_TABLE_SCORE  # no table holds it: most nodes, answered by one call
     if reversible_plies(pos) == 0:
         wdl = probe_packed(legal_moves, play, rank, tables[4], pos, 0)
         if wdl != NOT_PACKED:
