@@ -224,7 +224,7 @@ def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, p
         if wdl != NOT_PACKED:
             state[S_TABLE_HITS] += 1
             return wdl50_score(wdl, ply)
-    elif is_packed(tables[4], rank(pos)):
+    elif is_packed(tables[4], entry):
         # A packed WDL50 is exact from a zeroing move; once the count runs, the rule may draw
         # a win it calls won, so the search goes on (such positions come only below a root
         # the tables already play, or below a leaf they already valued).
