@@ -40,12 +40,10 @@ def no_tables(pos):
     return -1
 
 
-@nb.njit(types.int64(RankKernel, DIRECTORY, BASES, ARENA, POSITION), cache=True)
-def database_code(rank, directory, bases, arena, pos):
-    """The table code of ``pos`` (see :mod:`databases.format`), ``NOT_COVERED`` or
-    ``PAGE_MISSING``. Positions whose value is not in their own entry (chess en passant) and
-    invalid indices count as not covered."""
-    packed = rank(pos)
+@nb.njit(types.int64(DIRECTORY, BASES, ARENA, types.int64), cache=True)
+def entry_code(directory, bases, arena, packed):
+    """The table code of the entry ``packed`` (``rank(pos)``: ``table << TABLE_SHIFT | index``,
+    or negative), ``NOT_COVERED`` or ``PAGE_MISSING``, as :func:`database_code` says."""
     if packed < 0:
         return NOT_COVERED
     base = bases[packed >> TABLE_SHIFT]
@@ -57,6 +55,14 @@ def database_code(rank, directory, bases, arena, pos):
     if code == F.INVALID:
         return NOT_COVERED
     return code
+
+
+@nb.njit(types.int64(RankKernel, DIRECTORY, BASES, ARENA, POSITION), cache=True)
+def database_code(rank, directory, bases, arena, pos):
+    """The table code of ``pos`` (see :mod:`databases.format`), ``NOT_COVERED`` or
+    ``PAGE_MISSING``. Positions whose value is not in their own entry (chess en passant) and
+    invalid indices count as not covered."""
+    return entry_code(directory, bases, arena, rank(pos))
 
 
 @nb.njit(types.UniTuple(types.int64, 2)(types.int64), cache=True)
@@ -170,5 +176,5 @@ def empty_leaf_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.zeros((1, 1), dtype=np.uint16))
 
 
-__all__ = ["DatabaseLeaves", "database_code", "decode_code", "no_tables", "empty_leaf_arrays",
+__all__ = ["DatabaseLeaves", "database_code", "entry_code", "decode_code", "no_tables", "empty_leaf_arrays",
            "NOT_COVERED", "PAGE_MISSING"]

@@ -96,15 +96,11 @@ def stored_value(packs, packed):
     return np.int64(cache[slot, index & BLOCK_MASK]) - WDL50_OFFSET
 
 
-@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, PACKS, POSITION, types.int64),
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, PACKS, POSITION, types.int64, types.int64),
          cache=True, nogil=True)
-def probe_packed(legal_moves, play, rank, packs, pos, depth):
-    """The WDL50 of ``pos`` (-2..2, for the side to move, from a zeroing move) from the packed
-    tables, or ``NOT_PACKED``: the stored value, bettered by the moves that leave the table
-    (each worth minus its child's WDL50, probed the same way; ``depth`` counts those followed,
-    0 for a first probe, and picks the scratch rows). Callable from other kernels; a block not
-    in the decoded cache is inflated from memory, never read from disk."""
-    packed = rank(pos)
+def probe_packed_entry(legal_moves, play, rank, packs, pos, packed, depth):
+    """:func:`probe_packed` for a caller that has already ranked ``pos``: ``packed`` is
+    ``rank(pos)`` (the search ranks every node once and passes the entry on)."""
     best = stored_value(packs, packed)
     if best == NOT_PACKED or best == BEST_WDL50:
         return best
@@ -120,7 +116,7 @@ def probe_packed(legal_moves, play, rank, packs, pos, depth):
         if child_packed == NEEDS_CHILDREN or (child_packed >= 0
                                               and child_packed >> TABLE_SHIFT == table_id):
             continue  # stays in the table (an en-passant right: a double push): stored
-        value = probe_packed(legal_moves, play, rank, packs, child, depth + 1)
+        value = probe_packed_entry(legal_moves, play, rank, packs, child, child_packed, depth + 1)
         if value == NOT_PACKED:
             return NOT_PACKED
         if -value > best:
@@ -128,6 +124,17 @@ def probe_packed(legal_moves, play, rank, packs, pos, depth):
             if best == BEST_WDL50:
                 break
     return best
+
+
+@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, PACKS, POSITION, types.int64),
+         cache=True, nogil=True)
+def probe_packed(legal_moves, play, rank, packs, pos, depth):
+    """The WDL50 of ``pos`` (-2..2, for the side to move, from a zeroing move) from the packed
+    tables, or ``NOT_PACKED``: the stored value, bettered by the moves that leave the table
+    (each worth minus its child's WDL50, probed the same way; ``depth`` counts those followed,
+    0 for a first probe, and picks the scratch rows). Callable from other kernels; a block not
+    in the decoded cache is inflated from memory, never read from disk."""
+    return probe_packed_entry(legal_moves, play, rank, packs, pos, rank(pos), depth)
 
 
 def no_packs() -> tuple:
@@ -271,5 +278,5 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-__all__ = ["PackedTables", "probe_packed", "stored_value", "is_packed", "no_packs", "scratch_rows", "write_pack", "read_pack", "PACKS",
+__all__ = ["PackedTables", "probe_packed", "probe_packed_entry", "stored_value", "is_packed", "no_packs", "scratch_rows", "write_pack", "read_pack", "PACKS",
            "NOT_PACKED", "BLOCK_ENTRIES"]

@@ -48,7 +48,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from databases.packed import NOT_PACKED, is_packed, probe_packed
+from databases.packed import NOT_PACKED, is_packed, probe_packed_entry
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, RankKernel
 from runtime.borrow import borrowed
@@ -220,7 +220,7 @@ def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, p
     if entry < 0 and entry != NEEDS_CHILDREN:
         return NO_TABLE_SCORE  # no table holds it: most nodes, answered by one call
     if reversible_plies(pos) == 0:
-        wdl = probe_packed(legal_moves, play, rank, tables[4], pos, 0)
+        wdl = probe_packed_entry(legal_moves, play, rank, tables[4], pos, entry, 0)
         if wdl != NOT_PACKED:
             state[S_TABLE_HITS] += 1
             return wdl50_score(wdl, ply)
@@ -229,7 +229,7 @@ def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, p
         # a win it calls won, so the search goes on (such positions come only below a root
         # the tables already play, or below a leaf they already valued).
         return NO_TABLE_SCORE
-    code = probe_tables(rank, tables, pos)
+    code = probe_tables(tables, entry)
     if code <= 0:
         return NO_TABLE_SCORE
     state[S_TABLE_HITS] += 1

@@ -38,12 +38,11 @@ from numba import types
 from databases import format as F
 from databases.cache import ARENA, DIRECTORY
 from databases.errors import DatabaseError, MissingTableError, UnusableTableError
-from databases.leaves import (NOT_COVERED, PAGE_MISSING, DatabaseLeaves, database_code, empty_leaf_arrays,
+from databases.leaves import (NOT_COVERED, PAGE_MISSING, DatabaseLeaves, empty_leaf_arrays, entry_code,
                               no_tables)
 from databases.packed import PACKS, PackedTables, no_packs
 from games.game import Game
-from games.kernels import POSITION
-from games.table_family import INDEX_MASK, TABLE_SHIFT, RankKernel
+from games.table_family import INDEX_MASK, TABLE_SHIFT
 from games.value_codes import code_distance, is_loss, is_win
 from solver.search.scores import CURSED_SCORE, table_score
 
@@ -54,18 +53,18 @@ REQUESTS = types.Array(types.int64, 1, "C")
 TABLES = types.Tuple((DIRECTORY, types.Array(types.int64, 1, "C"), ARENA, REQUESTS, PACKS))
 
 
-@nb.njit(types.int64(RankKernel, TABLES, POSITION), cache=True)
-def probe_tables(rank, tables, pos):
-    """The table code of ``pos`` (> 0), or ``NOT_COVERED``: no built table holds it, its entry
-    does not tell its value (chess: an en-passant right), or its page is not resident, in which
-    case the page is queued in ``requests`` (``requests[0]`` entries follow it, each
-    ``table << TABLE_SHIFT | index``)."""
+@nb.njit(types.int64(TABLES, types.int64), cache=True)
+def probe_tables(tables, packed):
+    """The table code of the entry ``packed`` (``rank`` of the position: ``table <<
+    TABLE_SHIFT | index``, or negative) (> 0), or ``NOT_COVERED``: no built table holds it, its
+    entry does not tell its value (chess: an en-passant right), or its page is not resident, in
+    which case the entry is queued in ``requests`` (``requests[0]`` entries follow it)."""
     directory, bases, arena, requests, _ = tables
-    code = database_code(rank, directory, bases, arena, pos)
+    code = entry_code(directory, bases, arena, packed)
     if code == PAGE_MISSING:
         queued = requests[0]
         if queued < requests.shape[0] - 1:
-            requests[queued + 1] = rank(pos)  # ranked again only on a miss, which is rare
+            requests[queued + 1] = packed
             requests[0] = queued + 1
         return NOT_COVERED
     return code
