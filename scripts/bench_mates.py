@@ -23,9 +23,11 @@ keeps a forced win; **best**, those among them with k <= N whose move keeps a ma
 plies (the shortest mate, or one as short as the EPD's). Moves are checked with our tables for
 the long mates, with a df-pn disproof of the defender's ``draw`` for the others (bounded to
 2N - 2 plies for *best*). Time to find is the engine's ``time`` of its first info line carrying
-that mate.
+that mate. With ``--nodes N`` the engines given ``go movetime`` get ``go nodes N`` instead (a
+comparison at equal nodes, which a busy machine does not skew; the ``go mate`` engines keep
+``--time``).
 
-    python scripts/bench_mates.py --db DIR [--time 1.0] [--count 100] [--long 20] [--suite EPD]
+    python scripts/bench_mates.py --db DIR [--time 1.0 | --nodes N] [--count 100] [--long 20] [--suite EPD]
 
 ``--suite`` adds every problem of an EPD file with ``dm N`` (for instance the long mates from
 real play that ``scripts/make_mate_suite.py`` collects).
@@ -49,6 +51,7 @@ TIMED = ("ours+prover", "ours+probe", "ours", "stockfish movetime")  # given ``g
 WARM_UP_MS = 300  # each engine's throwaway first search
 WARM_UP_MATE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"  # and a mate in one, for its prover
 LATE = 0.1  # a mate reported this long after the time limit does not count
+NODES_WALL_LIMIT = 600  # with --nodes: seconds after which a search is stopped all the same
 
 
 class UciProcess:
@@ -232,6 +235,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=None, help="tables to collect long mates from (and check moves)")
     parser.add_argument("--time", type=float, default=1.0, help="seconds per position for every engine")
+    parser.add_argument("--nodes", type=int, default=0,
+                        help="instead of --time: nodes per position for the engines given `go movetime` "
+                        "(`go nodes N`; a comparison at equal nodes, which a busy machine does not skew)")
     parser.add_argument("--count", type=int, default=100, help="problems from each EPD set (0: none)")
     parser.add_argument("--suite", type=Path, action="append", default=[],
                         help="another EPD file of mates with dm N (scripts/make_mate_suite.py), all of it")
@@ -249,6 +255,8 @@ def main() -> int:
     parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES),
                         help="the engines to run (default: all)")
     args = parser.parse_args()
+    if args.nodes < 0:
+        parser.error("--nodes: must be positive")
     ours_options = {}
     for option in args.ours_option:
         name, _, value = option.partition("=")
@@ -292,11 +300,17 @@ def main() -> int:
         for number, (name, fen, moves) in enumerate(problems, 1):
             row = results.setdefault(name, {engine: [] for engine in chosen})
             for engine in chosen:
-                command = f"go movetime {int(args.time * 1000)}" if engine in TIMED else f"go mate {moves}"
-                lines, wall = engines[engine].go(fen, command, args.time)
+                if engine not in TIMED:
+                    command = f"go mate {moves}"
+                elif args.nodes:
+                    command = f"go nodes {args.nodes}"
+                else:
+                    command = f"go movetime {int(args.time * 1000)}"
+                fixed_nodes = args.nodes and engine in TIMED
+                lines, wall = engines[engine].go(fen, command, NODES_WALL_LIMIT if fixed_nodes else args.time)
                 mate, millis, best = parse_answer(lines)
                 seconds = (millis if millis is not None else wall * 1000) / 1000
-                reported = mate is not None and mate > 0 and seconds <= args.time + LATE
+                reported = mate is not None and mate > 0 and (fixed_nodes or seconds <= args.time + LATE)
                 # A move that keeps the short mate keeps a win: one proof, not two.
                 shortest = reported and mate <= moves and verify_move(fen, best, moves, database)
                 found = shortest or (reported and verify_move(fen, best, None, database))
@@ -306,7 +320,8 @@ def main() -> int:
     finally:
         for engine in {id(e): e for e in engines.values()}.values():
             engine.close()
-    print(f"Mates found at {args.time:g} s per position (prover {args.prover_nodes} nodes per call): "
+    budget = f"{args.nodes:,} nodes" if args.nodes else f"{args.time:g} s"
+    print(f"Mates found at {budget} per position (prover {args.prover_nodes} nodes per call): "
           f"mates (any forced mate, with a winning move), best (as short as the EPD's), and the median "
           f"time to find over the mates")
     print("| set | positions | " + " | ".join(f"{e} mates | {e} best | {e} median s" for e in chosen) + " |")
