@@ -147,7 +147,7 @@ class ConnectFour(Game):
     kernels = Kernels(legal_moves, play, outcome, hash_position, PLAYER + "evaluate", PLAYER + "is_noisy")
     player = PlayerKernels(DEFAULTS + "never_in_check", DEFAULTS + "never_gives_check", DEFAULTS + "no_pass",
                            PLAYER + "move_keys", PLAYER + "noisy_moves", DEFAULTS + "never_repeats",
-                           DEFAULTS + "move_itself", PLAYER + "is_legal", DEFAULTS + "no_structure")
+                           DEFAULTS + "move_itself", PLAYER + "is_legal")
     proof_candidates = OptionalKernel(PLAYER + "proof_candidates")  # see games.connect4_player
     proof_key = OptionalKernel(PLAYER + "proof_key")  # a board and its mirror share table entries
     move_text_needs_position = False  # a column / cell digit

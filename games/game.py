@@ -75,7 +75,7 @@ class PlayerKernels(KernelSet):
     :mod:`games.kernels` ("Player kernels") for the contract of each."""
 
     FIELDS = ("in_check", "gives_check", "play_null", "move_keys", "noisy_moves", "reversible_plies", "piece_to",
-              "is_legal", "correction_key")
+              "is_legal")
 
 
 class OptionalKernel:

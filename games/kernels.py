@@ -109,13 +109,6 @@ Player kernels (``Game.player``, a ``PlayerKernels``; the alpha-beta player of :
     another position sharing the hash key). Games with small move lists may look the move up
     in them; chess checks the move alone (:mod:`games.chess.legality`).
 
-``correction_key(pos) -> uint64``
-    A well-mixed key of the slowly changing part of ``pos`` and its side to move, under which
-    the search learns how far its static evaluation tends to miss (the correction history,
-    :mod:`solver.search.correction`): positions sharing it should share the evaluation's errors.
-    Chess: the pawns of both sides and the side to move (the errors of an evaluation follow its
-    pawn structure); games without such a part: 0 (one shared entry).
-
 Table families (``games.table_family``)
     Games solved by retrograde analysis also provide a table family: named index spaces with
     ``rank``/``unrank`` kernels, and the tables that moves leaving a table land in. Chess and
@@ -154,7 +147,6 @@ MOVE_KEYS_SIGNATURE = types.void(POSITION, MOVE_BUFFER, types.int64, MOVE_BUFFER
 REVERSIBLE_PLIES_SIGNATURE = types.int64(POSITION)
 PIECE_TO_SIGNATURE = types.int64(POSITION, types.int32)
 IS_LEGAL_SIGNATURE = types.boolean(POSITION, types.int32)
-CORRECTION_KEY_SIGNATURE = types.uint64(POSITION)
 
 # Argument types for engines that receive kernels: declare engine parameters with these.
 LegalMovesKernel = types.FunctionType(LEGAL_MOVES_SIGNATURE)
@@ -170,7 +162,6 @@ MoveKeysKernel = types.FunctionType(MOVE_KEYS_SIGNATURE)
 ReversiblePliesKernel = types.FunctionType(REVERSIBLE_PLIES_SIGNATURE)
 PieceToKernel = types.FunctionType(PIECE_TO_SIGNATURE)
 IsLegalKernel = types.FunctionType(IS_LEGAL_SIGNATURE)
-CorrectionKeyKernel = types.FunctionType(CORRECTION_KEY_SIGNATURE)
 
 # Engines receive these kernels from Python on every call: numba is made to remember their
 # addresses instead of asking each dispatcher again (see runtime.kernel_addresses).

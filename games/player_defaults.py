@@ -33,9 +33,3 @@ def move_itself(pos, move):
 def never_repeats(pos):
     """Every move adds a stone or mark: no position repeats."""
     return 0
-
-
-@nb.njit(K.CORRECTION_KEY_SIGNATURE, cache=True)
-def no_structure(pos):
-    """No slowly changing part to key the evaluation's errors by: one shared entry."""
-    return 0

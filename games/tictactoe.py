@@ -105,7 +105,7 @@ class TicTacToe(Game):
     kernels = Kernels(legal_moves, play, outcome, hash_position, PLAYER + "evaluate", PLAYER + "is_noisy")
     player = PlayerKernels(DEFAULTS + "never_in_check", DEFAULTS + "never_gives_check", DEFAULTS + "no_pass",
                            PLAYER + "move_keys", PLAYER + "noisy_moves", DEFAULTS + "never_repeats",
-                           DEFAULTS + "move_itself", PLAYER + "is_legal", DEFAULTS + "no_structure")
+                           DEFAULTS + "move_itself", PLAYER + "is_legal")
 
     def parse_position(self, text: str) -> np.ndarray:
         """Parse ``x.o......``-style boards (or ``startpos``), refusing impossible ones."""

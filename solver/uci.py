@@ -73,7 +73,6 @@ SWITCH_OPTIONS = {
     "TimeScaling": "time_scaling",
     "TTEval": "tt_eval",
     "Razoring": "razoring",
-    "CorrectionHistory": "correction_history",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}

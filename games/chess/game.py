@@ -35,7 +35,7 @@ class Chess(Game):
                       RULES + "is_noisy")
     player = PlayerKernels(in_check, PLAYER + "gives_check", PLAYER + "play_null", PLAYER + "move_keys",
                            PLAYER + "noisy_moves", PLAYER + "reversible_plies", PLAYER + "piece_to",
-                           "games.chess.legality:is_legal", PLAYER + "pawn_structure_key")
+                           "games.chess.legality:is_legal")
 
     piece_to_space = 2 * 6 * 64  # side, piece, target square
 

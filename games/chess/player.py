@@ -26,7 +26,7 @@ from games.chess.bitops import lsb
 from games.chess.makemove import piece_type_on
 from games.chess.movegen import generate
 from games.chess.moves import move_origin, move_target, move_promotion
-from games.chess.position import (BISHOPS, BLACK, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE, WHITE,
+from games.chess.position import (BISHOPS, HASH, KINGS, PAWNS, POSITION_WIDTH, QUEENS, ROOKS, STATE,
                                   STATE_EP_SHIFT, STATE_FULLMOVE_SHIFT, STATE_HALFMOVE_SHIFT, attackers_of,
                                   halfmove_clock, in_check)
 from games.chess.tables import EN_PASSANT_KEYS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_SQUARE, PIECE_VALUES, SIDE_KEY
@@ -236,25 +236,6 @@ def piece_to(pos, move):
     origin_bit = ONE << types.uint64(move_origin(move))
     us = np.int64(pos[STATE] & ONE)
     return (us * 6 + piece_type_on(pos, origin_bit)) * 64 + move_target(move)
-
-
-# Odd constants of the key's mixing (splitmix64's finaliser and two multipliers of their own).
-WHITE_PAWNS_MIX = np.uint64(0x9E3779B97F4A7C15)
-BLACK_PAWNS_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
-FINAL_MIX = np.uint64(0xBF58476D1CE4E5B9)
-
-
-@nb.njit(K.CORRECTION_KEY_SIGNATURE, cache=True)
-def pawn_structure_key(pos):
-    """The correction history's key: both sides' pawns and the side to move, mixed so that
-    every bit depends on every pawn."""
-    pawns = pos[PAWNS]
-    key = (pawns & pos[WHITE]) * WHITE_PAWNS_MIX ^ (pawns & pos[BLACK]) * BLACK_PAWNS_MIX
-    key ^= pos[STATE] & ONE
-    key ^= key >> types.uint64(31)
-    key *= FINAL_MIX
-    key ^= key >> types.uint64(29)
-    return key
 
 
 @nb.njit(K.REVERSIBLE_PLIES_SIGNATURE, cache=True)

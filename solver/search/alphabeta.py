@@ -58,14 +58,13 @@ from solver.search.mate_probe import (MATE_PROBE_DECISIVE, MATE_PROBE_DEPTH, MAT
                                       MATE_PROBE_PLIES, MATE_PROBE_SHARE, missed_before, probe_mate)
 from solver.search.ordering import (TT_MOVE, generate_behind, is_quiet_key, pick_next, reward_capture_history,
                                     reward_continuation, reward_quiet_cutoff, score_moves)
-from solver.search.correction import correction_slot, corrected_eval, learn_correction
-from solver.search.scores import (DRAW, INFINITE, KNOWN_WIN_BOUND, MATE, MATE_BOUND, MAX_PLY, from_table,
-                                  table_score, to_table, wdl50_score)
+from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
+                                  to_table, wdl50_score)
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
                                     USE_IIR, USE_IMPROVING, USE_LMR, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT,
                                     USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING,
                                     USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING,
-                                    USE_TT_EVAL, USE_RAZORING, USE_CORRECTION_HISTORY)
+                                    USE_TT_EVAL, USE_RAZORING)
 from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
@@ -125,11 +124,10 @@ U64_2D = types.Array(types.uint64, 2, "C")
 # The game's kernels (games.kernels, "Player kernels"), in this order:
 KERNELS = types.Tuple((K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
                        K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                       K.ReversiblePliesKernel, RankKernel, K.PieceToKernel, K.IsLegalKernel,
-                       K.CorrectionKeyKernel))
+                       K.ReversiblePliesKernel, RankKernel, K.PieceToKernel, K.IsLegalKernel))
 # The player's buffers (see the module docstring), in this order:
 BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D,
-                       I32_2D, I32_3D, I32_1D, I32_1D))
+                       I32_2D, I32_3D, I32_1D))
 
 
 def reduction_table(size: int = 64) -> np.ndarray:
@@ -243,9 +241,9 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, _, _, move_keys, noisy_moves,
-     reversible_plies, rank, piece_to, _, correction_key) = kernels
+     reversible_plies, rank, piece_to, _) = kernels
     (positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation,
-     capture_history, correction) = buffers
+     capture_history) = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -291,8 +289,6 @@ def quiescence(kernels, buffers, tables, ply, alpha, beta):
         if slot < 0:
             static_eval = np.int64(evaluate(pos))
         best = static_eval
-        if flags & USE_CORRECTION_HISTORY:
-            best = corrected_eval(correction, correction_slot(correction_key(pos)), static_eval)
         if best >= beta:
             return best
         if best > alpha:
@@ -337,9 +333,9 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys, _,
-     reversible_plies, rank, piece_to, is_legal, correction_key) = kernels
+     reversible_plies, rank, piece_to, is_legal) = kernels
     (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
-     counter_moves, continuation, capture_history, correction) = buffers
+     counter_moves, continuation, capture_history) = buffers
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
@@ -423,13 +419,6 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     checked = in_check(pos)
     if slot < 0 and not checked:
         static_eval = np.int64(evaluate(pos))
-    # The evaluation shifted by how far it missed in this structure before (switch
-    # correction_history; solver.search.correction). The table keeps the raw one.
-    raw_eval = static_eval
-    correcting = flags & USE_CORRECTION_HISTORY and not checked and excluded < 0
-    slot_of_correction = correction_slot(correction_key(pos)) if correcting else np.int64(-1)
-    if correcting:
-        static_eval = corrected_eval(correction, slot_of_correction, raw_eval)
     child = positions[ply + 1]
     ply_info[STATIC_EVAL, ply] = NO_EVAL if checked else static_eval
     improving = np.int64(1 if flags & USE_IMPROVING and not checked and is_improving(ply_info, ply) else 0)
@@ -471,7 +460,7 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         if plies > 0:
             state[S_MATE_HITS] += 1
             score = MATE - (ply + plies)
-            tt.store(tt_table, position_hash, mate_move, to_table(score, ply), raw_eval,
+            tt.store(tt_table, position_hash, mate_move, to_table(score, ply), static_eval,
                      min(depth + TABLE_DEPTH_BONUS, MAX_PLY), tt.BOUND_LOWER, state[P_GENERATION])
             return score
 
@@ -588,7 +577,6 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
     # TT move alone (step 11), the rest are generated and ordered behind it.
     best = np.int64(-INFINITE)
     best_move = np.int64(-1)
-    best_is_quiet = False
     searched = 0
     quiets_tried = 0
     noisy_tried = 0
@@ -670,7 +658,6 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
             best = score
             if score > alpha:
                 best_move = move
-                best_is_quiet = quiet
                 alpha = score
                 if is_pv:
                     update_pv(pv, ply_info, ply, move)
@@ -705,14 +692,8 @@ def search(kernels, buffers, tables, ply, depth, alpha, beta, cut_node):
         bound = tt.BOUND_EXACT
     else:
         bound = tt.BOUND_UPPER
-    # 16. Learn how far the static evaluation missed, where the result tells it: a quiet best
-    # move (or none) and a bound on the far side of the evaluation.
-    if (correcting and abs(best) < KNOWN_WIN_BOUND and (best_move < 0 or best_is_quiet)
-            and not (bound == tt.BOUND_LOWER and best <= static_eval)
-            and not (bound == tt.BOUND_UPPER and best >= static_eval)):
-        learn_correction(correction, slot_of_correction, best - static_eval, depth)
     tt.store(tt_table, position_hash, best_move, to_table(best, ply),
-             raw_eval if not checked else 0, depth, bound, state[P_GENERATION])
+             static_eval if not checked else 0, depth, bound, state[P_GENERATION])
     return best
 
 

@@ -25,7 +25,6 @@ from games import kernels as K
 from runtime.stopping import DeadlineWatcher
 from games.game import Game
 from solver.search import alphabeta as ab
-from solver.search.correction import CORRECTION_SIZE
 from solver.search.mate_probe import new_misses
 from solver.search.scores import (INFINITE, KNOWN_WIN, KNOWN_WIN_BOUND, MATE, MATE_BOUND, MAX_PLY, is_mate,
                                   mate_in_moves)
@@ -192,7 +191,6 @@ class Player:
         space = game.continuation_space
         self._continuation = np.zeros((2, space, space), dtype=np.int32)
         self._capture_history = np.zeros(space, dtype=np.int32)
-        self._correction = np.zeros(CORRECTION_SIZE, dtype=np.int32)
         self._pv = np.zeros((rows, rows), dtype=np.int32)
         self._root_moves = np.zeros(game.max_moves, dtype=np.int32)
         self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
@@ -244,7 +242,6 @@ class Player:
         self._counter_moves.fill(-1)
         self._continuation.fill(0)
         self._capture_history.fill(0)
-        self._correction.fill(0)
         self._mate_misses.fill(0)
         self._previous_score = None
         if self._prover is not None:
@@ -547,12 +544,10 @@ class Player:
         rank, tables = self._table_arguments()
         return int(ab.search_root((kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
                                    player.in_check, player.gives_check, player.play_null, player.move_keys,
-                                   player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal,
-                                   player.correction_key),
+                                   player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal),
                                   (self._positions, self._move_rows, self._ply_info, self._path, self._killers,
                                    self._history, table.table, self._pv, self._root_moves, self._state,
-                                   self._mate_misses, self._counter_moves, self._continuation, self._capture_history,
-                                   self._correction),
+                                   self._mate_misses, self._counter_moves, self._continuation, self._capture_history),
                                   tables, depth, alpha, beta))
 
     def _table_arguments(self) -> tuple:

@@ -26,7 +26,6 @@ USE_CAPTURE_HISTORY = 65536  # noisy moves ordered by how they did before, withi
 USE_STAGED_PICKING = 131072  # the TT move searched before any other move is generated or scored
 USE_TT_EVAL = 262144  # the pruning decisions use the stored score where its bound beats the static evaluation
 USE_RAZORING = 524288  # near the horizon, a node far below alpha is settled by quiescence
-USE_CORRECTION_HISTORY = 1048576  # the static evaluation shifted by its past misses in the same structure
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -50,7 +49,6 @@ FLAGS = {
     "staged_picking": USE_STAGED_PICKING,
     "tt_eval": USE_TT_EVAL,
     "razoring": USE_RAZORING,
-    "correction_history": USE_CORRECTION_HISTORY,
 }
 ASPIRATION = "aspiration"  # the switches of the iterative deepening rather than the search
 TIME_SCALING = "time_scaling"  # the optimum scaled by best-move changes and falling scores
@@ -65,7 +63,6 @@ PLAIN = {name: False for name in NAMES}
 # tt_eval and razoring are on: together +63.6 Elo [+22.5, +106.5] at 50,000 nodes a move (117
 # games, 2026-11-29). The mate probe is off: it measured no gain (issue 40); so are
 # staged_picking and time_scaling: together +4.6 [-29.6, +38.8] at 10+0.1 (153 games,
-# 2026-11-29). capture_history and correction_history are off until a match measures them.
-MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling",
-                "correction_history")
+# 2026-11-29). capture_history is off until a match measures it.
+MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
