@@ -42,8 +42,10 @@ def no_tables(pos):
 
 @nb.njit(types.int64(DIRECTORY, BASES, ARENA, types.int64), cache=True)
 def entry_code(directory, bases, arena, packed):
-    """The table code of the entry ``packed`` (``rank(pos)``: ``table << TABLE_SHIFT | index``,
-    or negative), ``NOT_COVERED`` or ``PAGE_MISSING``, as :func:`database_code` says."""
+    """The table code (see :mod:`databases.format`) of the entry ``packed`` (``rank(pos)``:
+    ``table << TABLE_SHIFT | index``, or negative), ``NOT_COVERED`` or ``PAGE_MISSING`` (its
+    page is not resident). Negative entries (no table, or a position whose value is not in its
+    own entry, such as chess en passant) and invalid indices count as not covered."""
     if packed < 0:
         return NOT_COVERED
     base = bases[packed >> TABLE_SHIFT]
@@ -59,9 +61,8 @@ def entry_code(directory, bases, arena, packed):
 
 @nb.njit(types.int64(RankKernel, DIRECTORY, BASES, ARENA, POSITION), cache=True)
 def database_code(rank, directory, bases, arena, pos):
-    """The table code of ``pos`` (see :mod:`databases.format`), ``NOT_COVERED`` or
-    ``PAGE_MISSING``. Positions whose value is not in their own entry (chess en passant) and
-    invalid indices count as not covered."""
+    """:func:`entry_code` of ``pos``, ranked by ``rank`` (for callers that do not have its
+    entry already)."""
     return entry_code(directory, bases, arena, rank(pos))
 
 
