@@ -428,6 +428,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
         static_eval = np.int64(evaluate(pos))
     child = positions[ply + 1]
     ply_info[STATIC_EVAL, ply] = NO_EVAL if checked else static_eval
+    # [+74 Elo, with the seven; the six without it: +0 [-30, +30] at 50k nodes]
     improving = np.int64(1 if flags & USE_IMPROVING and not checked and is_improving(ply_info, ply) else 0)
     # The pruning steps judge by the stored score where its bound says it is nearer the truth
     # than the static evaluation (switch tt_eval); "improving" keeps comparing static evaluations.
