@@ -24,8 +24,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 
-def _without_owner(context, builder, value_type, value):
-    """``value`` with the meminfo (and Python parent) of every array in it set to null."""
+def without_owner(context, builder, value_type, value):
+    """``value`` with the meminfo (and Python parent) of every array in it set to null (code
+    generation for intrinsics: :func:`borrowed`, :func:`runtime.frame.frame_of`)."""
     if isinstance(value_type, types.Array):
         array = cgutils.create_struct_proxy(value_type)(context, builder, value=value)
         array.meminfo = cgutils.get_null_value(array.meminfo.type)
@@ -35,7 +36,7 @@ def _without_owner(context, builder, value_type, value):
         for i, member_type in enumerate(value_type):
             member = builder.extract_value(value, i)
             value = builder.insert_value(
-                value, _without_owner(context, builder, member_type, member), i)
+                value, without_owner(context, builder, member_type, member), i)
         return value
     return value
 
@@ -45,6 +46,6 @@ def borrowed(typingctx, value):
     """``value`` (an array, or a tuple holding arrays, nested or not, among other members) with
     every array lent: the same data, shape and strides, no owner, no reference counting."""
     def codegen(context, builder, signature, args):
-        return _without_owner(context, builder, signature.args[0], args[0])
+        return without_owner(context, builder, signature.args[0], args[0])
 
     return value(value), codegen

@@ -8,8 +8,11 @@ such a value once into the stack frame of the function that starts the recursion
 pointer to it; :func:`frame_member` reads one member back through the pointer, and only the words
 the reader uses are loaded (numba loads a structure member by member; unused loads are dropped).
 
-The frame lives as long as the call of the function that made it: make it where the recursion
-starts, pass the pointer down, never return or keep it.
+The arrays in the frame are lent (:mod:`runtime.borrow`: no owner, no reference counting), so
+members read from it cost no count and the reader's scope releases nothing. The frame and its
+arrays are valid for the call of the function that made it, whose arguments own the memory:
+make it where the recursion starts, from that function's arguments, pass the pointer down, never
+return or keep it.
 """
 from __future__ import annotations
 
@@ -17,15 +20,18 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from runtime.borrow import without_owner
+
 
 @intrinsic
 def frame_of(typingctx, value):
-    """A pointer to a copy of ``value`` in the calling function's stack frame (valid until that
-    function returns)."""
+    """A pointer to a copy of ``value`` in the calling function's stack frame, every array in it
+    lent (valid until that function returns)."""
     def codegen(context, builder, signature, args):
         model = context.data_model_manager[value]
         slot = cgutils.alloca_once(builder, model.get_data_type())
-        builder.store(model.as_data(builder, args[0]), slot)
+        lent = without_owner(context, builder, value, args[0])
+        builder.store(model.as_data(builder, lent), slot)
         return slot
 
     return types.CPointer(value)(value), codegen

@@ -1,4 +1,6 @@
 """runtime.frame: a recursion reads its unchanging arguments through one pointer."""
+import sys
+
 import numba as nb
 import numpy as np
 from numba import types
@@ -39,6 +41,9 @@ def start(grid, row, offset, leaf):
 def test_members_read_through_the_frame_are_the_callers():
     grid = np.zeros((5, 3), dtype=np.int64)
     row = np.zeros(5, dtype=np.int32)
+    references = sys.getrefcount(grid), sys.getrefcount(row)
     assert start(grid, row, 10, tripled) == 3 * (4 + 3 + 2 + 1) + 3 * 10
+    # Lent: the readers down the recursion released nothing of the caller's arrays.
+    assert (sys.getrefcount(grid), sys.getrefcount(row)) == references
     assert grid[:, 0].tolist() == [0, 1, 2, 3, 4] and (grid == grid[:, :1]).all()
     assert row.tolist() == [10, 11, 12, 13, 14]

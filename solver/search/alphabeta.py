@@ -53,7 +53,6 @@ from numba import types
 from databases.packed import NOT_PACKED, is_packed, probe_packed_entry
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, RankKernel
-from runtime.borrow import borrowed
 from runtime.frame import frame_member, frame_of
 from runtime.stopping import poll_due
 from solver.search import transposition as tt
@@ -708,8 +707,9 @@ def search(frame, ply, depth, alpha, beta, cut_node):
 
 @nb.njit(types.int64(KERNELS, BUFFERS, TABLES, types.int64, types.int64, types.int64), cache=True, nogil=True)
 def search_root(kernels, buffers, tables, depth, alpha, beta):
-    """The value of the root, ``positions[0]`` (see :func:`search`), with the buffers and tables
-    lent to the search for the call (:func:`runtime.borrow.borrowed`): its nodes then pay no
-    atomic reference counts for them, a third of its time otherwise. The three are handed down
-    as one pointer to a copy in this call's frame (:func:`runtime.frame.frame_of`)."""
-    return search(frame_of((kernels, borrowed(buffers), borrowed(tables))), 0, depth, alpha, beta, False)
+    """The value of the root, ``positions[0]`` (see :func:`search`). The kernels, buffers and
+    tables are handed down as one pointer to a copy in this call's frame
+    (:func:`runtime.frame.frame_of`), their arrays lent for the call (:mod:`runtime.borrow`):
+    the nodes then pay no atomic reference counts for them, a third of the search's time
+    otherwise."""
+    return search(frame_of((kernels, buffers, tables)), 0, depth, alpha, beta, False)
