@@ -593,6 +593,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
     late = LATE_MOVE_COUNT + depth * depth if prunable else NO_LATE_LIMIT
     if prunable and flags & USE_IMPROVING and not improving:
         late = (late + 1) // 2  # a position getting worse: fewer quiet moves deserve a look
+    # SEE pruning: [+74 Elo, with the seven; the six without it: -26 [-56, +4] at 50k nodes]
     see_prunable = flags & USE_SEE_PRUNING and not is_pv and not checked and depth <= SEE_PRUNING_DEPTH
     i = -1
     while True:

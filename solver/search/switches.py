@@ -63,6 +63,6 @@ PLAIN = {name: False for name in NAMES}
 # tt_eval and razoring are on: together +63.6 Elo [+22.5, +106.5] at 50,000 nodes a move (117
 # games, 2026-11-29). The mate probe is off: it measured no gain (issue 40); so are
 # staged_picking and time_scaling: together +4.6 [-29.6, +38.8] at 10+0.1 (153 games,
-# 2026-11-29). capture_history is off until a match measures it.
+# 2026-11-29); capture_history measured -22.0 [-49.0, +4.7] at 50,000 nodes a move (300 games, 2026-11-30).
 MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
