@@ -4,8 +4,9 @@ numba counts references to every array it passes around: each array argument a f
 receives, each array taken out of a tuple and each view (``positions[ply]``) costs an atomic
 increment and, when it goes out of scope, an atomic decrement of the array's owner (its
 *meminfo*); threads that share an array also fight over that count. The recursive search
-receives fourteen buffers and five table arrays at every node and makes a dozen views of them,
-and those atomic operations took a third of its time (``perf`` on ``solver bench``: two locked
+reads fourteen buffers and five table arrays at every node and makes a dozen views of them
+(lent through :func:`runtime.frame.frame_of`), and those atomic operations took a third of its
+time (``perf`` on ``solver bench``: two locked
 instructions of numba's runtime, 2026-11-28); in the parallel un-move passes of a table build,
 about half; in df-pn, perft, verification and packing, 16-40%.
 
