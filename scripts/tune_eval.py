@@ -377,8 +377,10 @@ def generate(args) -> None:
 # --- fitting -------------------------------------------------------------------------------------
 
 def load_positions(path: Path, skip_plies: int):
-    """Quiet positions of the games in ``path`` as (features CSR matrix, phase / 24, White's
-    result 0 / 0.5 / 1, held-out mask, Stockfish's score in centipawns, game count). A position
+    """Quiet positions of the games in ``path`` as (features CSR matrix, phase / 24, endgame
+    scale in 64ths, White's result 0 / 0.5 / 1, held-out mask, Stockfish's score in centipawns,
+    game count). The scale is the evaluation's ``endgame_scale``, which side it favours judged by
+    the weights in use: the fit holds it fixed, so the model stays linear. A position
     is kept when it is at least ``skip_plies`` plies past the book, not in check, Stockfish's
     score for it is not a mate, and neither the move played from it nor the move that led to it
     is noisy."""
@@ -386,13 +388,13 @@ def load_positions(path: Path, skip_plies: int):
     import scipy.sparse
 
     import games
-    from games.chess.evaluation import N_FEATURES, evaluation_features
+    from games.chess.evaluation import N_FEATURES, W_EG, endgame_scale, evaluation_features
     from games.chess.position import in_check
     from games.chess.rules import is_noisy
 
     game = games.get("chess")
     buffer = np.zeros(N_FEATURES, dtype=np.int32)
-    rows, cols, vals, phases, results, held, scores = [], [], [], [], [], [], []
+    rows, cols, vals, phases, scales, results, held, scores = [], [], [], [], [], [], [], []
     n_games = 0
     with path.open() as handle:
         for line in handle:
@@ -416,6 +418,7 @@ def load_positions(path: Path, skip_plies: int):
                     cols.append(nonzero.astype(np.int32))
                     vals.append(buffer[nonzero].astype(np.float32))
                     phases.append(phase / 24.0)
+                    scales.append(endgame_scale(position, int(buffer[nonzero] @ W_EG[nonzero])))
                     results.append(white_result)
                     held.append(holdout)
                     scores.append(score)
@@ -423,22 +426,25 @@ def load_positions(path: Path, skip_plies: int):
                 previous_noisy = noisy
     features = scipy.sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                                        shape=(len(phases), N_FEATURES), dtype=np.float64)
-    return (features, np.array(phases), np.array(results), np.array(held, dtype=bool), np.array(scores, dtype=float),
-            n_games)
+    return (features, np.array(phases), np.array(scales, dtype=np.int64), np.array(results),
+            np.array(held, dtype=bool), np.array(scores, dtype=float), n_games)
 
 
-def white_eval(features, phase, w_mg, w_eg):
-    """The evaluation from White's side (before rounding) of every row."""
-    return (features @ w_mg) * phase + (features @ w_eg) * (1.0 - phase)
+def white_eval(features, phase, eg_share, w_mg, w_eg):
+    """The evaluation from White's side (before rounding) of every row; ``eg_share`` is the
+    endgame part's weight, (1 - phase) times the endgame scale."""
+    return (features @ w_mg) * phase + (features @ w_eg) * eg_share
 
 
-def integer_eval(features, phase24, w_mg, w_eg):
+def integer_eval(features, phase24, scale, w_mg, w_eg):
     """The evaluation from White's side exactly as ``evaluate`` computes it for White to move
-    (integer weights, floor division by 24; Black to move differs by the floor's rounding)."""
+    (integer weights, the endgame part scaled towards zero, floor division by 24; Black to move
+    differs by the floor's rounding)."""
     import numpy as np
 
     mg = np.rint(features @ w_mg).astype(np.int64)
     eg = np.rint(features @ w_eg).astype(np.int64)
+    eg = np.sign(eg) * (np.abs(eg) * scale // 64)
     return (mg * phase24 + eg * (24 - phase24)) // 24
 
 
@@ -465,7 +471,7 @@ def fit_k(evals, results) -> float:
     return (low + high) / 2
 
 
-def adam_fit(features, phase, results, k, w_mg, w_eg, seed_mg, seed_eg, epochs, l2, rate):
+def adam_fit(features, phase, eg_share, results, k, w_mg, w_eg, seed_mg, seed_eg, epochs, l2, rate):
     """Minimise the mean log loss + sum(l2 * (w - seed)^2) / positions over the weights (Adam,
     full batch); ``l2`` is one pull per weight (a vector as long as ``w_mg``). Returns the new
     (w_mg, w_eg) as floats."""
@@ -480,9 +486,9 @@ def adam_fit(features, phase, results, k, w_mg, w_eg, seed_mg, seed_eg, epochs, 
     pull = np.concatenate([l2, l2])
     beta1, beta2 = 0.9, 0.999
     for step in range(1, epochs + 1):
-        evals = white_eval(features, phase, w[:n], w[n:])
+        evals = white_eval(features, phase, eg_share, w[:n], w[n:])
         residual = (1.0 / (1.0 + np.exp(-k * evals)) - results) * k / len(results)
-        gradient = np.concatenate([transposed @ (residual * phase), transposed @ (residual * (1.0 - phase))])
+        gradient = np.concatenate([transposed @ (residual * phase), transposed @ (residual * eg_share)])
         gradient += 2.0 * pull * (w - seed) / len(results)
         first = beta1 * first + (1 - beta1) * gradient
         second = beta2 * second + (1 - beta2) * gradient * gradient
@@ -511,16 +517,18 @@ def fit(args) -> None:
     from games.chess.evaluation import TERMS, flat_weights
 
     started = time.time()
-    features, phase, results, held, sf_scores, n_games = load_positions(args.data / "games.jsonl", args.skip_plies)
+    features, phase, scale, results, held, sf_scores, n_games = load_positions(args.data / "games.jsonl",
+                                                                               args.skip_plies)
     phase24 = np.rint(phase * 24).astype(np.int64)
+    eg_share = (1.0 - phase) * scale / 64.0
     train = ~held
     print(f"{n_games} games, {len(results)} positions ({train.sum()} training, {held.sum()} held out) "
           f"in {time.time() - started:.0f} s", flush=True)
     seed_mg, seed_eg = (v.astype(np.float64) for v in flat_weights(seed_weights()))
     x_train, x_held = features[train], features[held]
-    k = fit_k(integer_eval(x_train, phase24[train], seed_mg, seed_eg), results[train])
-    before_train = log_loss(integer_eval(x_train, phase24[train], seed_mg, seed_eg), results[train], k)
-    before_held = log_loss(integer_eval(x_held, phase24[held], seed_mg, seed_eg), results[held], k)
+    k = fit_k(integer_eval(x_train, phase24[train], scale[train], seed_mg, seed_eg), results[train])
+    before_train = log_loss(integer_eval(x_train, phase24[train], scale[train], seed_mg, seed_eg), results[train], k)
+    before_held = log_loss(integer_eval(x_held, phase24[held], scale[held], seed_mg, seed_eg), results[held], k)
     print(f"k = {k:.6f}; seed loss: training {before_train:.5f}, held out {before_held:.5f}", flush=True)
     # Stockfish's own scores, mapped to an expected result the same way, can soften the labels:
     # target = (1 - blend) * result + blend * sigmoid(k_sf * score). Losses are always measured
@@ -539,11 +547,12 @@ def fit(args) -> None:
             for l2 in args.l2:
                 pull = np.full(len(seed_mg), float(l2))
                 pull[:tables] = l2_tables
-                w_mg, w_eg = adam_fit(x_train, phase[train], target, k, seed_mg, seed_eg, seed_mg, seed_eg,
-                                      args.epochs, pull, args.rate)
+                w_mg, w_eg = adam_fit(x_train, phase[train], eg_share[train], target, k, seed_mg, seed_eg,
+                                      seed_mg, seed_eg, args.epochs, pull, args.rate)
                 r_mg, r_eg = np.rint(w_mg), np.rint(w_eg)
-                train_loss = log_loss(integer_eval(x_train, phase24[train], r_mg, r_eg), results[train], k)
-                held_loss = log_loss(integer_eval(x_held, phase24[held], r_mg, r_eg), results[held], k)
+                train_loss = log_loss(integer_eval(x_train, phase24[train], scale[train], r_mg, r_eg),
+                                      results[train], k)
+                held_loss = log_loss(integer_eval(x_held, phase24[held], scale[held], r_mg, r_eg), results[held], k)
                 print(f"blend {blend:g}, l2 tables {l2_tables:g}, others {l2:g}: training {train_loss:.5f}, "
                       f"held out {held_loss:.5f} ({time.time() - started:.0f} s)", flush=True)
                 if best is None or held_loss < best[0]:

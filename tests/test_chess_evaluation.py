@@ -9,8 +9,8 @@ import numpy as np
 
 import games
 from games.chess import eval_weights
-from games.chess.evaluation import (N_FEATURES, OFFSETS, W_EG, W_MG, WEIGHTS_DIGEST, evaluate, evaluation_features,
-                                    flat_weights, weights_digest)
+from games.chess.evaluation import (N_FEATURES, OFFSETS, W_EG, W_MG, WEIGHTS_DIGEST, endgame_scale, evaluate,
+                                    evaluation_features, flat_weights, weights_digest)
 from games.chess.position import build_position
 from games.chess.rules import is_noisy
 from games.kernels import EVAL_LIMIT
@@ -82,9 +82,41 @@ def bare_king_reference(board: chess.Board) -> int | None:
     return None
 
 
+def is_passed(board: chess.Board, square: int, colour: bool) -> bool:
+    """No enemy pawn ahead on the pawn's or a neighbouring file, no own pawn ahead on its file."""
+    file, rank = chess.square_file(square), chess.square_rank(square)
+    ahead = (lambda r: r > rank) if colour == chess.WHITE else (lambda r: r < rank)
+    for other in board.pieces(chess.PAWN, not colour):
+        if abs(chess.square_file(other) - file) <= 1 and ahead(chess.square_rank(other)):
+            return False
+    return not any(chess.square_file(own) == file and ahead(chess.square_rank(own))
+                   for own in board.pieces(chess.PAWN, colour))
+
+
+def scale_reference(board: chess.Board, eg: int) -> int:
+    """The endgame scale in 64ths for White's endgame score ``eg``, as the module states it."""
+    strong = chess.WHITE if eg > 0 else chess.BLACK
+    pieces = {colour: sum(v * len(board.pieces(t, colour)) for t, v in MOP_UP_VALUES.items())
+              for colour in chess.COLORS}
+    pawns = board.pieces(chess.PAWN, strong)
+    if not pawns:
+        if pieces[strong] - pieces[not strong] > 330:
+            return 64
+        if pieces[strong] < 500:
+            return 0
+        return 4 if pieces[not strong] <= 330 else 14
+    white_bishops, black_bishops = board.pieces(chess.BISHOP, chess.WHITE), board.pieces(chess.BISHOP, chess.BLACK)
+    if (len(white_bishops) == 1 and len(black_bishops) == 1
+            and len((white_bishops | black_bishops) & chess.SquareSet(chess.BB_DARK_SQUARES)) == 1):
+        if pieces[strong] == pieces[not strong] == 330:
+            return 18 + 4 * sum(is_passed(board, square, strong) for square in pawns)
+        return min(64, 22 + 3 * chess.popcount(board.occupied_co[strong]))
+    return min(64, 36 + 7 * len(pawns))
+
+
 def tapered(position: np.ndarray) -> int:
-    """The evaluation recomputed from the features and the weights, plus the mop-up, or against
-    a bare king material and mop-up alone (module docstring)."""
+    """The evaluation recomputed from the features and the weights, the endgame part scaled, plus
+    the mop-up, or against a bare king material and mop-up alone (module docstring)."""
     counts, phase = features(position)
     sign = -1 if int(position[9]) & 1 else 1
     board = chess.Board(GAME.format_position(position))
@@ -92,7 +124,10 @@ def tapered(position: np.ndarray) -> int:
     if bare is not None:
         value = sign * bare
     else:
-        mg, eg = sign * int(counts @ W_MG), sign * int(counts @ W_EG)
+        white_eg = int(counts @ W_EG)
+        scale = scale_reference(board, white_eg)
+        white_eg = abs(white_eg) * scale // 64 * (1 if white_eg >= 0 else -1)
+        mg, eg = sign * int(counts @ W_MG), sign * white_eg
         value = (mg * phase + eg * (24 - phase)) // 24
         value += sign * mop_up_reference(board)
     return max(-(EVAL_LIMIT - 1), min(EVAL_LIMIT - 1, value))
@@ -141,6 +176,24 @@ def test_mop_up_drives_the_lone_king_to_the_edge_and_the_right_corner():
         checked += mop_up_reference(board) != 0
         bare += bare_king_reference(board) is not None
     assert checked > 50 and bare > 20
+
+
+def test_endgame_scale_by_hand():
+    cases = {
+        "8/8/4k3/8/8/3BK3/8/8 w - - 0 1": 0,  # a bishop alone cannot win
+        "8/8/4k3/8/2b5/3RK3/8/8 w - - 0 1": 4,  # a rook against a minor piece
+        "8/8/4k3/3r4/8/3RK3/3N4/8 w - - 0 1": 14,  # a knight up with rooks, no pawns
+        "8/8/4k3/3r4/8/3QK3/8/8 w - - 0 1": 64,  # a queen against a rook: the mop-up's
+        "8/5b2/6k1/3P4/2P5/4BK2/8/8 w - - 0 1": 18 + 4 * 2,  # opposite bishops alone, two passers
+        "8/5b2/6k1/3P4/2P5/4BK2/3N4/8 w - - 0 1": 22 + 3 * 5,  # opposite bishops and a knight (five white men)
+        "8/8/6k1/3P4/8/3RK3/8/3r4 w - - 0 1": 36 + 7,  # one pawn with rooks
+        "8/8/4k3/8/PPPP4/3RK3/8/3r4 w - - 0 1": 64,  # four pawns: all of it
+    }
+    for fen, scale in cases.items():
+        assert endgame_scale(GAME.parse_position(fen), 1) == scale, fen
+        mirror = chess.Board(fen).mirror().fen()
+        assert endgame_scale(GAME.parse_position(mirror), -1) == scale, mirror
+        assert scale_reference(chess.Board(fen), 1) == scale, fen
 
 
 def test_colour_symmetry():

@@ -7,7 +7,8 @@ knight and bishop 1, rook 2, queen 4, capped at 24; 24 is the opening, 0 a pawn 
     mg = sum(W_MG * f)    eg = sum(W_EG * f)    s = +1 White to move, -1 Black to move
     evaluate = clamp((s * mg * phase + s * eg * (24 - phase)) // 24, +-(EVAL_LIMIT - 1))
 
-(the side's sign is applied before the floor division, so mirrored positions score the same).
+(the side's sign is applied before the floor division, so mirrored positions score the same),
+except that ``eg`` is first scaled by ``endgame_scale`` (below).
 ``evaluation_features`` writes ``f`` and returns ``phase``: the tuner (scripts/tune_eval.py)
 fits the weights by logistic regression over those vectors.
 
@@ -60,6 +61,14 @@ too rare in games for the tuner to learn it, and a search that cannot see the ma
 Against a bare king (``bare_king_score``) the evaluation is only the endgame material and the
 mop-up, as Stockfish's KXK: mobility and piece-square terms there pull the pieces away from the
 mate (long mates of eight endings at 1,000,000 nodes: 68 -> 76 of 80; KBBvK 6 -> 10 of 10).
+
+The endgame score counts in part when the side it favours has little to win with
+(``endgame_scale``, in 64ths, Stockfish's material scale factors in ``PIECE_VALUES``): without
+pawns, nothing for a minor piece or less, 4/64 for a rook or more against at most a minor piece
+and 14/64 against more, unless it is over a bishop ahead (the mop-up's case: all of it); with
+bishops of opposite colours, 18/64 plus 4/64 per passed pawn when they are the only pieces, else
+22/64 plus 3/64 per man of the strong side; otherwise 36/64 plus 7/64 per pawn of the strong side,
+at most all of it.
 
 numba freezes the weight arrays into the compiled code, and its on-disk cache is invalidated only
 when *this* file changes: ``WEIGHTS_DIGEST`` below must match the weights (the tuner rewrites it
@@ -277,7 +286,6 @@ def terms(pos, out):
         flip = 56 * colour
         own = pos[colour]
         own_pawns = pawns & own
-        enemy_pawns = pawns & pos[1 - colour]
         own_files = pawn_files[colour]
         enemy_files = pawn_files[1 - colour]
         own_king = king_squares[colour]
@@ -437,6 +445,21 @@ def all_attacks(piece_attacks, pawn_attacks, king_square):
             | KING_ATTACKS[king_square])
 
 
+@nb.njit(U64(K.POSITION, types.int64), cache=True)
+def passed_pawns(pos, colour):
+    """``colour``'s passed pawns: no enemy pawn ahead on its or a neighbouring file, no own pawn
+    ahead on its file."""
+    own_pawns = pos[PAWNS] & pos[colour]
+    enemy_pawns = pos[PAWNS] & pos[1 - colour]
+    if colour == 0:
+        stoppers = fill_down(with_neighbour_files(enemy_pawns) >> types.uint64(8))
+        behind_own = fill_down(own_pawns >> types.uint64(8))
+    else:
+        stoppers = fill_up(with_neighbour_files(enemy_pawns) << types.uint64(8))
+        behind_own = fill_up(own_pawns << types.uint64(8))
+    return own_pawns & ~stoppers & ~behind_own
+
+
 @nb.njit(cache=True)
 def threat_and_pawn_terms(pos, colour, own_attacks, attacked, pawn_attacks, king_squares, out):
     """The signed (mg, eg) of ``colour``'s threats, safe checks, connected and backward pawns,
@@ -449,7 +472,6 @@ def threat_and_pawn_terms(pos, colour, own_attacks, attacked, pawn_attacks, king
     occupied = own | enemy
     pawns = pos[PAWNS]
     own_pawns = pawns & own
-    enemy_pawns = pawns & enemy
     own_king = king_squares[colour]
     enemy_king = king_squares[1 - colour]
     own_minors = own_attacks[0] | own_attacks[1]
@@ -509,15 +531,8 @@ def threat_and_pawn_terms(pos, colour, own_attacks, attacked, pawn_attacks, king
     mg += a
     eg += b
 
-    # Passed pawns (no enemy pawn ahead on its or a neighbouring file, no own pawn ahead on its
-    # file): by rank, the kings' distances to the stop square, and a free stop square.
-    if colour == 0:
-        stoppers = fill_down(with_neighbour_files(enemy_pawns) >> types.uint64(8))
-        behind_own = fill_down(own_pawns >> types.uint64(8))
-    else:
-        stoppers = fill_up(with_neighbour_files(enemy_pawns) << types.uint64(8))
-        behind_own = fill_up(own_pawns << types.uint64(8))
-    passed = own_pawns & ~stoppers & ~behind_own
+    # Passed pawns: by rank, the kings' distances to the stop square, and a free stop square.
+    passed = passed_pawns(pos, colour)
     while passed:
         square = lsb(passed)
         rank_index = ((square ^ flip) >> 3) - 1
@@ -627,6 +642,49 @@ def bare_king_score(pos):
     return 0
 
 
+# Endgame scale: how much of the endgame score counts, in 64ths, by the material the side it
+# favours has to win with (Stockfish's scale factors, in PIECE_VALUES).
+SCALE_FULL = 64
+
+
+@nb.njit(types.int64(K.POSITION, types.int64), cache=True)
+def non_pawn_material(pos, colour):
+    """``colour``'s knights, bishops, rooks and queens counted in ``PIECE_VALUES``."""
+    material = 0
+    for piece_type in range(1, 5):
+        material += PIECE_VALUES[piece_type] * popcount(pos[PAWNS + piece_type] & pos[colour])
+    return material
+
+
+@nb.njit(types.int64(K.POSITION, types.int64), cache=True)
+def endgame_scale(pos, eg):
+    """The share of the endgame score ``eg`` (White's side) that counts, in 64ths
+    (``SCALE_FULL`` is all of it), judged by the side ``eg`` favours (module docstring)."""
+    strong = 0 if eg > 0 else 1
+    strong_pawns = popcount(pos[PAWNS] & pos[strong])
+    strong_pieces = non_pawn_material(pos, strong)
+    weak_pieces = non_pawn_material(pos, 1 - strong)
+    if strong_pawns == 0:
+        if strong_pieces - weak_pieces > PIECE_VALUES[2]:
+            return SCALE_FULL  # a rook or more ahead: the mop-up's business
+        if strong_pieces < PIECE_VALUES[3]:
+            return 0  # a minor piece or less cannot win
+        return 4 if weak_pieces <= PIECE_VALUES[2] else 14
+    bishops = pos[BISHOPS]
+    if (popcount(bishops & pos[0]) == 1 and popcount(bishops & pos[1]) == 1
+            and popcount(bishops & DARK_SQUARES) == 1):  # bishops of opposite colours
+        if strong_pieces == PIECE_VALUES[2] and weak_pieces == PIECE_VALUES[2]:
+            return 18 + 4 * popcount(passed_pawns(pos, strong))
+        return min(SCALE_FULL, 22 + 3 * popcount(pos[strong]))
+    return min(SCALE_FULL, 36 + 7 * strong_pawns)
+
+
+@nb.njit(types.int64(types.int64, types.int64), cache=True)
+def scaled(eg, scale):
+    """``eg * scale / 64`` rounded towards zero (so that mirrored positions score the same)."""
+    return eg * scale // SCALE_FULL if eg >= 0 else -(-eg * scale // SCALE_FULL)
+
+
 @nb.njit(K.EVALUATE_SIGNATURE, cache=True)
 def evaluate(pos):
     """The tapered evaluation of ``pos`` in centipawns from the side to move's point of view,
@@ -636,6 +694,7 @@ def evaluate(pos):
         score = -bare if pos[STATE] & ONE else bare
     else:
         mg, eg, phase = terms(pos, None)
+        eg = scaled(eg, endgame_scale(pos, eg))
         if pos[STATE] & ONE:
             mg = -mg
             eg = -eg
