@@ -667,9 +667,9 @@ def endgame_scale(pos, eg):
     weak_pieces = non_pawn_material(pos, 1 - strong)
     if strong_pawns == 0:
         if strong_pieces - weak_pieces > PIECE_VALUES[2]:
-            return SCALE_FULL  # a rook or more ahead: the mop-up's business
+            return SCALE_FULL  # more than a bishop ahead: a win (the mop-up steers it from 400 up)
         if strong_pieces < PIECE_VALUES[3]:
-            return 0  # a minor piece or less cannot win
+            return 0  # less than a rook's worth cannot win
         return 4 if weak_pieces <= PIECE_VALUES[2] else 14
     bishops = pos[BISHOPS]
     if (popcount(bishops & pos[0]) == 1 and popcount(bishops & pos[1]) == 1
