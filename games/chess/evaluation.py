@@ -591,16 +591,22 @@ CENTRE_DISTANCE = np.array([max(3 - f, f - 4) + max(3 - r, r - 4) for r in range
                            dtype=np.int64)  # Manhattan steps to the four centre squares: 0..6
 
 
+@nb.njit(types.int64(K.POSITION, types.int64), cache=True)
+def non_pawn_material(pos, colour):
+    """``colour``'s knights, bishops, rooks and queens counted in ``PIECE_VALUES``."""
+    material = 0
+    for piece_type in range(1, 5):
+        material += PIECE_VALUES[piece_type] * popcount(pos[PAWNS + piece_type] & pos[colour])
+    return material
+
+
 @nb.njit(types.int64(K.POSITION), cache=True)
 def mop_up(pos):
     """The mop-up bonus from White's side: nonzero only without pawns and with one side at least
     ``MOPUP_LEAD`` of material ahead (module docstring)."""
     if pos[PAWNS]:
         return 0
-    material = np.zeros(2, dtype=np.int64)
-    for colour in range(2):
-        for piece_type in range(1, 5):
-            material[colour] += PIECE_VALUES[piece_type] * popcount(pos[PAWNS + piece_type] & pos[colour])
+    material = (non_pawn_material(pos, 0), non_pawn_material(pos, 1))
     lead = material[0] - material[1]
     if abs(lead) < MOPUP_LEAD:
         return 0
@@ -646,15 +652,6 @@ def bare_king_score(pos):
 # Endgame scale: how much of the endgame score counts, in 64ths, by the material the side it
 # favours has to win with (Stockfish's scale factors, in PIECE_VALUES).
 SCALE_FULL = 64
-
-
-@nb.njit(types.int64(K.POSITION, types.int64), cache=True)
-def non_pawn_material(pos, colour):
-    """``colour``'s knights, bishops, rooks and queens counted in ``PIECE_VALUES``."""
-    material = 0
-    for piece_type in range(1, 5):
-        material += PIECE_VALUES[piece_type] * popcount(pos[PAWNS + piece_type] & pos[colour])
-    return material
 
 
 @nb.njit(types.int64(K.POSITION, types.int64), cache=True)
