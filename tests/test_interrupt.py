@@ -22,6 +22,10 @@ from tests.test_bad_input import run_solver
 CHESS = games.get("chess")
 CONNECT4 = games.get("connect4")
 
+# Stopped "at once": well inside this, where the work left alone would run for hours. Generous
+# because a loaded machine stretches it (5.4 s seen with a build and two engines beside the suite).
+PROMPTLY = 10.0
+
 
 @pytest.fixture(autouse=True)
 def ctrl_c_raises_keyboard_interrupt():
@@ -68,7 +72,7 @@ def test_perft_stops_at_once_on_ctrl_c():
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         perft(CHESS, CHESS.start_position(), 99)
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < PROMPTLY
 
 
 def test_proof_search_stops_at_once_on_ctrl_c():
@@ -78,7 +82,7 @@ def test_proof_search_stops_at_once_on_ctrl_c():
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         search.prove(CHESS.start_position())
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < PROMPTLY
 
 
 def test_proof_search_stops_when_told_from_another_thread():
@@ -98,7 +102,7 @@ def test_alphabeta_after_the_handoff_stops_when_told_from_another_thread():
     started = time.monotonic()
     found = search.prove(CONNECT4.start_position())  # minutes: df-pn hands over after 1,000 nodes
     assert found.result == "unknown" and found.reason == "stopped"
-    assert found.nodes > 1000 and time.monotonic() - started < 3.0
+    assert found.nodes > 1000 and time.monotonic() - started < PROMPTLY
 
 
 def test_work_outside_the_main_thread_runs_directly():
@@ -136,7 +140,7 @@ def test_commands_exit_130_with_one_line_on_ctrl_c(command, warm_up):
         process.send_signal(signal.SIGINT)
         sent = time.monotonic()
         out, err = process.communicate(timeout=60)
-        assert time.monotonic() - sent < 10
+        assert time.monotonic() - sent < PROMPTLY
         assert process.returncode == 130
         assert err.decode().splitlines() == [f"solver {command[0]}: interrupted"]
         assert out == b""
@@ -215,4 +219,4 @@ def test_ctrl_c_of_a_local_cluster_build_is_one_line(tmp_path):
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert err.splitlines() == ["solver build: interrupted"], err
-    assert time.monotonic() - sent < 10  # (about half a second on an idle machine)
+    assert time.monotonic() - sent < PROMPTLY  # (about half a second on an idle machine)
