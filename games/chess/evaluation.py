@@ -88,7 +88,7 @@ from games.chess.bitops import lsb, popcount
 from games.chess.position import BISHOPS, KINGS, KNIGHTS, PAWNS, QUEENS, ROOKS, STATE
 from games.chess.tables import KING_ATTACKS, KNIGHT_ATTACKS, PIECE_VALUES
 
-WEIGHTS_DIGEST = "a659272e3de0623c"
+WEIGHTS_DIGEST = "ccb4c1cbbdd65f7d"
 
 TERMS = (("MATERIAL", 5), ("PST_PAWN", 64), ("PST_KNIGHT", 64), ("PST_BISHOP", 64), ("PST_ROOK", 64),
          ("PST_QUEEN", 64), ("PST_KING", 64), ("MOBILITY_KNIGHT", 9), ("MOBILITY_BISHOP", 14),
