@@ -330,8 +330,18 @@ def generate(args) -> None:
 
     import chess.engine
 
+    import fcntl
+
     args.data.mkdir(parents=True, exist_ok=True)
     out = args.data / "games.jsonl"
+    handle = out.open("a")
+    try:
+        # One run at a time on a file: each reads the openings already played once, at its
+        # start, so two runs side by side would play the same openings twice.
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        sys.exit(f"tune_eval: another generate run is appending to {out}; wait for it, "
+                 "or give this one its own --data")
     openings = [line.strip() for line in OPENINGS.read_text().splitlines() if line.strip()]
     order = list(range(len(openings)))
     random.Random(2024).shuffle(order)
@@ -365,7 +375,7 @@ def generate(args) -> None:
         finally:
             engine.quit()
 
-    with out.open("a") as handle:
+    with handle:
         threads = [threading.Thread(target=worker, args=(handle,)) for _ in range(args.workers)]
         for thread in threads:
             thread.start()
