@@ -145,14 +145,25 @@ def report(args: argparse.Namespace, versions: list[tuple[str, Path]]) -> dict:
     rated = table["versions"]
     if len(rated) == 2:
         (first, a), (second, b) = rated.items()
-        # Independent samples: the error of a difference is the root of the summed squares.
-        half_a = (a["elo_high"] - a["elo_low"]) / 2
-        half_b = (b["elo_high"] - b["elo_low"]) / 2
-        difference, half = b["elo"] - a["elo"], math.hypot(half_a, half_b)
-        print(f"{second} - {first}: {difference:+.1f} Elo [{difference - half:+.1f}, {difference + half:+.1f}]")
-        table["difference"] = {"of": f"{second} - {first}", "elo": round(difference, 1),
-                               "elo_low": round(difference - half, 1), "elo_high": round(difference + half, 1)}
+        table["difference"] = difference_of(f"{second} - {first}", a, b)
     return table
+
+
+def difference_of(name: str, a: dict, b: dict) -> dict:
+    """Print and return the Elo of version b over version a with its 95% interval (None where a
+    rating or an interval's end is infinite: a version with every pair one way, early on)."""
+    if a["elo"] is None or b["elo"] is None:
+        print(f"{name}: not yet rated (a version has scored every game alike)")
+        return {"of": name, "elo": None, "elo_low": None, "elo_high": None}
+    difference = b["elo"] - a["elo"]
+    if None in (a["elo_low"], a["elo_high"], b["elo_low"], b["elo_high"]):
+        print(f"{name}: {difference:+.1f} Elo (interval unbounded: too few games)")
+        return {"of": name, "elo": round(difference, 1), "elo_low": None, "elo_high": None}
+    # Independent samples: the error of a difference is the root of the summed squares.
+    half = math.hypot((a["elo_high"] - a["elo_low"]) / 2, (b["elo_high"] - b["elo_low"]) / 2)
+    print(f"{name}: {difference:+.1f} Elo [{difference - half:+.1f}, {difference + half:+.1f}]")
+    return {"of": name, "elo": round(difference, 1), "elo_low": round(difference - half, 1),
+            "elo_high": round(difference + half, 1)}
 
 
 def _rounded(value: float) -> float | None:
