@@ -326,11 +326,10 @@ def play_game(engine, start_fen: str, nodes: int) -> dict:
 def generate(args) -> None:
     """Append Stockfish self-play games to ``games.jsonl`` until the time is up, with
     ``args.workers`` engines (one thread each) taking openings from one queue."""
+    import fcntl
     import threading
 
     import chess.engine
-
-    import fcntl
 
     args.data.mkdir(parents=True, exist_ok=True)
     out = args.data / "games.jsonl"
