@@ -14,21 +14,26 @@ than the distances. Two things make them smaller still:
   most tables, cost almost nothing.
 * **Invalid indices** (no legal position has them) copy their neighbour.
 
-The packer (:mod:`retrograde.pack`) stores each table in blocks of ``BLOCK_ENTRIES`` entries,
-one byte per entry (the stored value + 2) compressed as raw DEFLATE; :class:`PackedTables`
-loads every packed table of a database into one byte array, and kernels read it with
-:func:`probe_packed`, which inflates a block (:mod:`databases.inflate`) into a small
+The packer (:mod:`retrograde.pack`) stores each table in blocks of ``BLOCK_ENTRIES`` entries
+(the stored value + 2 each), each block a tile of the index's three fastest dimensions, coded
+by :mod:`databases.wdl_coder` (an adaptive range coder whose contexts are an entry's
+neighbours in the index, from the table's own model at the head of its stream); :class:`PackedTables` loads every packed table of a database into one byte
+array, and kernels read it with :func:`probe_packed`, which decodes a block into a small
 direct-mapped cache of decoded blocks and follows exits into the other tables' packs (a chain
 of at most ``MOST_EXITS`` captures and promotions). Nothing is read from disk after loading.
 
 File ``<db>/<game>/wdl50/<table>.h5`` (:data:`databases.location.WDL50`)::
 
     attributes  format "packed-wdl50", pack_version, game, table, index_scheme,
-                index_version, entries, block_entries, source_crc32 (the DTZ50 table's
-                content checksum: a rebuilt DTZ50 table makes the pack stale)
-    stream      uint8: the blocks' DEFLATE streams one after the other (HDF5 chunks with
-                Fletcher-32 checksums: damage is found when the file is loaded)
-    offsets     int64, blocks + 1: where each block's stream starts; the last is the end
+                index_version, entries, block_entries, dimensions (the index's three
+                fastest: the blocks' tiles),
+                source_crc32 (the DTZ50 table's content checksum: a rebuilt DTZ50 table
+                makes the pack stale)
+    stream      uint8: the table's model (wdl_coder.MODEL_BYTES), then the blocks' codes one
+                after the other (HDF5 chunks with Fletcher-32 checksums: damage is found
+                when the file is loaded)
+    block_bytes uint16, one a block: the length of its code (gzip-compressed; where each
+                block starts follows, the first at MODEL_BYTES)
 """
 from __future__ import annotations
 
@@ -42,21 +47,20 @@ from numba import types
 
 from databases import format as F
 from databases.errors import DamagedTableError, FormatError, MissingTableError, UnusableTableError
-from databases.inflate import inflate
+from databases.wdl_coder import (BLOCK_SHIFT, MODEL_BYTES, block_count, decode_block,
+                                 model_dimensions, read_dimensions, tile_of)
 from databases.location import WDL50, table_path
 from games import kernels as K
 from games.kernels import POSITION
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
 
 PACK_FORMAT = "packed-wdl50"
-PACK_VERSION = 1
-BLOCK_SHIFT = 15  # 32768 entries a block: 2% larger packs than 65536, half the decode time
+PACK_VERSION = 2  # 1: blocks in raw DEFLATE (2.6-3.0x Syzygy's WDL files; 2026-11-27)
 BLOCK_ENTRIES = 1 << BLOCK_SHIFT
-BLOCK_MASK = BLOCK_ENTRIES - 1
 STREAM = "stream"
-OFFSETS = "offsets"
+BLOCK_BYTES = "block_bytes"
 STREAM_CHUNK = 1 << 20  # bytes of stream per HDF5 chunk (one checksum each)
-CACHE_BLOCKS = 256  # decoded blocks kept by the kernels (8 MiB); a power of two
+CACHE_BLOCKS = 2048  # decoded blocks kept by the kernels (16 MiB); a power of two
 
 NOT_PACKED = -128  # probe_packed: no packed table holds the position (or one of its exits)
 WDL50_OFFSET = 2  # a stored byte is the WDL50 value + 2
@@ -85,15 +89,17 @@ def stored_value(packs, packed):
     if not is_packed(packs, packed):
         return NOT_PACKED
     first = first_block[packed >> TABLE_SHIFT]
-    index = packed & INDEX_MASK
-    block = first + (index >> BLOCK_SHIFT)
+    model = offsets[first] - MODEL_BYTES  # at the head of the table's stream
+    d0, d1, d2 = read_dimensions(stream, model)
+    block, place = tile_of(d0, d1, d2, packed & INDEX_MASK)
+    block += first
     slot = block & (cache.shape[0] - 1)
     if tags[slot] != block:
         tags[slot] = -1  # until decoded whole
-        if inflate(stream, offsets[block], offsets[block + 1], cache[slot]) < 0:
+        if decode_block(stream, model, offsets[block], offsets[block + 1], cache[slot]) < 0:
             return NOT_PACKED  # cannot happen to a stream that passed its checksums
         tags[slot] = block
-    return np.int64(cache[slot, index & BLOCK_MASK]) - WDL50_OFFSET
+    return np.int64(cache[slot, place]) - WDL50_OFFSET
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, PACKS, POSITION, types.int64, types.int64),
@@ -133,7 +139,7 @@ def probe_packed(legal_moves, play, rank, packs, pos, depth):
     tables, or ``NOT_PACKED``: the stored value, bettered by the moves that leave the table
     (each worth minus its child's WDL50, probed the same way; ``depth`` counts those followed,
     0 for a first probe, and picks the scratch rows). Callable from other kernels; a block not
-    in the decoded cache is inflated from memory, never read from disk."""
+    in the decoded cache is decoded from memory, never read from disk."""
     return probe_packed_entry(legal_moves, play, rank, packs, pos, rank(pos), depth)
 
 
@@ -150,25 +156,26 @@ def scratch_rows(game) -> tuple[np.ndarray, np.ndarray]:
             np.zeros((MOST_EXITS, game.max_moves), dtype=np.int32))
 
 
-def write_pack(path: str | os.PathLike, blocks: list[bytes], *, game: str, table: str,
-               index_scheme: str, index_version: int, entries: int, source_crc32: int) -> int:
-    """Write a table's compressed ``blocks`` as its pack file, atomically (the file appears
-    under its name only once complete); returns the file's size in bytes."""
+def write_pack(path: str | os.PathLike, model: np.ndarray, blocks: list[bytes], *, game: str,
+               table: str, dimensions, index_scheme: str, index_version: int, entries: int,
+               source_crc32: int) -> int:
+    """Write a table's ``model`` and coded ``blocks`` as its pack file, atomically (the file
+    appears under its name only once complete); returns the file's size in bytes."""
     from databases.writer import write_atomically, write_attributes
 
     path = Path(path)
-    offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(block) for block in blocks])
-    stream = np.frombuffer(b"".join(blocks), dtype=np.uint8)
+    lengths = np.array([len(block) for block in blocks], dtype=np.uint16)  # < encode_bound()
+    stream = np.frombuffer(model.tobytes() + b"".join(blocks), dtype=np.uint8)
     attributes = {"format": PACK_FORMAT, "pack_version": PACK_VERSION, "game": game,
                   "table": table, "index_scheme": index_scheme, "index_version": index_version,
                   "entries": int(entries), "block_entries": BLOCK_ENTRIES,
-                  "source_crc32": int(source_crc32)}
+                  "dimensions": np.asarray(dimensions, dtype=np.int64), "source_crc32": int(source_crc32)}
 
     def fill(handle) -> None:
         handle.create_dataset(STREAM, data=stream, chunks=(max(1, min(STREAM_CHUNK, stream.size)),),
                               fletcher32=True)
-        handle.create_dataset(OFFSETS, data=offsets, fletcher32=True)
+        handle.create_dataset(BLOCK_BYTES, data=lengths, chunks=(max(1, min(1 << 16, lengths.size)),),
+                              compression="gzip", shuffle=True, fletcher32=True)
         write_attributes(handle, attributes)
 
     write_atomically(path, fill)
@@ -192,15 +199,18 @@ def read_pack(root, family, table: str) -> tuple[np.ndarray, np.ndarray, dict]:
             attrs = {key: F.read_attribute(value) for key, value in handle.attrs.items()}
             _check_attributes(path, attrs, family, table)
             stream = handle[STREAM][...]
-            offsets = handle[OFFSETS][...]
+            lengths = handle[BLOCK_BYTES][...]
     except UnusableTableError:
         raise
     except Exception as error:  # a checksum, a missing dataset, damaged metadata
         raise DamagedTableError(f"{path}: damaged pack file ({_first_line(error)})") from None
-    blocks = -(-attrs["entries"] // BLOCK_ENTRIES)
-    if stream.dtype != np.uint8 or stream.ndim != 1 or offsets.shape != (blocks + 1,) \
-            or offsets[0] != 0 or offsets[-1] != stream.size or (np.diff(offsets) < 0).any():
-        raise DamagedTableError(f"{path}: damaged pack file (block offsets)")
+    blocks = block_count(attrs.get("dimensions", ()), attrs["entries"])
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    offsets[0] = MODEL_BYTES
+    offsets[1:] = MODEL_BYTES + np.cumsum(lengths, dtype=np.int64)
+    if stream.dtype != np.uint8 or stream.ndim != 1 or lengths.shape != (blocks,) \
+            or offsets[-1] != stream.size:
+        raise DamagedTableError(f"{path}: damaged pack file (block lengths)")
     return np.ascontiguousarray(stream), offsets.astype(np.int64), attrs
 
 
@@ -208,14 +218,16 @@ def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
     """FormatError unless ``attrs`` describe this table's pack, in this version's layout."""
     if attrs.get("format") != PACK_FORMAT or attrs.get("pack_version") != PACK_VERSION:
         raise FormatError(f"{path}: not a pack file of version {PACK_VERSION} "
-                          f"(rebuild it with solver build --force)")
+                          f"(solver build repacks it)")
     if attrs.get("game") != family.game.name or attrs.get("table") != table:
         raise FormatError(f"{path}: holds {attrs.get('game')}/{attrs.get('table')}, expected "
                           f"{family.game.name}/{table}")
     if (attrs.get("index_scheme"), attrs.get("index_version")) != (family.index_scheme,
                                                                  family.index_version) \
             or attrs.get("entries") != family.size(table) \
-            or attrs.get("block_entries") != BLOCK_ENTRIES:
+            or attrs.get("block_entries") != BLOCK_ENTRIES \
+            or tuple(np.asarray(attrs.get("dimensions", ())).tolist()) \
+            != model_dimensions(family.index_dimensions(table)):
         raise FormatError(f"{path}: another index or block layout (rebuild it with solver "
                           "build --force)")
 
@@ -241,6 +253,10 @@ class PackedTables:
             streams.append(stream)
             offsets.append(table_offsets[1:] + start)
             self.first_block[table_id] = blocks
+            # The table's model heads its stream: the block before it (another table's
+            # last) takes it into its extent, which keeps the offsets one array (a decoder
+            # stops at the end of its own code), and its first block starts after it.
+            offsets[-2][-1] = start + MODEL_BYTES
             start += stream.size
             blocks += table_offsets.size - 1
         self.stream = np.concatenate(streams) if streams else np.zeros(1, dtype=np.uint8)

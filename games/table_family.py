@@ -241,6 +241,12 @@ class TableFamily:
         """Number of indices of ``table`` (all sides)."""
         raise NotImplementedError
 
+    def index_dimensions(self, table: str) -> list[int]:
+        """The sizes of the dimensions whose product is ``table``'s index, the fastest-varying
+        first (entries one step apart in a dimension hold neighbouring positions: the packed
+        WDL50's coder predicts from them). Without it, one dimension: the whole index."""
+        return [self.size(table)]
+
     def locate(self, position: np.ndarray) -> tuple[str, int]:
         """(table, index) of ``position``; KeyError with a one-line reason if not covered."""
         packed = int(self.rank(position))

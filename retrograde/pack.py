@@ -7,9 +7,10 @@ A table is packed from its DTZ50 table and its children's, a slice of pages at a
    tables loaded whole: ``best_exit``) achieves its WDL50 may store any value no better (the
    probe takes the better of the two), so it continues the run before it where it can; an
    invalid entry copies its predecessor;
-2. each block of ``BLOCK_ENTRIES`` bytes is compressed as raw DEFLATE by the standard
-   library's ``zlib`` on every thread (it releases the GIL), and inflated back with the
-   kernels' own decoder and compared before the file is written.
+2. the bytes laid out in tiles of the index's three fastest dimensions, one a block
+   (:mod:`databases.wdl_coder`), the table's model counted over them (the initial
+   probability of every decision), then each block of ``BLOCK_ENTRIES`` bytes coded with it
+   on every thread, decoded back and compared before the file is written.
 
 :func:`verify_pack` probes every entry of a pack the way the search does (stored value and
 exits into the other packs) and counts those whose value is not their DTZ50 table's.
@@ -17,27 +18,25 @@ exits into the other packs) and counts those whose value is not their DTZ50 tabl
 from __future__ import annotations
 
 import time
-import zlib
-from concurrent.futures import ThreadPoolExecutor
 
 import numba as nb
 import numpy as np
 from numba import prange, types
 
 from databases import format as F
-from databases.inflate import inflate
 from databases.location import DTZ50, WDL50, table_path
 from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PACKS, WDL50_OFFSET, PackedTables,
                               probe_packed, write_pack)
 from databases.reader import TableFile
+from databases.wdl_coder import (CONTEXTS, PLACES, block_count, count_decisions, encode_blocks,
+                                 encode_bound, model_bytes, model_dimensions, tile_values)
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
 from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50
 from runtime.borrow import borrowed
 
-# zlib level 9: on KQRvKR and KRPvKR 8-10% smaller packs than level 6 (2026-11-27).
-PACK_LEVEL = 9
-READ_PAGES = 1024  # DTZ50 pages read and packed at a time (16 M entries; whole blocks)
+READ_PAGES = 1024  # DTZ50 pages read at a time (16 M entries; whole blocks)
+CODE_BLOCKS = 256  # blocks coded at a time (their output buffers: 50 MB)
 
 
 NO_EXIT = -3  # best_exit: no move leaves the table (below every WDL50)
@@ -131,24 +130,7 @@ def stored_bytes(legal_moves, play, unrank, rank, width, max_moves, table_id, co
     return unknown.sum()
 
 
-def deflate(data: bytes, level: int = PACK_LEVEL) -> bytes:
-    """``data`` as a raw DEFLATE stream (no header or checksum: the file's chunks carry those)."""
-    packer = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
-    return packer.compress(data) + packer.flush()
-
-
-def checked_block(packed: bytes, expected: np.ndarray) -> bytes:
-    """``packed`` after inflating it with the kernels' decoder and comparing with ``expected``
-    (a RuntimeError if they differ: a packer or decoder fault, never written to a file)."""
-    decoded = np.empty(expected.size, dtype=np.uint8)
-    if inflate(np.frombuffer(packed, dtype=np.uint8).copy(), 0, len(packed), decoded) != expected.size \
-            or not np.array_equal(decoded, expected):
-        raise RuntimeError("a packed block does not decode to its entries")
-    return packed
-
-
-def pack_table(root, family, table: str, *, level: int = PACK_LEVEL, workers: int | None = None,
-               progress=None) -> dict:
+def pack_table(root, family, table: str, *, progress=None) -> dict:
     """Pack ``table``'s WDL50 from its DTZ50 table and its children's under ``root`` into its
     pack file; returns ``{"table", "entries", "bytes", "seconds"}``. MissingTableError /
     UnusableTableError when a DTZ50 table is missing or damaged."""
@@ -160,32 +142,48 @@ def pack_table(root, family, table: str, *, level: int = PACK_LEVEL, workers: in
     source = TableFile(table_path(root, game, table, DTZ50), game, table, family)
     kernels = family.game.kernels
     table_id = family.table_id(table)
-    blocks: list[bytes] = []
     try:
         entries = source.entries
-        with ThreadPoolExecutor(max_workers=workers or nb.get_num_threads()) as pool:
-            for first in range(0, source.pages, READ_PAGES):
-                codes = source.read_pages(first, min(READ_PAGES, source.pages - first)).astype(
-                    np.uint16, copy=False)
-                values = np.empty(codes.size, dtype=np.uint8)
-                if stored_bytes(kernels.legal_moves, kernels.play, family.unrank, family.rank,
-                                family.game.position_width, family.game.max_moves, table_id,
-                                codes, children, offsets, first * F.PAGE_ENTRIES, values,
-                                BLOCK_ENTRIES):
-                    raise RuntimeError(f"{table}: a capture or promotion leads to a table "
-                                       "whose DTZ50 table is not loaded")
-                pieces = [values[i:i + BLOCK_ENTRIES] for i in range(0, values.size, BLOCK_ENTRIES)]
-                blocks.extend(pool.map(
-                    lambda piece: checked_block(deflate(piece.tobytes(), level), piece), pieces))
-                if progress is not None:
-                    progress.update("packing", min(entries, (first + READ_PAGES) * F.PAGE_ENTRIES),
-                                    entries)
+        values = np.empty(entries, dtype=np.uint8)  # 1 byte an entry, in index order
+        for first in range(0, source.pages, READ_PAGES):
+            codes = source.read_pages(first, min(READ_PAGES, source.pages - first)).astype(
+                np.uint16, copy=False)
+            start = first * F.PAGE_ENTRIES
+            if stored_bytes(kernels.legal_moves, kernels.play, family.unrank, family.rank,
+                            family.game.position_width, family.game.max_moves, table_id,
+                            codes, children, offsets, start, values[start:start + codes.size],
+                            BLOCK_ENTRIES):
+                raise RuntimeError(f"{table}: a capture or promotion leads to a table "
+                                   "whose DTZ50 table is not loaded")
+            if progress is not None:
+                progress.update("packing: values", min(entries, start + codes.size), entries)
         source_crc32 = int(source.attrs["content_crc32"])
     finally:
         source.close()
-    size = write_pack(table_path(root, game, table, WDL50), blocks, game=game, table=table,
-                      index_scheme=family.index_scheme, index_version=family.index_version,
-                      entries=entries, source_crc32=source_crc32)
+    dimensions = model_dimensions(family.index_dimensions(table))
+    blocks = block_count(dimensions, entries)
+    tiled = np.empty(blocks * BLOCK_ENTRIES, dtype=np.uint8)
+    tile_values(values, *dimensions, tiled)
+    del values
+    zeros = np.zeros(CONTEXTS * PLACES, dtype=np.int64)
+    ones = np.zeros_like(zeros)
+    count_decisions(tiled, blocks, zeros, ones)
+    model = model_bytes(dimensions, zeros, ones)
+    coded: list[bytes] = []
+    out = np.empty((min(blocks, CODE_BLOCKS), encode_bound()), dtype=np.uint8)
+    sizes = np.empty(out.shape[0], dtype=np.int64)
+    for first in range(0, blocks, CODE_BLOCKS):
+        count = min(CODE_BLOCKS, blocks - first)
+        piece = tiled[first * BLOCK_ENTRIES:(first + count) * BLOCK_ENTRIES]
+        if encode_blocks(model, piece, count, out, sizes):
+            raise RuntimeError(f"{table}: a coded block does not decode to its entries")
+        coded.extend(out[b, :sizes[b]].tobytes() for b in range(count))
+        if progress is not None:
+            progress.update("packing: coding", first + count, blocks)
+    size = write_pack(table_path(root, game, table, WDL50), model, coded, game=game,
+                      table=table, dimensions=dimensions, index_scheme=family.index_scheme,
+                      index_version=family.index_version, entries=entries,
+                      source_crc32=source_crc32)
     return {"table": table, "entries": entries, "bytes": size,
             "seconds": round(time.perf_counter() - started, 3)}
 
@@ -285,5 +283,4 @@ def pack_is_current(root, family, table: str) -> bool:
         source.close()
 
 
-__all__ = ["pack_table", "pack_is_current", "verify_pack", "best_exit", "stored_bytes",
-           "PACK_LEVEL"]
+__all__ = ["pack_table", "pack_is_current", "verify_pack", "best_exit", "stored_bytes"]

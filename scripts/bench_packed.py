@@ -3,7 +3,7 @@
 Sizes: for every table packed under ``--db`` whose Syzygy ``.rtbw`` is in one of ``--syzygy``
 directories, our pack file beside Syzygy's, summed by piece count, with the ratio. Probes:
 ``--positions`` random legal positions of each of ``--tables`` (no en passant, count 0),
-probed one at a time from Python by our packs (stored value and exits, every block inflated
+probed one at a time from Python by our packs (stored value and exits, every block decoded
 from memory) and by python-chess's Syzygy prober, in the same run; the values must agree.
 Each side is timed twice: cold (the first pass: our decoded-block cache empty, Syzygy's files
 just opened) and warm (the same positions again).

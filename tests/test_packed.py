@@ -1,6 +1,6 @@
-"""The packed WDL50 the search keeps in memory (databases.packed, retrograde.pack): its DEFLATE
-decoder against zlib, its values against the DTZ50 tables and Syzygy's WDL (python-chess, the
-oracle data), and what a damaged or stale pack gets."""
+"""The packed WDL50 the search keeps in memory (databases.packed, databases.wdl_coder,
+retrograde.pack): its coder's round trip, its values against the DTZ50 tables and Syzygy's WDL
+(python-chess, the oracle data), and what a damaged or stale pack gets."""
 from __future__ import annotations
 
 import random
@@ -11,56 +11,92 @@ import pytest
 
 from databases import open_database
 from databases.families import get_family
-from databases.inflate import CORRUPT, inflate
 from databases.location import DTZ50, WDL50, table_path
 from databases.packed import BLOCK_ENTRIES, PackedTables, read_pack
+from databases.wdl_coder import (BLOCK, CORRUPT, MODEL_BYTES, TILE, block_count, decode_block,
+                                 encode_blocks, encode_bound, model_dimensions, table_model,
+                                 tile_of, tile_values)
 from games.chess.notation import parse_fen
 from retrograde.build import build_tables
 from games.value_codes import wdl50
-from retrograde.pack import deflate, pack_is_current, verify_pack
+from retrograde.pack import pack_is_current, verify_pack
 from games.chess.random_positions import random_board
 
 FAMILY = get_family("chess")
 TABLES = ["KQvKR", "KRvKP", "KPvKP"]  # and their dependencies: promotions, en passant
 
 
-def compressed(data: bytes, level: int, strategy: int = zlib.Z_DEFAULT_STRATEGY) -> np.ndarray:
-    packer = zlib.compressobj(level, zlib.DEFLATED, -15, 9, strategy)
-    return np.frombuffer(packer.compress(data) + packer.flush(), dtype=np.uint8).copy()
-
-
-def sample_data() -> list[bytes]:
+def sample_blocks() -> list[np.ndarray]:
+    """Blocks of stored values (0-4) in place order: runs, noise, a pattern over the tile,
+    constants, sparse exceptions."""
     rng = np.random.default_rng(7)
-    runs = np.repeat(rng.integers(0, 5, 3000, dtype=np.uint8), rng.integers(1, 200, 3000))
-    return [b"", b"x", rng.integers(0, 256, 70_000, dtype=np.uint8).tobytes(),
-            rng.integers(0, 3, 100_000, dtype=np.uint8).tobytes(), runs.tobytes()]
+    runs = np.repeat(rng.integers(0, 5, 3000, dtype=np.uint8), rng.integers(1, 200, 3000))[:BLOCK]
+    place = np.arange(BLOCK)
+    y0, y1, y2 = place % TILE[0], place // TILE[0] % TILE[1], place // (TILE[0] * TILE[1])
+    grid = ((y0 // 8 + y1 // 4 + y2 // 4) % 5).astype(np.uint8)
+    return [runs, rng.integers(0, 5, BLOCK, dtype=np.uint8), grid,
+            np.full(BLOCK, 4, dtype=np.uint8), np.where(rng.random(BLOCK) < 0.01, 0, 2).astype(np.uint8)]
 
 
-@pytest.mark.parametrize("strategy", [zlib.Z_DEFAULT_STRATEGY, zlib.Z_FIXED, zlib.Z_HUFFMAN_ONLY,
-                                      zlib.Z_RLE])
-def test_inflate_decodes_what_zlib_encodes(strategy):
-    # levels 0 (stored blocks) to 9, fixed and dynamic Huffman codes, long and overlapping matches
-    for data in sample_data():
-        for level in range(10):
-            stream = compressed(data, level, strategy)
-            out = np.zeros(len(data) + 16, dtype=np.uint8)
-            assert inflate(stream, 0, stream.size, out) == len(data)
-            assert out[:len(data)].tobytes() == data
+def coded(blocks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(stream, offsets) of ``blocks`` coded with their model, laid out as in a pack."""
+    values = np.concatenate(blocks)
+    model = table_model(values, (64, 64, 64))
+    out = np.zeros((len(blocks), encode_bound()), dtype=np.uint8)
+    sizes = np.zeros(len(blocks), dtype=np.int64)
+    assert encode_blocks(model, values, len(blocks), out, sizes) == 0
+    stream = np.concatenate([model] + [out[b, :sizes[b]] for b in range(len(blocks))])
+    return stream, np.concatenate([[MODEL_BYTES], MODEL_BYTES + np.cumsum(sizes)])
 
 
-def test_inflate_reports_a_truncated_or_overlong_stream():
-    data = sample_data()[-1]
-    stream = compressed(data, 9)
-    for cut in range(0, stream.size - 1, max(1, stream.size // 40)):
-        out = np.zeros(len(data), dtype=np.uint8)
-        assert inflate(stream, 0, cut, out) == CORRUPT
-    short = np.zeros(len(data) - 1, dtype=np.uint8)  # more output than the buffer holds
-    assert inflate(stream, 0, stream.size, short) == CORRUPT
+def test_the_coder_decodes_what_it_codes():
+    blocks = sample_blocks()
+    stream, offsets = coded(blocks)
+    for b, block in enumerate(blocks):
+        out = np.zeros(BLOCK, dtype=np.uint8)
+        assert decode_block(stream, 0, offsets[b], offsets[b + 1], out) == BLOCK
+        assert np.array_equal(out, block)
+    assert offsets[4] - offsets[3] < 64  # a constant block: a few bytes
+    assert offsets[2] - offsets[1] < BLOCK * 2.5 / 8  # noise: near log2(5) = 2.32 bits an entry
+
+
+def test_the_coder_beats_deflate_on_patterns_across_the_tile():
+    # The grid changes along all three sides of the tile: contexts see it, DEFLATE sees
+    # repeated strings.
+    grid = sample_blocks()[2]
+    stream, offsets = coded([grid])
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    assert offsets[1] - offsets[0] < len(packer.compress(grid.tobytes()) + packer.flush())
+
+
+def test_the_decoder_reports_a_truncated_stream_and_survives_damage():
+    stream, offsets = coded(sample_blocks())
+    start, stop = offsets[0], offsets[1]
+    for cut in range(start, stop - 1, max(1, (stop - start) // 40)):
+        assert decode_block(stream, 0, start, cut, np.zeros(BLOCK, dtype=np.uint8)) == CORRUPT
+    assert decode_block(stream, 0, start, stop, np.zeros(BLOCK - 1, dtype=np.uint8)) == CORRUPT
     rng = np.random.default_rng(3)
-    for _ in range(200):  # flipped bits: an error or some output, never a crash
+    for _ in range(200):  # flipped bits: an error or values in range, never a crash
         damaged = stream.copy()
-        damaged[rng.integers(0, damaged.size)] ^= np.uint8(1 << int(rng.integers(0, 8)))
-        assert inflate(damaged, 0, damaged.size, np.zeros(len(data), dtype=np.uint8)) <= len(data)
+        damaged[rng.integers(0, stop)] ^= np.uint8(1 << int(rng.integers(0, 8)))
+        out = np.zeros(BLOCK, dtype=np.uint8)
+        assert decode_block(damaged, 0, start, stop, out) in (BLOCK, CORRUPT)
+        assert out.max() <= 4
+
+
+@pytest.mark.parametrize("dimensions", [(64, 64, 64), (48, 64, 10), (1128, 64, 32), (64, 64, 1)])
+def test_tiles_hold_every_entry_where_tile_of_says(dimensions):
+    rng = np.random.default_rng(5)
+    entries = int(np.prod(dimensions)) * 2
+    values = rng.integers(0, 5, entries, dtype=np.uint8)
+    blocks = block_count(dimensions, entries)
+    tiled = np.empty(blocks * BLOCK, dtype=np.uint8)
+    tile_values(values, *dimensions, tiled)
+    places = {tile_of(*dimensions, int(index)) for index in range(entries)}
+    assert len(places) == entries  # one place each
+    for index in rng.integers(0, entries, 2000):
+        block, place = tile_of(*dimensions, int(index))
+        assert block < blocks and tiled[block * BLOCK + place] == values[index]
 
 
 @pytest.fixture(scope="module")
@@ -85,10 +121,12 @@ def test_entries_an_exit_decides_store_what_continues_the_run(packed_db):
 
     codes = read_codes(packed_db, "chess", "KQvKR", metric=DTZ50)
     stream, offsets, _ = read_pack(packed_db, FAMILY, "KQvKR")
-    stored = np.empty((offsets.size - 1) * BLOCK_ENTRIES, dtype=np.uint8)
+    decoded = np.empty((offsets.size - 1, BLOCK_ENTRIES), dtype=np.uint8)
     for block in range(offsets.size - 1):
-        piece = stored[block * BLOCK_ENTRIES:(block + 1) * BLOCK_ENTRIES][:codes.size - block * BLOCK_ENTRIES]
-        assert inflate(stream, offsets[block], offsets[block + 1], piece) == piece.size
+        assert decode_block(stream, 0, offsets[block], offsets[block + 1], decoded[block]) == BLOCK_ENTRIES
+    dimensions = model_dimensions(FAMILY.index_dimensions("KQvKR"))
+    stored = np.array([decoded[tile_of(*dimensions, index)] for index in range(codes.size)],
+                      dtype=np.uint8)
     valid = codes != 0
     true = np.array([wdl50(c) for c in range(int(codes.max()) + 1)], dtype=np.int64)[codes]
     differs = (stored[:codes.size].astype(np.int64) - 2 != true) & valid
@@ -147,11 +185,3 @@ def test_a_pack_of_another_dtz50_table_is_stale_and_repacked(packed_db, tmp_path
     assert not pack_is_current(root, FAMILY, "KRvK")
     assert build_tables("chess", ["KRvK"], root, show_progress=False)["packed"] == ["KRvK"]
     assert pack_is_current(root, FAMILY, "KRvK")
-
-
-def test_deflate_round_trip_of_a_block():
-    block = np.repeat(np.arange(5, dtype=np.uint8), BLOCK_ENTRIES // 5 + 1)[:BLOCK_ENTRIES]
-    stream = np.frombuffer(deflate(block.tobytes()), dtype=np.uint8).copy()
-    out = np.empty(BLOCK_ENTRIES, dtype=np.uint8)
-    assert inflate(stream, 0, stream.size, out) == BLOCK_ENTRIES and np.array_equal(out, block)
-    assert stream.size < 100  # five runs

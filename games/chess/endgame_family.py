@@ -7,7 +7,7 @@ Imports go one way: the kernels need the index, this module needs both, neither 
 from __future__ import annotations
 
 from games.chess.endgames import (INDEX_SCHEME, INDEX_VERSION, MAX_PIECES, TABLE_IDS, TABLES,
-                                  dependencies_of, per_side_size, rank, rank_children,
+                                  dependencies_of, index_dimensions, per_side_size, rank, rank_children,
                                   rank_ignoring_en_passant, rank_many, tables_up_to, unrank)
 from games.chess.position import BLACK, CASTLING, STATE, WHITE
 from games.table_family import TABLE_SHIFT, TableFamily
@@ -50,6 +50,11 @@ class ChessEndgames(TableFamily):
     def size(self, table):
         """Storage indices of ``table`` (both sides to move)."""
         return 2 * per_side_size(table)
+
+    def index_dimensions(self, table):
+        """The storage index's dimensions, fastest first: the groups of like pieces from the
+        last, the black king's square, the white king's place, the side to move."""
+        return index_dimensions(table)
 
     def locate(self, position):
         """(table, index), or KeyError saying why the position is not covered."""

@@ -180,6 +180,14 @@ def per_side_size(name: str) -> int:
     return size
 
 
+def index_dimensions(name: str) -> list[int]:
+    """The sizes of the storage index's dimensions, fastest-varying first (module docstring):
+    the groups after the kings from the last, the black king (64), the white king (10 places
+    in the triangle, or 32 with pawns), the side to move (2)."""
+    groups = [values for _, _, values in _group_sizes(spec_of(name))]
+    return groups[::-1] + [64, 32 if has_pawns(name) else 10, 2]
+
+
 # Arrays for the kernels: per table id.
 N_TABLES = len(TABLES)
 SPEC = np.full((N_TABLES, MAX_PIECES), -1, dtype=np.int8)
