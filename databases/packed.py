@@ -17,9 +17,10 @@ than the distances. Two things make them smaller still:
 The packer (:mod:`retrograde.pack`) stores each table in blocks of ``BLOCK_ENTRIES`` entries
 (the stored value + 2 each), each block a tile of the index's three fastest dimensions, coded
 by :mod:`databases.wdl_coder` (an adaptive range coder whose contexts are an entry's
-neighbours in the index, from the table's own model at the head of its stream); :class:`PackedTables` loads every packed table of a database into one byte
-array, and kernels read it with :func:`probe_packed`, which decodes a block into a small
-direct-mapped cache of decoded blocks and follows exits into the other tables' packs (a chain
+neighbours in the index, from the table's own model at the head of its stream);
+:class:`PackedTables` loads every packed table of a database into one byte array, and
+kernels read it with :func:`probe_packed`, which decodes a block into a small direct-mapped
+cache of decoded blocks and follows exits into the other tables' packs (a chain
 of at most ``MOST_EXITS`` captures and promotions). Nothing is read from disk after loading.
 
 File ``<db>/<game>/wdl50/<table>.h5`` (:data:`databases.location.WDL50`)::
@@ -47,9 +48,9 @@ from numba import types
 
 from databases import format as F
 from databases.errors import DamagedTableError, FormatError, MissingTableError, UnusableTableError
+from databases.location import WDL50, table_path
 from databases.wdl_coder import (BLOCK_SHIFT, MODEL_BYTES, block_count, decode_block,
                                  model_dimensions, read_dimensions, tile_of)
-from databases.location import WDL50, table_path
 from games import kernels as K
 from games.kernels import POSITION
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
@@ -169,7 +170,8 @@ def write_pack(path: str | os.PathLike, model: np.ndarray, blocks: list[bytes], 
     attributes = {"format": PACK_FORMAT, "pack_version": PACK_VERSION, "game": game,
                   "table": table, "index_scheme": index_scheme, "index_version": index_version,
                   "entries": int(entries), "block_entries": BLOCK_ENTRIES,
-                  "dimensions": np.asarray(dimensions, dtype=np.int64), "source_crc32": int(source_crc32)}
+                  "dimensions": np.asarray(dimensions, dtype=np.int64),
+                  "source_crc32": int(source_crc32)}
 
     def fill(handle) -> None:
         handle.create_dataset(STREAM, data=stream, chunks=(max(1, min(STREAM_CHUNK, stream.size)),),
