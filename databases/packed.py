@@ -216,11 +216,17 @@ def read_pack(root, family, table: str) -> tuple[np.ndarray, np.ndarray, dict]:
     return np.ascontiguousarray(stream), offsets.astype(np.int64), attrs
 
 
+class OutdatedPackError(FormatError):
+    """A pack file of another ``pack_version`` (``solver build`` repacks it)."""
+
+
 def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
     """FormatError unless ``attrs`` describe this table's pack, in this version's layout."""
     if attrs.get("format") != PACK_FORMAT or attrs.get("pack_version") != PACK_VERSION:
-        raise FormatError(f"{path}: not a pack file of version {PACK_VERSION} "
-                          f"(solver build repacks it)")
+        if attrs.get("format") == PACK_FORMAT:
+            raise OutdatedPackError(f"{path}: a pack of version {attrs.get('pack_version')}, "
+                                    f"not {PACK_VERSION} (solver build repacks it)")
+        raise FormatError(f"{path}: not a pack file")
     if attrs.get("game") != family.game.name or attrs.get("table") != table:
         raise FormatError(f"{path}: holds {attrs.get('game')}/{attrs.get('table')}, expected "
                           f"{family.game.name}/{table}")
@@ -236,18 +242,23 @@ def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
 
 class PackedTables:
     """Every packed table of a database, in memory, for :func:`probe_packed`. Tables whose
-    pack is damaged or stale are left out and listed in ``unusable`` (table: why)."""
+    pack is damaged or stale are left out and listed in ``unusable`` (table: why), those
+    whose pack is of another pack version in ``outdated``."""
 
     def __init__(self, root, family, cache_blocks: int = CACHE_BLOCKS):
         self.family = family
         names = family.table_names()
         self.first_block = np.full(len(names), -1, dtype=np.int64)
         self.unusable: dict[str, str] = {}
+        self.outdated: list[str] = []
         streams, offsets, start, blocks = [], [np.zeros(1, dtype=np.int64)], 0, 0
         for table_id, table in enumerate(names):
             try:
                 stream, table_offsets, _ = read_pack(root, family, table)
             except MissingTableError:
+                continue
+            except OutdatedPackError:
+                self.outdated.append(table)
                 continue
             except UnusableTableError as error:
                 self.unusable[table] = str(error)
@@ -296,5 +307,5 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-__all__ = ["PackedTables", "probe_packed", "probe_packed_entry", "stored_value", "is_packed", "no_packs", "scratch_rows", "write_pack", "read_pack", "PACKS",
+__all__ = ["PackedTables", "OutdatedPackError", "probe_packed", "probe_packed_entry", "stored_value", "is_packed", "no_packs", "scratch_rows", "write_pack", "read_pack", "PACKS",
            "NOT_PACKED", "BLOCK_ENTRIES"]

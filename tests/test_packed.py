@@ -185,3 +185,20 @@ def test_a_pack_of_another_dtz50_table_is_stale_and_repacked(packed_db, tmp_path
     assert not pack_is_current(root, FAMILY, "KRvK")
     assert build_tables("chess", ["KRvK"], root, show_progress=False)["packed"] == ["KRvK"]
     assert pack_is_current(root, FAMILY, "KRvK")
+
+
+def test_a_pack_of_another_version_is_outdated_and_repacked(packed_db, tmp_path):
+    import shutil
+
+    import h5py
+
+    root = tmp_path / "db"
+    shutil.copytree(packed_db, root)
+    with h5py.File(table_path(root, "chess", "KRvK", WDL50), "r+") as handle:
+        handle.attrs["pack_version"] = 1  # as an older version packed it
+    packs = PackedTables(root, FAMILY)
+    assert packs.outdated == ["KRvK"] and "KRvK" not in packs.unusable
+    assert packs.wdl50(parse_fen("8/8/8/3k4/8/8/8/KR6 w - - 0 1")) is None
+    assert not pack_is_current(root, FAMILY, "KRvK")
+    assert build_tables("chess", ["KRvK"], root, show_progress=False)["packed"] == ["KRvK"]
+    assert PackedTables(root, FAMILY).outdated == []

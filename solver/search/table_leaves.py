@@ -125,6 +125,11 @@ class EndgameTables:
         packs = PackedTables(self.directory, self.database.family)
         for table, why in packs.unusable.items():
             self.leaves.warn(f"{why} (the search probes the {table} table's pages instead)")
+        if packs.outdated:  # a database packed by an older version: one line, not one a table
+            self.leaves.warn(f"{self.directory}: {len(packs.outdated)} WDL50 pack(s) of an older "
+                             f"version ({', '.join(packs.outdated[:3])}"
+                             f"{', ...' if len(packs.outdated) > 3 else ''}): `solver build` "
+                             "repacks them; the search probes those tables' pages instead")
         return packs if packs.tables else None
 
     @property
