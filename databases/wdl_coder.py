@@ -183,22 +183,27 @@ def model_bytes(dimensions, zeros: np.ndarray, ones: np.ndarray) -> np.ndarray:
 
 
 def table_model(tiled: np.ndarray, dimensions) -> np.ndarray:
-    """The model of a table whose tiled stored values are ``tiled`` (whole blocks)."""
+    """The model of a table whose tiled stored values are ``tiled`` (whole blocks): its
+    decisions counted (:func:`count_decisions`) and turned into initial probabilities."""
     zeros = np.zeros(CONTEXTS * PLACES, dtype=np.int64)
     ones = np.zeros_like(zeros)
     count_decisions(np.ascontiguousarray(tiled, dtype=np.uint8), tiled.size // BLOCK, zeros, ones)
     return model_bytes(dimensions, zeros, ones)
 
 
+@nb.njit(types.int64(BYTES, types.int64), cache=True, inline="always")
+def uint32_at(stream, at):
+    """The little-endian uint32 at ``stream[at:at + 4]``."""
+    return (np.int64(stream[at]) | np.int64(stream[at + 1]) << 8
+            | np.int64(stream[at + 2]) << 16 | np.int64(stream[at + 3]) << 24)
+
+
 @nb.njit(types.UniTuple(types.int64, 3)(BYTES, types.int64), cache=True, inline="always")
 def read_dimensions(stream, model):
-    """The three fastest dimensions of the index of the model at ``stream[model:]``."""
-    d = np.empty(NEIGHBOURS, dtype=np.int64)
-    for n in range(NEIGHBOURS):
-        at = model + 4 * n
-        d[n] = (np.int64(stream[at]) | np.int64(stream[at + 1]) << 8
-                | np.int64(stream[at + 2]) << 16 | np.int64(stream[at + 3]) << 24)
-    return d[0], d[1], d[2]
+    """The three fastest dimensions of the index of the model at ``stream[model:]`` (every
+    probe reads them: no array is allocated)."""
+    return (uint32_at(stream, model), uint32_at(stream, model + 4),
+            uint32_at(stream, model + 8))
 
 
 @nb.njit(types.void(BYTES, types.int64, I64), cache=True, inline="always")
@@ -299,20 +304,14 @@ def decode_block(stream, model, start, stop, out):
                 span -= bound
                 probabilities[row + place] = p - (p >> ADAPT_SHIFT)
                 hit = False
-            if span < TOP:
-                # one byte, or two after an unlikely decision (a probability of at least
-                # 15/32768 leaves at least 2^13 of a span of 2^24)
+            # one byte, or two after an unlikely decision (a probability of at least
+            # 15/32768 leaves at least 2^13 of a span of 2^24)
+            while span < TOP:
                 if at >= stop:
                     return CORRUPT
                 code = ((code << 8) | np.int64(stream[at])) & MASK32
                 at += 1
                 span <<= 8
-                if span < TOP:
-                    if at >= stop:
-                        return CORRUPT
-                    code = ((code << 8) | np.int64(stream[at])) & MASK32
-                    at += 1
-                    span <<= 8
             if hit:
                 break
             place += 1

@@ -28,8 +28,8 @@ from databases.location import DTZ50, WDL50, table_path
 from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PACKS, WDL50_OFFSET, PackedTables,
                               probe_packed, write_pack)
 from databases.reader import TableFile
-from databases.wdl_coder import (CONTEXTS, PLACES, block_count, count_decisions, encode_blocks,
-                                 encode_bound, model_bytes, model_dimensions, tile_values)
+from databases.wdl_coder import (block_count, encode_blocks, encode_bound, model_dimensions,
+                                 table_model, tile_values)
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
 from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50
@@ -165,10 +165,7 @@ def pack_table(root, family, table: str, *, progress=None) -> dict:
     tiled = np.empty(blocks * BLOCK_ENTRIES, dtype=np.uint8)
     tile_values(values, *dimensions, tiled)
     del values
-    zeros = np.zeros(CONTEXTS * PLACES, dtype=np.int64)
-    ones = np.zeros_like(zeros)
-    count_decisions(tiled, blocks, zeros, ones)
-    model = model_bytes(dimensions, zeros, ones)
+    model = table_model(tiled, dimensions)
     coded: list[bytes] = []
     out = np.empty((min(blocks, CODE_BLOCKS), encode_bound()), dtype=np.uint8)
     sizes = np.empty(out.shape[0], dtype=np.int64)
