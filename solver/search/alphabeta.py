@@ -102,6 +102,13 @@ SEE_PRUNING_DEPTH = 4
 RAZOR_DEPTH = 3
 RAZOR_BASE = 150  # centipawns below alpha at which a node is razored: base + margin * depth^2
 RAZOR_MARGIN = 150
+# A node whose static evaluation is this far from level is decided (a won ending, most often
+# without tables): there the search hunts the mate, not the score. It razors nothing, the
+# winning side's quiescence at the horizon tries its quiet checks too, and a singular move is
+# looked for from a shallower depth and extended twice when every other move is far below it.
+DECIDED_EVAL = 800
+SINGULAR_MIN_DEPTH_DECIDED = 6
+DOUBLE_EXTENSION_MARGIN = 25  # centipawns below the singular bar that extend the TT move twice
 # A node whose static evaluation is this far from level (either side) extends no check: in a won
 # ending the queen checks every other ply, and extending them all doubled the tree (KQvK reached
 # 11 plies in 3 s where 18 find the mate).
@@ -200,6 +207,21 @@ def update_pv(pv, ply_info, ply, move):
     ply_info[PV_LENGTH, ply] = max(end, ply + 1)
 
 
+@nb.njit(types.boolean(types.int64, types.int64, types.int64, types.int64, types.boolean), cache=True,
+         inline="always")
+def proven_cutoff(bound, score, alpha, beta, is_pv):
+    """Whether a stored mate settles a node at any depth: a mate score is a proof (its line ends
+    in a checkmate, every defence searched), not an estimate a deeper search may revise, except
+    to a shorter mate. For the winner it is a lower bound, for the loser an upper bound, whatever
+    the stored bound says. A PV node takes it inside its window too: its own search, shallower
+    than the proof, would not see the mate again."""
+    if score >= MATE_BOUND:
+        return bound != tt.BOUND_UPPER and (score >= beta or is_pv)
+    if score <= -MATE_BOUND:
+        return bound != tt.BOUND_LOWER and (score <= alpha or is_pv)
+    return False
+
+
 @nb.njit(types.boolean(I64_2D, types.int64), cache=True, inline="always")
 def is_improving(ply_info, ply):
     """Whether the static evaluation at ``ply`` is above the side to move's last one, two plies
@@ -240,11 +262,11 @@ def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, p
     return table_score(code, ply, reversible_plies(pos), state[P_FIFTY])
 
 
-@nb.njit(types.int64(FRAME, types.int64, types.int64, types.int64), cache=True, nogil=True)
-def quiescence(frame, ply, alpha, beta):
+@nb.njit(types.int64(FRAME, types.int64, types.int64, types.int64, types.int64), cache=True, nogil=True)
+def quiescence(frame, ply, alpha, beta, horizon):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
     stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
-    (legal_moves, play, outcome, hash_position, evaluate, in_check, _, _, move_keys, noisy_moves,
+    (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, _, move_keys, noisy_moves,
      reversible_plies, rank, piece_to, _) = frame_member(frame, 0)
     (positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation,
      capture_history) = frame_member(frame, 1)
@@ -281,6 +303,7 @@ def quiescence(frame, ply, alpha, beta):
                 return score
 
     # 4. Moves: every evasion in check (no standing pat), else the noisy moves after standing pat.
+    quiet_checks = False
     if checked:
         count = legal_moves(pos, moves[ply])
         result = outcome(pos, count)
@@ -298,7 +321,11 @@ def quiescence(frame, ply, alpha, beta):
             return best
         if best > alpha:
             alpha = best
-        count = noisy_moves(pos, moves[ply])
+        quiet_checks = horizon == 1 and static_eval >= DECIDED_EVAL
+        if quiet_checks:
+            count = legal_moves(pos, moves[ply])
+        else:
+            count = noisy_moves(pos, moves[ply])
     score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history, continuation,
                 ply, -1, -1, -1, capture_history, (flags & USE_CAPTURE_HISTORY) != 0)
 
@@ -307,11 +334,16 @@ def quiescence(frame, ply, alpha, beta):
     child = positions[ply + 1]
     for i in range(count):
         move = pick_next(moves[ply], keys[ply], i, count)
-        if not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
+        if not checked and quiet_checks and is_quiet_key(np.int64(keys[ply, i])):
+            if not gives_check(pos, np.int32(move)):
+                continue
+        elif not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
+            if quiet_checks:
+                continue
             break  # sorted: every move from here on loses material
         play(pos, np.int32(move), child)
         tt.prefetch(tt_table, hash_position(child))
-        score = -quiescence(frame, ply + 1, -beta, -alpha)
+        score = -quiescence(frame, ply + 1, -beta, -alpha, np.int64(0))
         if state[S_STOPPED]:
             return 0
         if score > best:
@@ -385,7 +417,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
 
     # 4. At the horizon, quiescence decides.
     if depth <= 0:
-        return quiescence(frame, ply, alpha, beta)
+        return quiescence(frame, ply, alpha, beta, np.int64(1))
 
     # 5. Transposition table: its move always, its score when the depth and bound allow.
     # A singular-extension search of this node (step 10b) leaves one move out: the stored result
@@ -406,6 +438,10 @@ def search(frame, ply, depth, alpha, beta, cut_node):
         tt_depth = tt.entry_depth(word)
         if (not is_pv and excluded < 0 and flags & USE_TT_CUTOFFS and tt_depth >= depth
                 and tt.bound_decides(tt_bound, tt_score, alpha, beta)):
+            return tt_score
+        if (not root and excluded < 0 and flags & USE_TT_CUTOFFS
+                and proven_cutoff(tt_bound, tt_score, alpha, beta, is_pv)
+                and (state[P_FIFTY] == 0 or reversible_plies(pos) + MATE - abs(tt_score) - ply < state[P_FIFTY])):
             return tt_score
 
     # 6. Endgame tables: a covered position has its exact value, stored like a deep search's.
@@ -481,9 +517,9 @@ def search(frame, ply, depth, alpha, beta, cut_node):
 
         # 9b. Razoring: so far below alpha that only a capture could help; if quiescence agrees,
         # the node fails low without generating its moves. [+64 Elo at 50k nodes, with tt_eval]
-        if (flags & USE_RAZORING and depth <= RAZOR_DEPTH
+        if (flags & USE_RAZORING and depth <= RAZOR_DEPTH and abs(static_eval) < DECIDED_EVAL
                 and eval_estimate + RAZOR_BASE + RAZOR_MARGIN * depth * depth <= alpha):
-            score = quiescence(frame, ply, alpha, alpha + 1)
+            score = quiescence(frame, ply, alpha, alpha + 1, np.int64(0))
             if state[S_STOPPED]:
                 return 0
             if score <= alpha:
@@ -509,7 +545,9 @@ def search(frame, ply, depth, alpha, beta, cut_node):
     # low, the TT move is singular: it is searched a ply deeper. If the bar is above beta and
     # another move still clears it, several moves cut here: the node cuts (multi-cut).
     singular_extension = 0
-    if (flags & USE_SINGULAR and not root and excluded < 0 and tt_move >= 0 and depth >= SINGULAR_MIN_DEPTH
+    decided = not checked and abs(static_eval) >= DECIDED_EVAL
+    if (flags & USE_SINGULAR and not root and excluded < 0 and tt_move >= 0
+            and depth >= (SINGULAR_MIN_DEPTH_DECIDED if decided else SINGULAR_MIN_DEPTH)
             and tt_depth >= depth - SINGULAR_TT_DEPTH and tt_bound != tt.BOUND_UPPER
             and abs(tt_score) < MATE_BOUND and ply < 2 * state[P_ROOT_DEPTH]):
         singular_beta = tt_score - SINGULAR_MARGIN * depth
@@ -519,7 +557,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
         if state[S_STOPPED]:
             return 0
         if score < singular_beta:
-            singular_extension = 1
+            singular_extension = 2 if decided and not is_pv and score < singular_beta - DOUBLE_EXTENSION_MARGIN else 1
         elif singular_beta >= beta:
             state[S_MULTI_CUTS] += 1
             return singular_beta
