@@ -207,21 +207,6 @@ def update_pv(pv, ply_info, ply, move):
     ply_info[PV_LENGTH, ply] = max(end, ply + 1)
 
 
-@nb.njit(types.boolean(types.int64, types.int64, types.int64, types.int64, types.boolean), cache=True,
-         inline="always")
-def proven_cutoff(bound, score, alpha, beta, is_pv):
-    """Whether a stored mate settles a node at any depth: a mate score is a proof (its line ends
-    in a checkmate, every defence searched), not an estimate a deeper search may revise, except
-    to a shorter mate. For the winner it is a lower bound, for the loser an upper bound, whatever
-    the stored bound says. A PV node takes it inside its window too: its own search, shallower
-    than the proof, would not see the mate again."""
-    if score >= MATE_BOUND:
-        return bound != tt.BOUND_UPPER and (score >= beta or is_pv)
-    if score <= -MATE_BOUND:
-        return bound != tt.BOUND_LOWER and (score <= alpha or is_pv)
-    return False
-
-
 @nb.njit(types.boolean(I64_2D, types.int64), cache=True, inline="always")
 def is_improving(ply_info, ply):
     """Whether the static evaluation at ``ply`` is above the side to move's last one, two plies
@@ -265,7 +250,9 @@ def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, p
 @nb.njit(types.int64(FRAME, types.int64, types.int64, types.int64, types.int64), cache=True, nogil=True)
 def quiescence(frame, ply, alpha, beta, horizon):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
-    stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
+    stand pat on its static evaluation, or try its noisy moves; in check, every evasion.
+    ``horizon`` is 1 where the search calls it at its horizon: there a side ``DECIDED_EVAL``
+    ahead tries its quiet checks too (mates one ply beyond the horizon); 0 deeper."""
     (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, _, move_keys, noisy_moves,
      reversible_plies, rank, piece_to, _) = frame_member(frame, 0)
     (positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation,
@@ -438,10 +425,6 @@ def search(frame, ply, depth, alpha, beta, cut_node):
         tt_depth = tt.entry_depth(word)
         if (not is_pv and excluded < 0 and flags & USE_TT_CUTOFFS and tt_depth >= depth
                 and tt.bound_decides(tt_bound, tt_score, alpha, beta)):
-            return tt_score
-        if (not root and excluded < 0 and flags & USE_TT_CUTOFFS
-                and proven_cutoff(tt_bound, tt_score, alpha, beta, is_pv)
-                and (state[P_FIFTY] == 0 or reversible_plies(pos) + MATE - abs(tt_score) - ply < state[P_FIFTY])):
             return tt_score
 
     # 6. Endgame tables: a covered position has its exact value, stored like a deep search's.
