@@ -136,3 +136,27 @@ def test_stop_from_another_thread_returns_a_legal_move_quickly():
     result = player.search(position, Limits(infinite=True))
     assert time.monotonic() - started < 5
     assert result.best in CHESS.legal_moves(position)
+
+
+@pytest.mark.parametrize("fen, decided", [
+    ("8/6Q1/2K5/8/k7/8/8/8 w - - 0 1", True),  # queen against king: about +1190, decided
+    ("8/8/6R1/8/1K6/8/8/k7 w - - 0 1", False),  # rook against king: about +770, below DECIDED_EVAL
+])
+def test_a_decided_horizon_sees_a_mate_by_a_quiet_check_one_ply_beyond(fen, decided):
+    """A mate in two whose first move is quiet and whose mate is a quiet check: a search of two
+    plies, asked for that mate (its window above the static evaluation), finds it only where the
+    winning side is ``DECIDED_EVAL`` ahead and its quiescence at the horizon tries quiet checks
+    (three plies find the queen's mate anyway)."""
+    from solver.search import alphabeta as ab
+    from solver.search.scores import MATE
+
+    game = games.get("chess")
+    position = game.parse_position(fen)
+    found = {}
+    for depth in (2, 3):
+        player = Player(game, hash_mb=1)
+        root_moves = [int(move) for move in game.legal_moves(position)]
+        player._prepare(position, [], root_moves, Limits())
+        found[depth] = player._run(depth, MATE - 4, MATE) >= MATE - 3
+    assert found[2] == decided
+    assert found[3] or not decided
