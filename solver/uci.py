@@ -73,6 +73,7 @@ SWITCH_OPTIONS = {
     "TimeScaling": "time_scaling",
     "TTEval": "tt_eval",
     "Razoring": "razoring",
+    "MateHunt": "mate_hunt",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}

@@ -95,6 +95,12 @@ def test_bench_signature_is_the_one_written_here():
     assert result["nodes"] == BENCH_SIGNATURE, f"bench signature {result['nodes']:,}: update BENCH_SIGNATURE"
 
 
+def test_without_the_mate_hunt_the_search_is_the_one_before_it():
+    """The switch mate_hunt (decided nodes hunt the mate) off gives 473529c's signature."""
+    result = json.loads(solver("bench", "--disable", "mate_hunt", "--json").stdout)
+    assert result["nodes"] == 1_641_424
+
+
 def test_bench_signature_is_deterministic():
     first = json.loads(solver("bench", "--depth", "4", "--json").stdout)
     second = json.loads(solver("bench", "--depth", "4", "--json").stdout)
