@@ -146,7 +146,7 @@ def test_a_decided_horizon_sees_a_mate_by_a_quiet_check_one_ply_beyond(fen, deci
     """A mate in two whose first move is quiet and whose mate is a quiet check: a search of two
     plies, asked for that mate (its window above the static evaluation), finds it only where the
     winning side is ``DECIDED_EVAL`` ahead and its quiescence at the horizon tries quiet checks
-    (three plies find the queen's mate anyway)."""
+    (switch mate_hunt; three plies find the queen's mate anyway)."""
     from solver.search import alphabeta as ab
     from solver.search.scores import MATE
 
@@ -154,7 +154,7 @@ def test_a_decided_horizon_sees_a_mate_by_a_quiet_check_one_ply_beyond(fen, deci
     position = game.parse_position(fen)
     found = {}
     for depth in (2, 3):
-        player = Player(game, hash_mb=1)
+        player = Player(game, hash_mb=1, switches={"mate_hunt": True})
         root_moves = [int(move) for move in game.legal_moves(position)]
         player._prepare(position, [], root_moves, Limits())
         found[depth] = player._run(depth, MATE - 4, MATE) >= MATE - 3

@@ -23,7 +23,7 @@ A small bounded df-pn in this probe's place (quiet moves of the attacker too, it
 kept across calls) was built and measured (4aaf7f5): no more mates at 1 s than the search alone,
 and its buffers, passed down every call, slowed the search by 8% even when off. It was removed
 (docs/benchmarks.md); long mates are the root prover's (solver.search.prover_leaves) and the
-search's own, which hunts them in decided nodes (``DECIDED_EVAL`` in solver.search.alphabeta):
+search's own, which hunts them in decided nodes (switch ``mate_hunt``, ``DECIDED_EVAL`` in solver.search.alphabeta):
 with that, this probe on or off finds the same count of long mates at 1 s (245 and 245 of 260).
 
 The probe uses the search's own per-ply rows above the node (``positions``, ``moves``), which

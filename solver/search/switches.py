@@ -66,8 +66,9 @@ PLAIN = {name: False for name in NAMES}
 # games, 2026-11-29). The mate probe is off: it measured no gain (issue 40); so are
 # staged_picking and time_scaling: together +4.6 [-29.6, +38.8] at 10+0.1 (153 games,
 # 2026-11-29); capture_history measured -22.0 [-49.0, +4.7] at 50,000 nodes a move (300 games, 2026-11-30).
-# mate_hunt is on: long mates without tables at 1 s 245 of 260 against 243 for Stockfish (70 -> 73,
-# 73 -> 76, 85 -> 92 at 1 M nodes); in play at 25,000 nodes a move -1.1 [-13.3, +11.1] from the
-# endgame suite and -10.4 [-41.3, +20.3] from the ordinary openings (2026-12-01): no cost shown.
-MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling")
+# mate_hunt is off: it finds long mates without tables (at 1 s 245 of 260 against 243 for
+# Stockfish; 70 -> 73, 73 -> 76, 85 -> 92 at 1 M nodes) but did not pay in play at 25,000 nodes a
+# move: -1.1 [-13.3, +11.1] from the endgame suite, -13.3 [-34.4, +7.6] from the ordinary
+# openings (600 games, 2026-12-01).
+MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling", "mate_hunt")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}
