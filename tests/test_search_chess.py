@@ -10,7 +10,7 @@ import pytest
 import games
 from games import kernels as K
 from solver.search.player import PLAIN, Limits, Player
-from solver.search.scores import MATE_BOUND
+from solver.search.scores import MATE, MATE_BOUND
 from tests.test_search_small_games import EVERY_HEURISTIC
 
 CHESS = games.get("chess")
@@ -147,15 +147,11 @@ def test_a_decided_horizon_sees_a_mate_by_a_quiet_check_one_ply_beyond(fen, deci
     plies, asked for that mate (its window above the static evaluation), finds it only where the
     winning side is ``DECIDED_EVAL`` ahead and its quiescence at the horizon tries quiet checks
     (switch mate_hunt; three plies find the queen's mate anyway)."""
-    from solver.search import alphabeta as ab
-    from solver.search.scores import MATE
-
-    game = games.get("chess")
-    position = game.parse_position(fen)
+    position = CHESS.parse_position(fen)
+    root_moves = [int(move) for move in CHESS.legal_moves(position)]
     found = {}
     for depth in (2, 3):
-        player = Player(game, hash_mb=1, switches={"mate_hunt": True})
-        root_moves = [int(move) for move in game.legal_moves(position)]
+        player = Player(CHESS, hash_mb=1, switches={"mate_hunt": True})
         player._prepare(position, [], root_moves, Limits())
         found[depth] = player._run(depth, MATE - 4, MATE) >= MATE - 3
     assert found[2] == decided

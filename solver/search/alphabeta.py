@@ -322,12 +322,11 @@ def quiescence(frame, ply, alpha, beta, horizon):
     child = positions[ply + 1]
     for i in range(count):
         move = pick_next(moves[ply], keys[ply], i, count)
-        if not checked and quiet_checks and is_quiet_key(np.int64(keys[ply, i])):
-            if not gives_check(pos, np.int32(move)):
-                continue
-        elif not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
+        if quiet_checks and is_quiet_key(np.int64(keys[ply, i])) and not gives_check(pos, np.int32(move)):
+            continue
+        if not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
             if quiet_checks:
-                continue
+                continue  # sorted, but quiet checks may still follow the losing captures
             break  # sorted: every move from here on loses material
         play(pos, np.int32(move), child)
         tt.prefetch(tt_table, hash_position(child))
