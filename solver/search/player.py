@@ -28,7 +28,8 @@ from solver.search import alphabeta as ab
 from solver.search.mate_probe import new_misses
 from solver.search.scores import (INFINITE, KNOWN_WIN, KNOWN_WIN_BOUND, MATE, MATE_BOUND, MAX_PLY, is_mate,
                                   mate_in_moves)
-from solver.search.switches import ASPIRATION, DEFAULTS, FLAGS, NAMES as SWITCH_NAMES, PLAIN, TIME_SCALING
+from solver.search.switches import (ASPIRATION, DEFAULTS, FLAGS, MATE_HUNT, NAMES as SWITCH_NAMES, PLAIN, TIME_SCALING,
+                                    USE_MATE_HUNT)
 from solver.search.timecontrol import optimum_scale
 from solver.search.transposition import TranspositionTable
 
@@ -450,6 +451,7 @@ class Player:
         iterations: list[Iteration] = []
         for depth in range(1, max_depth + 1):
             self._state[ab.P_ROOT_DEPTH] = depth
+            self._gate_mate_hunt(score)
             delta = ASPIRATION_DELTA
             use_window = (self.switches[ASPIRATION] and depth >= ASPIRATION_MIN_DEPTH and score is not None
                           and abs(score) < MATE_BOUND)
@@ -497,6 +499,17 @@ class Player:
         return SearchResult(best, score, finished.depth if finished else 0, int(stats[ab.S_SELDEPTH]),
                             int(stats[ab.S_NODES]), time.monotonic() - started, pv, K.ONGOING, iterations,
                             int(stats[ab.S_TABLE_HITS]))
+
+    def _gate_mate_hunt(self, score: int | None) -> None:
+        """The mate hunt (switch ``mate_hunt``) for the next iteration: only once the root is
+        decided, its last iteration's score (or, before the first, the last search's) at least
+        ``DECIDED_EVAL`` from level. Hunting in every decided node of an undecided game (the
+        subtrees after a blunder) cost in play; at a decided root it is where mates are."""
+        flags = int(self._state[ab.P_FLAGS]) & ~USE_MATE_HUNT
+        reference = score if score is not None else self._previous_score
+        if self.switches[MATE_HUNT] and reference is not None and abs(reference) >= ab.DECIDED_EVAL:
+            flags |= USE_MATE_HUNT
+        self._state[ab.P_FLAGS] = flags
 
     def _with_table_line(self, pv: list[int]) -> list[int]:
         """``pv`` continued by the tables' line when it ends in a position they cover (the search

@@ -54,6 +54,7 @@ FLAGS = {
 }
 ASPIRATION = "aspiration"  # the switches of the iterative deepening rather than the search
 TIME_SCALING = "time_scaling"  # the optimum scaled by best-move changes and falling scores
+MATE_HUNT = "mate_hunt"  # the player turns the flag on only at a decided root (SearchPlayer._gate_mate_hunt)
 NAMES = tuple(FLAGS) + (ASPIRATION, TIME_SCALING)
 PLAIN = {name: False for name in NAMES}
 # The defaults follow the measurements in docs/benchmarks.md: multi-cut is off because without it
