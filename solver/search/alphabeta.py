@@ -106,7 +106,8 @@ RAZOR_MARGIN = 150
 # without tables): there the search hunts the mate, not the score. It razors nothing, the
 # winning side's quiescence at the horizon tries its quiet checks too, and a singular move is
 # looked for from a shallower depth and extended twice when every other move is far below it
-# (switch mate_hunt, off: long mates at 1 s 245 of 260, Stockfish 243; in play it did not pay).
+# (switch mate_hunt; the player sets its flag only below a decided root, where it costs nothing
+# in play: hunting in the decided subtrees of an undecided game did).
 DECIDED_EVAL = 800
 SINGULAR_MIN_DEPTH_DECIDED = 6
 DOUBLE_EXTENSION_MARGIN = 25  # centipawns below the singular bar that extend the TT move twice
