@@ -200,21 +200,31 @@ def build_dtz50_tables(family, tables: list[str] | None, root, *, max_pieces: in
     ``max_pieces``) and of the tables they depend on, whose rule-free tables are built: each
     one missing, unusable, or whose rule-free table is in ``renewed`` (built in this run), in
     dependency order. Returns the tables whose DTZ50 table was built."""
+    planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
+    for table in planned:
+        build_dtz50_one(family, table, root, show_progress, compression)
+    return planned
+
+
+def plan_dtz50(family, tables: list[str] | None, root, *, max_pieces: int | None = None,
+               renewed=(), notify=None) -> list[str]:
+    """The tables whose DTZ50 table :func:`build_dtz50_tables` builds, in dependency order:
+    missing, unusable (``notify`` hears why), or whose rule-free table is in ``renewed``, and
+    every table one of those is a dependency of (its DTZ50 reads theirs)."""
     if not has_dtz50(family):
         return []
     notify = notify or (lambda line: None)
     root = Path(root)
-    built: list[str] = []
+    planned: list[str] = []
     for table in build_order(family, tables, max_pieces):
         problem = table_problem(root, family, table, DTZ50)
         if problem is None and table not in renewed \
-                and not any(child in built for child in family.dependencies(table)):
+                and not any(child in planned for child in family.dependencies(table)):
             continue
         if problem not in (None, MISSING):
             notify(f"rebuilding the DTZ50 table of {table}: {problem}")
-        build_dtz50_one(family, table, root, show_progress, compression)
-        built.append(table)
-    return built
+        planned.append(table)
+    return planned
 
 
 def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,

@@ -1,6 +1,6 @@
 """Building tables on a dask.distributed cluster: one task per table, submitted once the tasks
 of the tables it depends on have finished, so independent tables build at the same time on
-different workers.
+different workers. The rule-free tables first, then (chess) their DTZ50 tables the same way.
 
 Workers read the finished tables they depend on from, and write their own table into, the same
 database directory as the client: it must be a path every worker sees (a shared filesystem).
@@ -23,9 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from databases.families import get_family
-from databases.location import table_path
+from databases.location import DTM, DTZ50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries
-from retrograde.build import build_order, build_tables, clean_temporaries, plan_build
+from retrograde.build import build_dtz50_one, build_order, build_tables, clean_temporaries, plan_build, plan_dtz50
 from retrograde.tables import is_built
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler (and to see its first worker)
@@ -105,21 +105,56 @@ def build_table_task(game: str, table: str, root: str, threads: int | None,
                      compression: str) -> dict:
     """A worker task: build ``table`` into ``root``, where its dependencies already are. Returns
     ``{"table", "worker", "started", "finished", "seconds"}`` (wall-clock times)."""
-    worker = _worker_name()
-    started = time.time()
-    try:
+    def build() -> None:
         family = get_family(game)
         for dependency in family.dependencies(table):
             if not is_built(root, family, dependency):
-                raise FileNotFoundError(
-                    f"dependency {dependency} is missing at {table_path(root, game, dependency)}; "
-                    "the database directory must be on a filesystem every worker shares")
+                raise _not_shared(f"dependency {dependency}", table_path(root, game, dependency))
         # build_tables rebuilds exactly `table` here: force covers it, its dependencies exist
-        # (DTZ50 tables are built afterwards on the machine that asked: solver build)
+        # (their DTZ50 tables come after, as tasks of build_dtz50_task)
         result = build_tables(game, [table], root, workers=threads, show_progress=False,
                               force=True, compression=compression, dtz50=False)
         if result["built"] != [table]:
             raise RuntimeError(f"expected to build only {table}, built {result['built']}")
+
+    return _timed_task(table, build)
+
+
+def build_dtz50_task(game: str, table: str, root: str, threads: int | None,
+                     compression: str) -> dict:
+    """A worker task: build the DTZ50 table of ``table`` into ``root``, where its rule-free
+    table and the DTZ50 tables of its dependencies already are (the client checked them
+    page by page when it planned the build). Returns what :func:`build_table_task` does."""
+    def build() -> None:
+        import numba
+
+        family = get_family(game)
+        needed = [(f"table {table}", table_path(root, game, table, DTM))]
+        needed += [(f"the DTZ50 table of {dependency}", table_path(root, game, dependency, DTZ50))
+                   for dependency in family.dependencies(table)]
+        for what, path in needed:
+            if not path.exists():
+                raise _not_shared(what, path)
+        if threads:
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        build_dtz50_one(family, table, Path(root), False, compression)
+
+    return _timed_task(table, build)
+
+
+def _not_shared(what: str, path: Path) -> FileNotFoundError:
+    """The error of a task that does not find a table the client saw built."""
+    return FileNotFoundError(f"{what} is missing at {path}; "
+                             "the database directory must be on a filesystem every worker shares")
+
+
+def _timed_task(table: str, build) -> dict:
+    """Run ``build()`` as the task of ``table``: its worker and wall-clock times, or a
+    TableTaskError naming the table, the worker and the cause in one line."""
+    worker = _worker_name()
+    started = time.time()
+    try:
+        build()
     except Exception as error:
         raise TableTaskError(table, worker, one_line(error)) from None
     finished = time.time()
@@ -289,7 +324,8 @@ def build_tables_distributed(game: str, tables: list[str] | None = None, root=No
         with connect(scheduler, root, game, timeout) as client:
             progress = BuildProgress(len(to_build), show_progress)
             try:
-                tasks = _schedule(client, family, to_build, root, threads, compression, progress)
+                tasks = _schedule(client, family, to_build, root, progress, build_table_task,
+                                  (threads, compression))
             finally:
                 progress.done()
     return {"built": to_build, "skipped": skipped, "rebuilt": unusable, "removed": removed,
@@ -297,10 +333,39 @@ def build_tables_distributed(game: str, tables: list[str] | None = None, root=No
             "tasks": tasks}
 
 
-def _schedule(client, family, to_build: list[str], root: Path, threads: int | None,
-              compression: str, progress: "BuildProgress") -> dict:
-    """Submit each table once every table it needs has finished, wait for all; on the first
-    failure cancel what is still queued and raise TableBuildError.
+def build_dtz50_distributed(game: str, tables: list[str] | None = None, root=None, *,
+                            scheduler: str, max_pieces: int | None = None,
+                            workers: int | None = None, show_progress: bool | None = None,
+                            compression: str = DEFAULT_COMPRESSION, renewed=(),
+                            connect_timeout: float | None = None, notify=None) -> dict:
+    """The DTZ50 tables :func:`retrograde.build.build_dtz50_tables` would build (``renewed``:
+    the rule-free tables built in this run), each one task on the cluster at ``scheduler``,
+    submitted once the DTZ50 tables of its dependencies are done. Returns
+    ``{"dtz50_built": [...], "tasks": {table: worker and times}}``. Raises
+    DistributedBuildError subclasses."""
+    parse_scheduler(scheduler)
+    family = get_family(game)
+    root = Path(root).expanduser().resolve()
+    planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
+    tasks: dict[str, dict] = {}
+    if planned:
+        threads = workers if workers else default_threads(scheduler)
+        timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+        with connect(scheduler, root, game, timeout) as client:
+            progress = BuildProgress(len(planned), show_progress, what="DTZ50 tables")
+            try:
+                tasks = _schedule(client, family, planned, root, progress, build_dtz50_task,
+                                  (threads, compression), kind="dtz50")
+            finally:
+                progress.done()
+    return {"dtz50_built": planned, "tasks": tasks}
+
+
+def _schedule(client, family, to_build: list[str], root: Path, progress: "BuildProgress",
+              task, arguments: tuple, kind: str = "build") -> dict:
+    """Submit ``task(game, table, root, *arguments)`` for each table once every table it needs
+    has finished, wait for all; on the first failure cancel what is still queued and raise
+    TableBuildError.
 
     Tables are submitted from here as they become ready, rather than handed to dask as one
     graph: a task given its dependencies' futures is placed by dask next to their (tiny)
@@ -316,8 +381,8 @@ def _schedule(client, family, to_build: list[str], root: Path, threads: int | No
     def submit_ready() -> None:
         unfinished = set(waiting) | set(running.values())
         for table in [t for t in waiting if not prerequisites(family, t) & unfinished]:
-            future = client.submit(build_table_task, game, table, str(root), threads, compression,
-                                   key=f"build-{game}-{table}-{run_id}", pure=False, retries=0)
+            future = client.submit(task, game, table, str(root), *arguments,
+                                   key=f"{kind}-{game}-{table}-{run_id}", pure=False, retries=0)
             running[future.key] = table
             waiting.remove(table)
             completions.add(future)
@@ -351,21 +416,22 @@ def _failure_message(table: str, future, finished: int) -> str:
 
 class BuildProgress:
     """``tables done/total built, running or queued: ...`` on one rewritten stderr line
-    (terminal only)."""
+    (terminal only); ``what`` names the tables ("DTZ50 tables")."""
 
     SHOWN = 4  # running tables named on the line
 
-    def __init__(self, total: int, enabled: bool | None = None, stream=None):
+    def __init__(self, total: int, enabled: bool | None = None, stream=None, what: str = "tables"):
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.total = total
+        self.what = what
 
     def show(self, finished: dict, running: list[str]) -> None:
         """Redraw the line."""
         if not self.enabled:
             return
         names = " ".join(running[:self.SHOWN]) + (" ..." if len(running) > self.SHOWN else "")
-        self.stream.write(f"\r\x1b[Ktables {len(finished)}/{self.total} built"
+        self.stream.write(f"\r\x1b[K{self.what} {len(finished)}/{self.total} built"
                           + (f", running or queued: {names}" if names else ""))
         self.stream.flush()
 

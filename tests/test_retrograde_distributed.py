@@ -16,10 +16,10 @@ distributed = pytest.importorskip(
 
 from databases import format as F  # noqa: E402
 from databases.families import get_family  # noqa: E402
-from databases.location import table_path  # noqa: E402
+from databases.location import DTZ50, table_path  # noqa: E402
 from databases.reader import TableFile  # noqa: E402
 from retrograde import distributed as dist  # noqa: E402
-from retrograde.build import build_tables  # noqa: E402
+from retrograde.build import build_dtz50_tables, build_tables  # noqa: E402
 from retrograde.tables import is_built, read_codes  # noqa: E402
 from solver.cli import main  # noqa: E402
 
@@ -104,6 +104,47 @@ def test_built_tables_are_skipped_and_force_rebuilds_only_the_requested(chess_bu
     assert forced["built"] == ["KQvK"] and forced["skipped"] == ["KvK"]
     after = {t: table_path(there, "chess", t).stat().st_mtime_ns for t in remote["built"]}
     assert [t for t in before if before[t] != after[t]] == ["KQvK"]
+
+
+def test_dtz50_tables_build_on_the_cluster_like_a_local_build(chess_builds, scheduler):
+    """Each DTZ50 table is a task that starts once its dependencies' DTZ50 tables are done;
+    the codes are a local build's, and a second run finds nothing to do."""
+    here, _, there, remote = chess_builds
+    local = build_dtz50_tables(get_family("chess"), CHESS_TABLES, here, show_progress=False)
+    on_cluster = dist.build_dtz50_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
+                                              workers=1, show_progress=False)
+    assert on_cluster["dtz50_built"] == local == ["KvK", "KBvK", "KNvK", "KQvK", "KRvK", "KPvK"]
+    for table in local:
+        assert np.array_equal(read_codes(here, "chess", table, metric=DTZ50),
+                              read_codes(there, "chess", table, metric=DTZ50)), table
+    tasks, family = on_cluster["tasks"], get_family("chess")
+    for table, task in tasks.items():
+        for dependency in dist.prerequisites(family, table):
+            assert task["started"] >= tasks[dependency]["finished"], (table, dependency)
+    again = dist.build_dtz50_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
+                                         show_progress=False)
+    assert again == {"dtz50_built": [], "tasks": {}}
+
+
+def test_cli_cluster_builds_the_dtz50_tables_there_and_packs_them(capsys, tmp_path, scheduler, monkeypatch):
+    def not_here(*args, **kwargs):
+        raise AssertionError("a DTZ50 table built by the client, not on the cluster")
+
+    monkeypatch.setattr("retrograde.build.build_dtz50_one", not_here)  # the workers are other processes
+    status, out, err = run(capsys, "build", "chess", "KQvK", "--db", str(tmp_path), "--json",
+                           "--scheduler", scheduler)
+    answer = json.loads(out)
+    assert status == 0, err
+    assert answer["built"] == answer["dtz50_built"] == answer["packed"] == ["KvK", "KQvK"]
+    assert is_built(tmp_path, get_family("chess"), "KQvK")
+    assert table_path(tmp_path, "chess", "KQvK", DTZ50).exists()
+
+
+def test_dtz50_task_refuses_to_build_without_its_dependencies(tmp_path):
+    build_tables("chess", ["KQvK"], tmp_path, show_progress=False, dtz50=False)
+    with pytest.raises(dist.TableTaskError, match="KQvK failed.*DTZ50 table of KvK is missing.*every worker"):
+        dist.build_dtz50_task("chess", "KQvK", str(tmp_path), 1, "zstd")
+    assert not table_path(tmp_path, "chess", "KQvK", DTZ50).exists()
 
 
 def test_cli_local_cluster_builds_tictactoe_like_a_local_build(capsys, tmp_path):

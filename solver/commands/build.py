@@ -61,7 +61,8 @@ def register(subparsers) -> None:
                         "worker's cores). Results do not depend on it")
     parser.add_argument("--scheduler", metavar="ADDR",
                         help="build on a dask.distributed cluster, one task per table, each "
-                        "after the tables it depends on: a scheduler address (tcp://host:8786), "
+                        "after the tables it depends on (the DTZ50 tables too, after the others; "
+                        "the packs on this machine): a scheduler address (tcp://host:8786), "
                         "or local[:N] for N worker processes on this machine (default: one per "
                         "core). The --db directory must be a path every worker sees (a shared "
                         "filesystem). Needs the 'distributed' extra")
@@ -160,15 +161,13 @@ def build(args: argparse.Namespace, root: Path) -> dict:
                             pack=args.pack, **options)
     result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
     from databases.families import get_family
-    from retrograde.build import build_dtz50_tables, has_dtz50, pack_wdl50_tables
+    from retrograde.build import has_dtz50, pack_wdl50_tables
 
     if args.dtz50 and has_dtz50(get_family(args.game)):
-        # on this machine, once the cluster has built the tables they belong to
+        # on the cluster too, once it has built the tables they belong to; packed here
         started = time.perf_counter()
-        result["dtz50_built"] = build_dtz50_tables(
-            get_family(args.game), args.tables or None, root, max_pieces=args.pieces,
-            show_progress=options["show_progress"], compression=args.compression,
-            renewed=result["built"], notify=notify)
+        result["dtz50_built"] = build_dtz50_on_cluster(args.game, args.tables or None, root, args.scheduler,
+                                                       options, renewed=result["built"])
         result["packed"] = pack_wdl50_tables(
             get_family(args.game), args.tables or None, root, max_pieces=args.pieces,
             show_progress=options["show_progress"], notify=notify) if args.pack else []
@@ -194,3 +193,17 @@ def build_on_cluster(game: str, tables, root, scheduler: str, options: dict) -> 
         raise UsageError(str(error)) from None
     del result["tasks"]
     return result
+
+
+def build_dtz50_on_cluster(game: str, tables, root, scheduler: str, options: dict, renewed) -> list[str]:
+    """The DTZ50 tables of a distributed build, built on the same cluster: the tables built."""
+    from retrograde.distributed import DistributedBuildError, build_dtz50_distributed
+
+    try:
+        result = build_dtz50_distributed(game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"],
+                                         workers=options["workers"], show_progress=options["show_progress"],
+                                         compression=options["compression"], renewed=renewed,
+                                         notify=options["notify"])
+    except DistributedBuildError as error:
+        raise UsageError(str(error)) from None
+    return result["dtz50_built"]
