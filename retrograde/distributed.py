@@ -139,7 +139,7 @@ def build_dtz50_task(game: str, table: str, root: str, threads: int | None,
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         build_dtz50_one(family, table, Path(root), False, compression)
 
-    return _timed_task(table, build)
+    return _timed_task(table, build, f"the DTZ50 table of {table}")
 
 
 def _not_shared(what: str, path: Path) -> FileNotFoundError:
@@ -148,15 +148,16 @@ def _not_shared(what: str, path: Path) -> FileNotFoundError:
                              "the database directory must be on a filesystem every worker shares")
 
 
-def _timed_task(table: str, build) -> dict:
+def _timed_task(table: str, build, what: str | None = None) -> dict:
     """Run ``build()`` as the task of ``table``: its worker and wall-clock times, or a
-    TableTaskError naming the table, the worker and the cause in one line."""
+    TableTaskError naming what was built (``what``, default the table), the worker and the
+    cause in one line."""
     worker = _worker_name()
     started = time.time()
     try:
         build()
     except Exception as error:
-        raise TableTaskError(table, worker, one_line(error)) from None
+        raise TableTaskError(what or table, worker, one_line(error)) from None
     finished = time.time()
     return {"table": table, "worker": worker, "started": started, "finished": finished,
             "seconds": round(finished - started, 3)}
@@ -247,7 +248,8 @@ def _check_scheduler(address: str, timeout: float) -> None:
 def _local_client(distributed, workers: int, root: Path, game: str):
     """A Client of a new LocalCluster (its HTTP server on a free port, since another cluster
     may hold the default one); on exit the cluster stops and the temporary files its
-    workers may have left (a task cut short by a failure elsewhere) are removed."""
+    workers may have left (a task cut short by a failure elsewhere), of tables or of DTZ50
+    tables, are removed."""
     try:
         with _workers_deaf_to_ctrl_c():
             cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
@@ -270,7 +272,8 @@ def _local_client(distributed, workers: int, root: Path, game: str):
     finally:
         client.close()
         cluster.close(timeout=CLOSE_TIMEOUT)
-        remove_leftover_temporaries(Path(root) / game, set(pids))  # these workers are gone
+        for folder in (Path(root) / game, Path(root) / game / DTZ50):  # these workers are gone
+            remove_leftover_temporaries(folder, set(pids))
 
 
 @contextmanager

@@ -142,7 +142,7 @@ def test_cli_cluster_builds_the_dtz50_tables_there_and_packs_them(capsys, tmp_pa
 
 def test_dtz50_task_refuses_to_build_without_its_dependencies(tmp_path):
     build_tables("chess", ["KQvK"], tmp_path, show_progress=False, dtz50=False)
-    with pytest.raises(dist.TableTaskError, match="KQvK failed.*DTZ50 table of KvK is missing.*every worker"):
+    with pytest.raises(dist.TableTaskError, match="building the DTZ50 table of KQvK failed.*DTZ50 table of KvK is missing.*every worker"):
         dist.build_dtz50_task("chess", "KQvK", str(tmp_path), 1, "zstd")
     assert not table_path(tmp_path, "chess", "KQvK", DTZ50).exists()
 
