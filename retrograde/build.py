@@ -171,21 +171,31 @@ def pack_wdl50_tables(family, tables: list[str] | None, root, *, max_pieces: int
     ``max_pieces``) and of the tables they depend on, whose DTZ50 tables are built: each
     whose pack is missing, unreadable, or packed from another build of its DTZ50 table.
     Returns the tables packed."""
-    from retrograde.pack import pack_is_current, pack_table  # here: compiles its kernels
+    planned = plan_packs(family, tables, root, max_pieces=max_pieces)
+    for table in planned:
+        pack_one(family, table, Path(root), show_progress)
+    return planned
 
-    notify = notify or (lambda line: None)
+
+def plan_packs(family, tables: list[str] | None, root, *, max_pieces: int | None = None) -> list[str]:
+    """The tables :func:`pack_wdl50_tables` packs, in dependency order: those with a DTZ50
+    table whose pack is missing, unreadable or packed from another build of it."""
+    from retrograde.pack import pack_is_current
+
     root = Path(root)
-    packed: list[str] = []
-    for table in build_order(family, tables, max_pieces):
-        if not table_path(root, family.game.name, table, DTZ50).exists() \
-                or pack_is_current(root, family, table):
-            continue
-        progress = Progress(f"{family.game.name} {table} WDL50 pack", show_progress) \
-            if show_progress is not False else Silent()
-        pack_table(root, family, table, progress=progress)
-        progress.done()
-        packed.append(table)
-    return packed
+    return [table for table in build_order(family, tables, max_pieces)
+            if table_path(root, family.game.name, table, DTZ50).exists()
+            and not pack_is_current(root, family, table)]
+
+
+def pack_one(family, table: str, root: Path, show_progress: bool | None) -> None:
+    """Pack one table's WDL50 (its DTZ50 table and its children's on disk)."""
+    from retrograde.pack import pack_table  # here: compiles its kernels
+
+    progress = Progress(f"{family.game.name} {table} WDL50 pack", show_progress) \
+        if show_progress is not False else Silent()
+    pack_table(root, family, table, progress=progress)
+    progress.done()
 
 
 def has_dtz50(family) -> bool:

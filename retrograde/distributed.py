@@ -1,6 +1,7 @@
 """Building tables on a dask.distributed cluster: one task per table, submitted once the tasks
 of the tables it depends on have finished, so independent tables build at the same time on
-different workers. The rule-free tables first, then (chess) their DTZ50 tables the same way.
+different workers. The rule-free tables first, then (chess) their DTZ50 tables the same way,
+then the packed WDL50 of each, which depend on nothing else to be packed.
 
 Workers read the finished tables they depend on from, and write their own table into, the same
 database directory as the client: it must be a path every worker sees (a shared filesystem).
@@ -23,9 +24,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from databases.families import get_family
-from databases.location import DTM, DTZ50, table_path
+from databases.location import DTM, DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries
-from retrograde.build import build_dtz50_one, build_order, build_tables, clean_temporaries, plan_build, plan_dtz50
+from retrograde.build import (build_dtz50_one, build_order, build_tables, clean_temporaries, pack_one, plan_build,
+                              plan_dtz50, plan_packs)
 from retrograde.tables import is_built
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler (and to see its first worker)
@@ -142,6 +144,20 @@ def build_dtz50_task(game: str, table: str, root: str, threads: int | None,
     return _timed_task(table, build, f"the DTZ50 table of {table}")
 
 
+def pack_task(game: str, table: str, root: str) -> dict:
+    """A worker task: pack the WDL50 of ``table`` into ``root``, where its DTZ50 table and
+    its dependencies' already are. Returns what :func:`build_table_task` does."""
+    def build() -> None:
+        family = get_family(game)
+        for name in [table] + family.dependencies(table):
+            path = table_path(root, game, name, DTZ50)
+            if not path.exists():
+                raise _not_shared(f"the DTZ50 table of {name}", path)
+        pack_one(family, table, Path(root), False)
+
+    return _timed_task(table, build, f"the WDL50 pack of {table}")
+
+
 def _not_shared(what: str, path: Path) -> FileNotFoundError:
     """The error of a task that does not find a table the client saw built."""
     return FileNotFoundError(f"{what} is missing at {path}; "
@@ -248,8 +264,8 @@ def _check_scheduler(address: str, timeout: float) -> None:
 def _local_client(distributed, workers: int, root: Path, game: str):
     """A Client of a new LocalCluster (its HTTP server on a free port, since another cluster
     may hold the default one); on exit the cluster stops and the temporary files its
-    workers may have left (a task cut short by a failure elsewhere), of tables or of DTZ50
-    tables, are removed."""
+    workers may have left (a task cut short by a failure elsewhere), of tables, DTZ50 tables
+    or packs, are removed."""
     try:
         with _workers_deaf_to_ctrl_c():
             cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
@@ -272,7 +288,7 @@ def _local_client(distributed, workers: int, root: Path, game: str):
     finally:
         client.close()
         cluster.close(timeout=CLOSE_TIMEOUT)
-        for folder in (Path(root) / game, Path(root) / game / DTZ50):  # these workers are gone
+        for folder in (Path(root) / game, Path(root) / game / DTZ50, Path(root) / game / WDL50):  # workers gone
             remove_leftover_temporaries(folder, set(pids))
 
 
@@ -364,11 +380,34 @@ def build_dtz50_distributed(game: str, tables: list[str] | None = None, root=Non
     return {"dtz50_built": planned, "tasks": tasks}
 
 
+def pack_wdl50_distributed(game: str, tables: list[str] | None = None, root=None, *,
+                           scheduler: str, max_pieces: int | None = None,
+                           show_progress: bool | None = None, connect_timeout: float | None = None) -> dict:
+    """The packs :func:`retrograde.build.pack_wdl50_tables` would make, each one task on the
+    cluster at ``scheduler``, all at once (a pack reads DTZ50 tables, no other pack). Returns
+    ``{"packed": [...], "tasks": {...}}``. Raises DistributedBuildError subclasses."""
+    parse_scheduler(scheduler)
+    family = get_family(game)
+    root = Path(root).expanduser().resolve()
+    planned = plan_packs(family, tables, root, max_pieces=max_pieces)
+    tasks: dict[str, dict] = {}
+    if planned:
+        timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+        with connect(scheduler, root, game, timeout) as client:
+            progress = BuildProgress(len(planned), show_progress, what="WDL50 packs")
+            try:
+                tasks = _schedule(client, family, planned, root, progress, pack_task, (), kind="pack",
+                                  ordered=False)
+            finally:
+                progress.done()
+    return {"packed": planned, "tasks": tasks}
+
+
 def _schedule(client, family, to_build: list[str], root: Path, progress: "BuildProgress",
-              task, arguments: tuple, kind: str = "build") -> dict:
+              task, arguments: tuple, kind: str = "build", ordered: bool = True) -> dict:
     """Submit ``task(game, table, root, *arguments)`` for each table once every table it needs
-    has finished, wait for all; on the first failure cancel what is still queued and raise
-    TableBuildError.
+    has finished (``ordered``; else all at once), wait for all; on the first failure cancel
+    what is still queued and raise TableBuildError.
 
     Tables are submitted from here as they become ready, rather than handed to dask as one
     graph: a task given its dependencies' futures is placed by dask next to their (tiny)
@@ -383,7 +422,7 @@ def _schedule(client, family, to_build: list[str], root: Path, progress: "BuildP
 
     def submit_ready() -> None:
         unfinished = set(waiting) | set(running.values())
-        for table in [t for t in waiting if not prerequisites(family, t) & unfinished]:
+        for table in [t for t in waiting if not ordered or not prerequisites(family, t) & unfinished]:
             future = client.submit(task, game, table, str(root), *arguments,
                                    key=f"{kind}-{game}-{table}-{run_id}", pure=False, retries=0)
             running[future.key] = table

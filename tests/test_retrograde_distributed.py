@@ -16,10 +16,10 @@ distributed = pytest.importorskip(
 
 from databases import format as F  # noqa: E402
 from databases.families import get_family  # noqa: E402
-from databases.location import DTZ50, table_path  # noqa: E402
+from databases.location import DTZ50, WDL50, table_path  # noqa: E402
 from databases.reader import TableFile  # noqa: E402
 from retrograde import distributed as dist  # noqa: E402
-from retrograde.build import build_dtz50_tables, build_tables  # noqa: E402
+from retrograde.build import build_dtz50_tables, build_tables, pack_wdl50_tables  # noqa: E402
 from retrograde.tables import is_built, read_codes  # noqa: E402
 from solver.cli import main  # noqa: E402
 
@@ -126,11 +126,28 @@ def test_dtz50_tables_build_on_the_cluster_like_a_local_build(chess_builds, sche
     assert again == {"dtz50_built": [], "tasks": {}}
 
 
-def test_cli_cluster_builds_the_dtz50_tables_there_and_packs_them(capsys, tmp_path, scheduler, monkeypatch):
-    def not_here(*args, **kwargs):
-        raise AssertionError("a DTZ50 table built by the client, not on the cluster")
+def test_packs_are_made_on_the_cluster_like_a_local_build(chess_builds, scheduler):
+    """After the DTZ50 tables (the test above), the packs: the same bytes as a local build's."""
+    here, _, there, _ = chess_builds
+    local = pack_wdl50_tables(get_family("chess"), CHESS_TABLES, here, show_progress=False)
+    on_cluster = dist.pack_wdl50_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
+                                             show_progress=False)
+    assert on_cluster["packed"] == local == ["KvK", "KBvK", "KNvK", "KQvK", "KRvK", "KPvK"]
+    for table in local:
+        with h5py.File(table_path(here, "chess", table, WDL50)) as mine, \
+                h5py.File(table_path(there, "chess", table, WDL50)) as theirs:
+            assert np.array_equal(mine["stream"][()], theirs["stream"][()]), table
+    assert dist.pack_wdl50_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
+                                       show_progress=False) == {"packed": [], "tasks": {}}
 
-    monkeypatch.setattr("retrograde.build.build_dtz50_one", not_here)  # the workers are other processes
+
+def test_cli_cluster_builds_the_dtz50_tables_and_packs_there(capsys, tmp_path, scheduler, monkeypatch):
+    def not_here(*args, **kwargs):
+        raise AssertionError("a DTZ50 table or pack made by the client, not on the cluster")
+
+    # the workers are other processes: only the client's copies fail
+    monkeypatch.setattr("retrograde.build.build_dtz50_one", not_here)
+    monkeypatch.setattr("retrograde.build.pack_one", not_here)
     status, out, err = run(capsys, "build", "chess", "KQvK", "--db", str(tmp_path), "--json",
                            "--scheduler", scheduler)
     answer = json.loads(out)
@@ -138,6 +155,7 @@ def test_cli_cluster_builds_the_dtz50_tables_there_and_packs_them(capsys, tmp_pa
     assert answer["built"] == answer["dtz50_built"] == answer["packed"] == ["KvK", "KQvK"]
     assert is_built(tmp_path, get_family("chess"), "KQvK")
     assert table_path(tmp_path, "chess", "KQvK", DTZ50).exists()
+    assert table_path(tmp_path, "chess", "KQvK", WDL50).exists()
 
 
 def test_dtz50_task_refuses_to_build_without_its_dependencies(tmp_path):

@@ -61,8 +61,8 @@ def register(subparsers) -> None:
                         "worker's cores). Results do not depend on it")
     parser.add_argument("--scheduler", metavar="ADDR",
                         help="build on a dask.distributed cluster, one task per table, each "
-                        "after the tables it depends on (the DTZ50 tables too, after the others; "
-                        "the packs on this machine): a scheduler address (tcp://host:8786), "
+                        "after the tables it depends on (then the DTZ50 tables the same way, and "
+                        "the packs): a scheduler address (tcp://host:8786), "
                         "or local[:N] for N worker processes on this machine (default: one per "
                         "core). The --db directory must be a path every worker sees (a shared "
                         "filesystem). Needs the 'distributed' extra")
@@ -161,16 +161,15 @@ def build(args: argparse.Namespace, root: Path) -> dict:
                             pack=args.pack, **options)
     result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
     from databases.families import get_family
-    from retrograde.build import has_dtz50, pack_wdl50_tables
+    from retrograde.build import has_dtz50
 
     if args.dtz50 and has_dtz50(get_family(args.game)):
-        # on the cluster too, once it has built the tables they belong to; packed here
+        # on the cluster too, once it has built the tables they belong to, and then the packs
         started = time.perf_counter()
         result["dtz50_built"] = build_dtz50_on_cluster(args.game, args.tables or None, root, args.scheduler,
                                                        options, renewed=result["built"])
-        result["packed"] = pack_wdl50_tables(
-            get_family(args.game), args.tables or None, root, max_pieces=args.pieces,
-            show_progress=options["show_progress"], notify=notify) if args.pack else []
+        result["packed"] = pack_on_cluster(args.game, args.tables or None, root, args.scheduler,
+                                           options) if args.pack else []
         result["seconds"] = round(result["seconds"] + time.perf_counter() - started, 3)
     return result
 
@@ -207,3 +206,15 @@ def build_dtz50_on_cluster(game: str, tables, root, scheduler: str, options: dic
     except DistributedBuildError as error:
         raise UsageError(str(error)) from None
     return result["dtz50_built"]
+
+
+def pack_on_cluster(game: str, tables, root, scheduler: str, options: dict) -> list[str]:
+    """The packed WDL50 of a distributed build, made on the same cluster: the tables packed."""
+    from retrograde.distributed import DistributedBuildError, pack_wdl50_distributed
+
+    try:
+        result = pack_wdl50_distributed(game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"],
+                                        show_progress=options["show_progress"])
+    except DistributedBuildError as error:
+        raise UsageError(str(error)) from None
+    return result["packed"]
