@@ -66,10 +66,19 @@ def mop_up_reference(board: chess.Board) -> int:
     return bonus if strong == chess.WHITE else -bonus
 
 
+def forces_mate(board: chess.Board, strong: bool) -> bool:
+    """Whether ``strong``'s pieces mate a bare king by force: a queen, a rook, bishops on both
+    colours, or a bishop and a knight."""
+    bishops = board.pieces(chess.BISHOP, strong)
+    return bool(board.pieces(chess.QUEEN, strong) or board.pieces(chess.ROOK, strong)
+                or (bishops & chess.BB_DARK_SQUARES and bishops & chess.BB_LIGHT_SQUARES)
+                or (bishops and board.pieces(chess.KNIGHT, strong)))
+
+
 def bare_king_reference(board: chess.Board) -> int | None:
     """Against a bare king without pawns, from White's side: the strong side's endgame material
     weights plus the mop-up when its pieces are worth 400 (as the mop-up counts them; module
-    docstring); None for other positions."""
+    docstring), and 1000 more when they force mate; None for other positions."""
     if board.pawns:
         return None
     for weak in chess.COLORS:
@@ -78,6 +87,8 @@ def bare_king_reference(board: chess.Board) -> int | None:
                 return None
             material = sum(int(W_EG[OFFSETS["MATERIAL"] + t - 1]) * len(board.pieces(t, not weak))
                            for t in MOP_UP_VALUES)
+            if forces_mate(board, not weak):
+                material += 1000
             return mop_up_reference(board) + (material if weak == chess.BLACK else -material)
     return None
 
@@ -158,6 +169,8 @@ def test_mop_up_drives_the_lone_king_to_the_edge_and_the_right_corner():
     assert score("k7/8/1K6/8/8/8/8/6Q1 w - - 0 1") > score("8/8/8/3k4/8/8/1K6/6Q1 w - - 0 1") + 60
     # KBNvK with a light-squared bishop: the light corner (a8) beats the dark one (a1).
     assert score("k7/8/1K6/8/8/8/8/5BN1 w - - 0 1") > score("8/8/8/8/8/1K6/8/k4BN1 w - - 0 1") + 40
+    # A forced mate is decided beyond every threshold of the search; two knights force none.
+    assert score("8/8/8/3k4/8/8/8/4KBN1 w - - 0 1") > 1000 + score("8/8/8/3k4/8/8/8/4KNN1 w - - 0 1")
     # Every random pawnless decisive ending matches the reference (the dot-product test meets few).
     rng = random.Random(4)
     checked = bare = 0
