@@ -647,7 +647,8 @@ def mates_by_force(pos, strong):
 def bare_king_score(pos):
     """From White's side, for a pawnless position where one side has a bare king and the other
     at least ``MOPUP_LEAD`` of pieces (counted as ``mop_up`` counts them): their endgame material
-    weights plus the mop-up bonus, and nothing else (module docstring); 0 for any other position."""
+    weights plus the mop-up bonus, ``KNOWN_WIN_BONUS`` more when they force mate, and nothing
+    else (module docstring); 0 for any other position."""
     for weak in range(2):
         if pos[weak] != pos[KINGS] & pos[weak]:
             continue
