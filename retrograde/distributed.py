@@ -336,17 +336,9 @@ def build_tables_distributed(game: str, tables: list[str] | None = None, root=No
     removed = clean_temporaries(root, game, notify)
     for table, problem in unusable.items():
         notify(f"rebuilding {table}: {problem}")
-    tasks: dict[str, dict] = {}
-    if to_build:
-        threads = workers if workers else default_threads(scheduler)
-        timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
-        with connect(scheduler, root, game, timeout) as client:
-            progress = BuildProgress(len(to_build), show_progress)
-            try:
-                tasks = _schedule(client, family, to_build, root, progress, build_table_task,
-                                  (threads, compression))
-            finally:
-                progress.done()
+    threads = workers if workers else default_threads(scheduler)
+    tasks = _run_on_cluster(scheduler, connect_timeout, family, to_build, root, show_progress, "tables",
+                            build_table_task, (threads, compression))
     return {"built": to_build, "skipped": skipped, "rebuilt": unusable, "removed": removed,
             "seconds": round(time.perf_counter() - started, 3), "scheduler": scheduler,
             "tasks": tasks}
@@ -366,17 +358,9 @@ def build_dtz50_distributed(game: str, tables: list[str] | None = None, root=Non
     family = get_family(game)
     root = Path(root).expanduser().resolve()
     planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
-    tasks: dict[str, dict] = {}
-    if planned:
-        threads = workers if workers else default_threads(scheduler)
-        timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
-        with connect(scheduler, root, game, timeout) as client:
-            progress = BuildProgress(len(planned), show_progress, what="DTZ50 tables")
-            try:
-                tasks = _schedule(client, family, planned, root, progress, build_dtz50_task,
-                                  (threads, compression), kind="dtz50")
-            finally:
-                progress.done()
+    threads = workers if workers else default_threads(scheduler)
+    tasks = _run_on_cluster(scheduler, connect_timeout, family, planned, root, show_progress, "DTZ50 tables",
+                            build_dtz50_task, (threads, compression), kind="dtz50")
     return {"dtz50_built": planned, "tasks": tasks}
 
 
@@ -390,17 +374,25 @@ def pack_wdl50_distributed(game: str, tables: list[str] | None = None, root=None
     family = get_family(game)
     root = Path(root).expanduser().resolve()
     planned = plan_packs(family, tables, root, max_pieces=max_pieces)
-    tasks: dict[str, dict] = {}
-    if planned:
-        timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
-        with connect(scheduler, root, game, timeout) as client:
-            progress = BuildProgress(len(planned), show_progress, what="WDL50 packs")
-            try:
-                tasks = _schedule(client, family, planned, root, progress, pack_task, (), kind="pack",
-                                  ordered=False)
-            finally:
-                progress.done()
+    tasks = _run_on_cluster(scheduler, connect_timeout, family, planned, root, show_progress, "WDL50 packs",
+                            pack_task, (), kind="pack", ordered=False)
     return {"packed": planned, "tasks": tasks}
+
+
+def _run_on_cluster(scheduler: str, connect_timeout: float | None, family, to_build: list[str], root: Path,
+                    show_progress: bool | None, what: str, task, arguments: tuple, kind: str = "build",
+                    ordered: bool = True) -> dict:
+    """Connect to ``scheduler`` and run ``task`` for each of ``to_build`` (:func:`_schedule`),
+    with a progress line naming ``what``; nothing (no connection) when there is nothing to do."""
+    if not to_build:
+        return {}
+    timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+    with connect(scheduler, root, family.game.name, timeout) as client:
+        progress = BuildProgress(len(to_build), show_progress, what=what)
+        try:
+            return _schedule(client, family, to_build, root, progress, task, arguments, kind=kind, ordered=ordered)
+        finally:
+            progress.done()
 
 
 def _schedule(client, family, to_build: list[str], root: Path, progress: "BuildProgress",

@@ -186,35 +186,34 @@ def build_on_cluster(game: str, tables, root, scheduler: str, options: dict) -> 
     has the keys of a local build plus ``scheduler``."""
     from retrograde.distributed import DistributedBuildError, build_tables_distributed
 
-    try:
-        result = build_tables_distributed(game, tables, root, scheduler=scheduler, **options)
-    except DistributedBuildError as error:
-        raise UsageError(str(error)) from None
+    result = as_usage_error(DistributedBuildError,
+                            lambda: build_tables_distributed(game, tables, root, scheduler=scheduler, **options))
     del result["tasks"]
     return result
+
+
+def as_usage_error(errors, call):
+    """``call()``, an error of the kind ``errors`` raised as the UsageError of one line."""
+    try:
+        return call()
+    except errors as error:
+        raise UsageError(str(error)) from None
 
 
 def build_dtz50_on_cluster(game: str, tables, root, scheduler: str, options: dict, renewed) -> list[str]:
     """The DTZ50 tables of a distributed build, built on the same cluster: the tables built."""
     from retrograde.distributed import DistributedBuildError, build_dtz50_distributed
 
-    try:
-        result = build_dtz50_distributed(game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"],
-                                         workers=options["workers"], show_progress=options["show_progress"],
-                                         compression=options["compression"], renewed=renewed,
-                                         notify=options["notify"])
-    except DistributedBuildError as error:
-        raise UsageError(str(error)) from None
-    return result["dtz50_built"]
+    return as_usage_error(DistributedBuildError, lambda: build_dtz50_distributed(
+        game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"], workers=options["workers"],
+        show_progress=options["show_progress"], compression=options["compression"], renewed=renewed,
+        notify=options["notify"]))["dtz50_built"]
 
 
 def pack_on_cluster(game: str, tables, root, scheduler: str, options: dict) -> list[str]:
     """The packed WDL50 of a distributed build, made on the same cluster: the tables packed."""
     from retrograde.distributed import DistributedBuildError, pack_wdl50_distributed
 
-    try:
-        result = pack_wdl50_distributed(game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"],
-                                        show_progress=options["show_progress"])
-    except DistributedBuildError as error:
-        raise UsageError(str(error)) from None
-    return result["packed"]
+    return as_usage_error(DistributedBuildError, lambda: pack_wdl50_distributed(
+        game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"],
+        show_progress=options["show_progress"]))["packed"]
