@@ -455,8 +455,8 @@ class UciEngine:
         """(optimum, maximum) seconds from the clock, ``movetime``, or (None, None)."""
         overhead = self.options["Move Overhead"] / 1000
         if command.movetime is not None:
-            seconds = max(0.001, command.movetime / 1000 - overhead)
-            return seconds, seconds
+            # All of it: no soft limit, so the last iteration runs until the time is up.
+            return None, max(0.001, command.movetime / 1000 - overhead)
         clock = command.wtime if side == 0 else command.btime
         if clock is None:
             return None, None

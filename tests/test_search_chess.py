@@ -64,6 +64,27 @@ def test_a_mate_in_one_is_found_with_every_feature_switched_off():
     assert CHESS.format_move(position, result.best) == "d1d8" and result.mate == 1
 
 
+def test_a_mate_found_in_an_unfinished_iteration_is_reported():
+    # A mate in three (Madame de Remusat against Napoleon, 1802: 1...Bc5+). Between roughly
+    # 3,000 and 4,000 nodes the iteration that first sees the mate is cut off after its first
+    # root move: the mate is a lower bound of the search's score, and is reported as one.
+    position = CHESS.parse_position("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq -")
+    player = Player(CHESS, hash_mb=16)
+    early = []
+    for nodes in range(500, 10_000, 250):
+        player.new_game()
+        reported = []
+        result = player.search(position, Limits(nodes=nodes), on_iteration=reported.append)
+        finished_mate = any(iteration.score >= MATE_BOUND for iteration in result.iterations)
+        if result.score >= MATE_BOUND:
+            assert CHESS.format_move(position, result.best) == "f8c5"
+            assert reported[-1].score == result.score
+            if not finished_mate:
+                assert reported[-1].bound == "lower"
+                early.append(nodes)
+    assert early, "no node limit cut the mate's iteration short"
+
+
 # White is a queen down, so every line scores far below zero unless it is a draw.
 LOST = "6k1/8/8/8/8/3q4/8/1N4K1 w - - 0 40"
 

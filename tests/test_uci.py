@@ -215,6 +215,15 @@ def test_go_values_beyond_64_bits_are_taken_as_the_largest(engine):
     assert "search failed" not in "".join(engine.err.lines)
 
 
+def test_movetime_is_a_hard_limit_with_no_soft_one(engine):
+    # With a soft limit, the time manager started no iteration after 70% of it (a settled best
+    # move) and used 710 ms of a second: "go movetime" asks for all of it, as Stockfish uses it.
+    command, problems = parse_go("movetime 1000".split())
+    optimum, maximum = engine._budget(command, 0)
+    overhead = engine.options["Move Overhead"] / 1000
+    assert not problems and optimum is None and maximum == pytest.approx(1.0 - overhead)
+
+
 @pytest.mark.parametrize("limit", ["nodes 0", "depth 0"])
 def test_go_nodes_or_depth_zero_is_the_least_search_not_an_endless_one(engine, limit):
     engine.handle("position startpos")

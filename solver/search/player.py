@@ -475,10 +475,19 @@ class Player:
                 delta += delta // 2 + 5
             if stats[ab.S_STOPPED]:
                 # An interrupted iteration still counts its best move if one was fully searched
-                # and raised the window: it has a score at least as good as that bound.
+                # and raised the window: it has a score at least as good as that bound. A score
+                # above the last iteration's is reported, as a lower bound (a mate found in the
+                # last second is a mate, as Stockfish reports it).
                 if stats[ab.S_ROOT_IMPROVED] and int(stats[ab.S_ROOT_BEST]) in root_moves:
                     best = int(stats[ab.S_ROOT_BEST])
-                    if pv[:1] != [best]:
+                    improved = int(stats[ab.S_ROOT_SCORE])
+                    if score is None or improved > score:
+                        score = improved
+                        pv = self._root_pv() or [best]
+                        if pv[0] != best:
+                            pv = [best]
+                        self._report(on_iteration, iterations, depth, score, "lower", started, pv)
+                    elif pv[:1] != [best]:
                         pv = [best]
                 break
             score = int(value)
