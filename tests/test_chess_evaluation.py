@@ -75,21 +75,30 @@ def forces_mate(board: chess.Board, strong: bool) -> bool:
                 or (bishops and board.pieces(chess.KNIGHT, strong)))
 
 
-def bare_king_reference(board: chess.Board) -> int | None:
-    """Against a bare king without pawns, from White's side: the strong side's endgame material
-    weights plus the mop-up when its pieces are worth 400 (as the mop-up counts them; module
-    docstring), and 1000 more when they force mate; None for other positions."""
+def lone_defence_reference(board: chess.Board) -> int | None:
+    """Without pawns, against a bare king or against one piece other than a queen when the
+    other side has a queen, from White's side: the difference of the two sides' endgame
+    material weights plus the mop-up when the lead is 400 (as the mop-up counts it; module
+    docstring), and 1000 more when the strong side's pieces force mate; None for other
+    positions."""
     if board.pawns:
         return None
     for weak in chess.COLORS:
-        if board.occupied_co[weak] == board.kings & board.occupied_co[weak]:
-            if sum(v * len(board.pieces(t, not weak)) for t, v in MOP_UP_VALUES.items()) < 400:
-                return None
-            material = sum(int(W_EG[OFFSETS["MATERIAL"] + t - 1]) * len(board.pieces(t, not weak))
-                           for t in MOP_UP_VALUES)
-            if forces_mate(board, not weak):
-                material += 1000
-            return mop_up_reference(board) + (material if weak == chess.BLACK else -material)
+        defenders = [board.piece_type_at(square) for square in chess.SquareSet(board.occupied_co[weak])
+                     if board.piece_type_at(square) != chess.KING]
+        lone_piece = (len(defenders) == 1 and defenders[0] != chess.QUEEN
+                      and bool(board.pieces(chess.QUEEN, not weak)))
+        if defenders and not lone_piece:
+            continue
+        def worth(values, colour):
+            return sum(values(t) * len(board.pieces(t, colour)) for t in MOP_UP_VALUES)
+        if worth(MOP_UP_VALUES.get, not weak) - worth(MOP_UP_VALUES.get, weak) < 400:
+            return None
+        weights = lambda t: int(W_EG[OFFSETS["MATERIAL"] + t - 1])  # noqa: E731
+        material = worth(weights, not weak) - worth(weights, weak)
+        if forces_mate(board, not weak):
+            material += 1000
+        return mop_up_reference(board) + (material if weak == chess.BLACK else -material)
     return None
 
 
@@ -131,7 +140,7 @@ def tapered(position: np.ndarray) -> int:
     counts, phase = features(position)
     sign = -1 if int(position[9]) & 1 else 1
     board = chess.Board(GAME.format_position(position))
-    bare = bare_king_reference(board)
+    bare = lone_defence_reference(board)
     if bare is not None:
         value = sign * bare
     else:
@@ -171,6 +180,10 @@ def test_mop_up_drives_the_lone_king_to_the_edge_and_the_right_corner():
     assert score("k7/8/1K6/8/8/8/8/5BN1 w - - 0 1") > score("8/8/8/8/8/1K6/8/k4BN1 w - - 0 1") + 40
     # A forced mate is decided beyond every threshold of the search; two knights force none.
     assert score("8/8/8/3k4/8/8/8/4KBN1 w - - 0 1") > 1000 + score("8/8/8/3k4/8/8/8/4KNN1 w - - 0 1")
+    # A queen against one lesser piece is decided as against a bare king; a rook against a
+    # minor piece and a queen against a queen are not.
+    assert score("8/8/8/K7/8/6n1/7k/3Q4 w - - 0 1") > 1000 + score("8/8/8/K7/8/6n1/7k/3R4 w - - 0 1")
+    assert score("8/8/8/K7/8/6q1/7k/3Q4 w - - 0 1") < 200
     # Every random pawnless decisive ending matches the reference (the dot-product test meets few).
     rng = random.Random(4)
     checked = bare = 0
@@ -187,7 +200,7 @@ def test_mop_up_drives_the_lone_king_to_the_edge_and_the_right_corner():
         position = GAME.parse_position(board.fen())
         assert int(evaluate(position)) == tapered(position), board.fen()
         checked += mop_up_reference(board) != 0
-        bare += bare_king_reference(board) is not None
+        bare += lone_defence_reference(board) is not None
     assert checked > 50 and bare > 20
 
 
