@@ -17,9 +17,9 @@ Each position is given, in turn:
 * ``stockfish``: Stockfish's ``go mate N``, stopped at the time limit;
 * ``stockfish movetime``: Stockfish's ``go movetime`` (the same question as ``ours+prover``).
 
-Two counts per engine, as in Stockfish's matetrack: **mates**, where the last ``score mate k``
-before ``bestmove`` has k > 0, was reported within the time (plus 0.1 s) and the move played
-keeps a forced win; **best**, those among them with k <= N whose move keeps a mate within 2N - 2
+Two counts per engine, as in Stockfish's matetrack: **mates**, where the last score reported
+before ``bestmove`` is ``mate k`` with k > 0 (a mate bound that a later line takes back is no
+mate), was reported within the time (plus 0.1 s) and the move played keeps a forced win; **best**, those among them with k <= N whose move keeps a mate within 2N - 2
 plies (the shortest mate, or one as short as the EPD's). Moves are checked with our tables for
 the long mates, with a df-pn disproof of the defender's ``draw`` for the others (bounded to
 2N - 2 plies for *best*). Time to find is the engine's ``time`` of its first info line carrying
@@ -216,18 +216,21 @@ def _verdict(outcome: tuple[bool, bool, float | None]) -> str:
 
 
 def parse_answer(lines: list[str]) -> tuple[int | None, int | None, str]:
-    """(last mate score, time of the first info line with that mate, bestmove)."""
-    mates = []
+    """(the final score's mate, time of the first info line with that mate, bestmove): the
+    mate is None unless the last score reported before ``bestmove`` is one. A mate bound that a
+    later line takes back (an aspiration fail-high the re-search does not confirm) is no mate,
+    as matetrack reads the final score."""
+    scores = []
     for line in lines:
-        if line.startswith("info") and " score mate " in line:
-            k = int(line.split(" score mate ")[1].split()[0])
+        if line.startswith("info") and " score " in line:
+            kind, value = line.split(" score ")[1].split()[:2]
             millis = int(line.split(" time ")[1].split()[0]) if " time " in line else None
-            mates.append((k, millis))
+            scores.append((int(value) if kind == "mate" else None, millis))
     best = lines[-1].split()[1]
-    if not mates:
+    if not scores or scores[-1][0] is None:
         return None, None, best
-    last = mates[-1][0]
-    first_time = next(millis for k, millis in mates if k == last)
+    last = scores[-1][0]
+    first_time = next(millis for k, millis in scores if k == last)
     return last, first_time, best
 
 
