@@ -19,8 +19,9 @@ Each position is given, in turn:
 
 Two counts per engine, as in Stockfish's matetrack: **mates**, where the last score reported
 before ``bestmove`` is ``mate k`` with k > 0 (a mate bound that a later line takes back is no
-mate), was reported within the time (plus 0.1 s) and the move played keeps a forced win; **best**, those among them with k <= N whose move keeps a mate within 2N - 2
-plies (the shortest mate, or one as short as the EPD's). Moves are checked with our tables for
+mate), was reported within the time (plus 0.1 s) and the move played keeps a forced win;
+**best**, those among them with k <= N whose move keeps a mate within 2N - 2 plies (the
+shortest mate, or one as short as the EPD's). Moves are checked with our tables for
 the long mates, with a df-pn disproof of the defender's ``draw`` for the others (bounded to
 2N - 2 plies for *best*). Time to find is the engine's ``time`` of its first info line carrying
 that mate. With ``--nodes N`` the engines given ``go movetime`` get ``go nodes N`` instead (a
