@@ -85,6 +85,19 @@ def test_a_mate_found_in_an_unfinished_iteration_is_reported():
     assert early, "no node limit cut the mate's iteration short"
 
 
+@pytest.mark.parametrize("fen", ["8/8/NR6/8/7k/8/8/2K5 w - - 0 1", "1K6/4R3/8/8/4N3/8/8/5k2 w - - 0 1"])
+def test_a_mate_the_search_reported_stays_its_result(fen):
+    # In these rook-and-knight mates an aspiration fail-high shows a mate (a proof: every
+    # defence searched) that the re-search with the wider window misses; before, the search
+    # ended on the re-search's +20 pawns.
+    position = CHESS.parse_position(fen)
+    reported = []
+    result = Player(CHESS, hash_mb=16).search(position, Limits(nodes=1_000_000), on_iteration=reported.append)
+    best_reported = max(iteration.score for iteration in reported)
+    assert best_reported >= MATE_BOUND
+    assert result.score == best_reported and reported[-1].score == result.score
+
+
 # White is a queen down, so every line scores far below zero unless it is a draw.
 LOST = "6k1/8/8/8/8/3q4/8/1N4K1 w - - 0 40"
 

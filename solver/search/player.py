@@ -156,6 +156,15 @@ PROVER_TIME_SHARE = 1.0
 PROVER_SHORTENING_SHARE = 0.25
 
 
+def _better_mate(mate: tuple[int, int] | None, move: int, score: int,
+                 root_moves: list[int]) -> tuple[int, int] | None:
+    """``mate`` or (``move``, ``score``), whichever mates sooner: a score below ``MATE_BOUND``
+    or a move not among ``root_moves`` is no mate."""
+    if score < MATE_BOUND or move not in root_moves or (mate is not None and mate[1] >= score):
+        return mate
+    return move, score
+
+
 class Player:
     """An alpha-beta player for one game: its transposition table, history tables and buffers.
 
@@ -449,6 +458,10 @@ class Player:
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         best, score, pv = root_moves[0], None, [root_moves[0]]
         iterations: list[Iteration] = []
+        # A root move the search has shown to mate, and its score. A mate score is a proof (every
+        # defence was searched), but a later search of the same move with another window may not
+        # see it again (its prunings depend on the window): the mate stays found.
+        mate: tuple[int, int] | None = None
         for depth in range(1, max_depth + 1):
             self._state[ab.P_ROOT_DEPTH] = depth
             self._gate_mate_hunt(score)
@@ -469,6 +482,7 @@ class Player:
                     alpha = max(value - delta, -INFINITE)
                 elif value >= beta:
                     self._report(on_iteration, iterations, depth, value, "lower", started, self._root_pv())
+                    mate = _better_mate(mate, int(stats[ab.S_ROOT_BEST]), int(value), root_moves)
                     beta = min(value + delta, INFINITE)
                 else:
                     break
@@ -481,6 +495,8 @@ class Player:
                 if stats[ab.S_ROOT_IMPROVED] and int(stats[ab.S_ROOT_BEST]) in root_moves:
                     best = int(stats[ab.S_ROOT_BEST])
                     improved = int(stats[ab.S_ROOT_SCORE])
+                    if mate is not None and mate[1] > improved:
+                        best, improved = mate
                     if score is None or improved > score:
                         score = improved
                         pv = self._root_pv() or [best]
@@ -493,10 +509,12 @@ class Player:
             score = int(value)
             pv = self._with_table_line(self._root_pv() or [best])
             best = pv[0]
+            mate = _better_mate(mate, best, score, root_moves)
             proven = self._prover_at_root(limits, started, root_moves, score)
-            if proven is not None and proven[1] > score:
-                best, score = proven
-                pv = pv if pv[0] == best else [best]
+            for found in (mate, proven):
+                if found is not None and found[1] > score:
+                    best, score = found
+                    pv = pv if pv[0] == best else [best]
             self._report(on_iteration, iterations, depth, score, "exact", started, pv)
             if self._done(limits, score, depth, started, len(root_moves), self._optimum_scale(iterations)):
                 break
