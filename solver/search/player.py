@@ -492,19 +492,19 @@ class Player:
                 # and raised the window: it has a score at least as good as that bound. A score
                 # above the last iteration's is reported, as a lower bound (a mate found in the
                 # last second is a mate, as Stockfish reports it).
+                found = mate
                 if stats[ab.S_ROOT_IMPROVED] and int(stats[ab.S_ROOT_BEST]) in root_moves:
                     best = int(stats[ab.S_ROOT_BEST])
-                    improved = int(stats[ab.S_ROOT_SCORE])
-                    if mate is not None and mate[1] > improved:
-                        best, improved = mate
-                    if score is None or improved > score:
-                        score = improved
-                        pv = self._root_pv() or [best]
-                        if pv[0] != best:
-                            pv = [best]
-                        self._report(on_iteration, iterations, depth, score, "lower", started, pv)
-                    elif pv[:1] != [best]:
+                    if pv[:1] != [best]:
                         pv = [best]
+                    if mate is None or mate[1] < int(stats[ab.S_ROOT_SCORE]):
+                        found = best, int(stats[ab.S_ROOT_SCORE])
+                if found is not None and (score is None or found[1] > score):
+                    best, score = found
+                    pv = self._root_pv() or [best]
+                    if pv[0] != best:
+                        pv = [best]
+                    self._report(on_iteration, iterations, depth, score, "lower", started, pv)
                 break
             score = int(value)
             pv = self._with_table_line(self._root_pv() or [best])
