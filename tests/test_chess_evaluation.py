@@ -90,12 +90,11 @@ def lone_defence_reference(board: chess.Board) -> int | None:
                       and bool(board.pieces(chess.QUEEN, not weak)))
         if defenders and not lone_piece:
             continue
-        def worth(values, colour):
-            return sum(values(t) * len(board.pieces(t, colour)) for t in MOP_UP_VALUES)
-        if worth(MOP_UP_VALUES.get, not weak) - worth(MOP_UP_VALUES.get, weak) < 400:
+        # Each piece type counted for the strong side and against it for the weak one.
+        surplus = {t: len(board.pieces(t, not weak)) - len(board.pieces(t, weak)) for t in MOP_UP_VALUES}
+        if sum(MOP_UP_VALUES[t] * n for t, n in surplus.items()) < 400:
             return None
-        weights = lambda t: int(W_EG[OFFSETS["MATERIAL"] + t - 1])  # noqa: E731
-        material = worth(weights, not weak) - worth(weights, weak)
+        material = sum(int(W_EG[OFFSETS["MATERIAL"] + t - 1]) * n for t, n in surplus.items())
         if forces_mate(board, not weak):
             material += 1000
         return mop_up_reference(board) + (material if weak == chess.BLACK else -material)
