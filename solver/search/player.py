@@ -488,22 +488,9 @@ class Player:
                     break
                 delta += delta // 2 + 5
             if stats[ab.S_STOPPED]:
-                # An interrupted iteration still counts its best move if one was fully searched
-                # and raised the window: it has a score at least as good as that bound. A score
-                # above the last iteration's is reported, as a lower bound (a mate found in the
-                # last second is a mate, as Stockfish reports it).
-                found = mate
-                if stats[ab.S_ROOT_IMPROVED] and int(stats[ab.S_ROOT_BEST]) in root_moves:
-                    best = int(stats[ab.S_ROOT_BEST])
-                    if pv[:1] != [best]:
-                        pv = [best]
-                    if mate is None or mate[1] < int(stats[ab.S_ROOT_SCORE]):
-                        found = best, int(stats[ab.S_ROOT_SCORE])
-                if found is not None and (score is None or found[1] > score):
-                    best, score = found
-                    pv = self._root_pv() or [best]
-                    if pv[0] != best:
-                        pv = [best]
+                best, pv, raised = self._interrupted(best, pv, score, mate, root_moves)
+                if raised is not None:
+                    score = raised
                     self._report(on_iteration, iterations, depth, score, "lower", started, pv)
                 break
             score = int(value)
@@ -526,6 +513,28 @@ class Player:
         return SearchResult(best, score, finished.depth if finished else 0, int(stats[ab.S_SELDEPTH]),
                             int(stats[ab.S_NODES]), time.monotonic() - started, pv, K.ONGOING, iterations,
                             int(stats[ab.S_TABLE_HITS]))
+
+    def _interrupted(self, best: int, pv: list[int], score: int | None, mate: tuple[int, int] | None,
+                     root_moves: list[int]) -> tuple[int, list[int], int | None]:
+        """(best move, line, raised score or None) after an iteration the limits stopped. Its
+        best move counts if one was fully searched and raised the window: it has a score at
+        least as good as that bound. A score above the last iteration's ``score`` (that move's,
+        or the kept ``mate``'s) is returned, to be reported as a lower bound: a mate found in
+        the last second is a mate, as Stockfish reports it."""
+        stats = self._state
+        found = mate
+        if stats[ab.S_ROOT_IMPROVED] and int(stats[ab.S_ROOT_BEST]) in root_moves:
+            best = int(stats[ab.S_ROOT_BEST])
+            if pv[:1] != [best]:
+                pv = [best]
+            searched = int(stats[ab.S_ROOT_SCORE])
+            if mate is None or mate[1] < searched:
+                found = best, searched
+        if found is None or (score is not None and found[1] <= score):
+            return best, pv, None
+        best = found[0]
+        pv = self._root_pv() or [best]
+        return best, pv if pv[0] == best else [best], found[1]
 
     def _gate_mate_hunt(self, score: int | None) -> None:
         """The mate hunt (switch ``mate_hunt``) for the next iteration: only once the root is
