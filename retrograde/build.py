@@ -12,7 +12,7 @@ from databases.families import get_family
 from databases.location import DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries, write_table
 from retrograde.forward import solve_forward
-from retrograde.progress import Progress, Silent
+from retrograde.progress import Progress, Silent, table_log
 from retrograde.tables import MISSING, ChildLoader, load_children, read_codes, table_problem
 from retrograde.unmove import solve_by_unmoves
 
@@ -149,11 +149,14 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
                                              show_progress)
     removed = clean_temporaries(root, game, notify)
     built = []
+    log = table_log(len(to_build), "tables", show_progress)
     for table in to_build:
         if table in unusable:
             notify(f"rebuilding {table}: {unusable[table]}")
+        table_started = time.perf_counter()
         build_one(family, table, root, show_progress, compression)
         built.append(table)
+        log.finished(table, time.perf_counter() - table_started)
     result = {"built": built, "skipped": skipped, "rebuilt": unusable, "removed": removed}
     if has_dtz50(family):
         result["dtz50_built"] = build_dtz50_tables(
@@ -172,8 +175,11 @@ def pack_wdl50_tables(family, tables: list[str] | None, root, *, max_pieces: int
     whose pack is missing, unreadable, or packed from another build of its DTZ50 table.
     Returns the tables packed."""
     planned = plan_packs(family, tables, root, max_pieces=max_pieces)
+    log = table_log(len(planned), "WDL50 packs", show_progress)
     for table in planned:
+        started = time.perf_counter()
         pack_one(family, table, Path(root), show_progress)
+        log.finished(table, time.perf_counter() - started)
     return planned
 
 
@@ -211,8 +217,11 @@ def build_dtz50_tables(family, tables: list[str] | None, root, *, max_pieces: in
     one missing, unusable, or whose rule-free table is in ``renewed`` (built in this run), in
     dependency order. Returns the tables whose DTZ50 table was built."""
     planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
+    log = table_log(len(planned), "DTZ50 tables", show_progress)
     for table in planned:
+        started = time.perf_counter()
         build_dtz50_one(family, table, root, show_progress, compression)
+        log.finished(table, time.perf_counter() - started)
     return planned
 
 

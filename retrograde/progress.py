@@ -1,4 +1,5 @@
-"""A one-line progress bar on stderr (only on a terminal, never under --json)."""
+"""A one-line progress bar on stderr (only on a terminal, never under --json), and a line per
+finished table where stderr is not a terminal (a build logged to a file)."""
 from __future__ import annotations
 
 import sys
@@ -40,3 +41,30 @@ class Silent(Progress):
 
     def __init__(self, label: str = ""):
         super().__init__(label, enabled=False)
+
+
+class TableLog:
+    """One line per finished table, ``tables 3/146: KQvKR in 12.3 s``, for a build whose stderr
+    is not a terminal (redirected to a log, where a rewritten line cannot show): a build of
+    hours still says how far it got. ``enabled`` None means "stderr is not a terminal"."""
+
+    def __init__(self, total: int, what: str = "tables", enabled: bool | None = None, stream=None):
+        self.stream = stream or sys.stderr
+        self.enabled = not self.stream.isatty() if enabled is None else enabled
+        self.total = total
+        self.what = what
+        self.count = 0
+
+    def finished(self, table: str, seconds: float) -> None:
+        """Count ``table`` as done, ``seconds`` after it started, and write its line."""
+        self.count += 1
+        if self.enabled:
+            self.stream.write(f"{self.what} {self.count}/{self.total}: {table} in {seconds:.1f} s\n")
+            self.stream.flush()
+
+
+def table_log(total: int, what: str, show_progress: bool | None) -> TableLog:
+    """The per-table log of a build whose progress display is ``show_progress`` (None: the
+    default, where the log is written when stderr is not a terminal; False, as under --json, or
+    True, a forced progress line: none)."""
+    return TableLog(total, what, enabled=None if show_progress is None else False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import sys
 
 import h5py
@@ -219,8 +220,9 @@ def test_cli_failed_table_names_it_and_keeps_finished_tables(capsys, tmp_path, s
     status, out, err = run(capsys, "build", "chess", "KQvKR", "--db", str(tmp_path),
                            "--scheduler", scheduler, "--workers", "1")
     assert status == 2 and out == ""
-    notice, error = err.splitlines()
+    notice, finished, error = err.splitlines()
     assert notice.startswith("solver build: rebuilding KQvKR: ")
+    assert re.fullmatch(r"tables 1/2: KRvK in \d+\.\d s", finished), finished  # the log off a terminal
     assert "building KQvKR failed on worker tcp://" in error and "IsADirectoryError" in error
     assert "1 table(s) finished" in error and "Traceback" not in err
     family = get_family("chess")
@@ -289,3 +291,26 @@ def test_progress_line_names_done_total_and_running_tables():
     silent = io.StringIO()
     dist.BuildProgress(6, enabled=False, stream=silent).show({}, ["KvK"])
     assert silent.getvalue() == ""
+
+
+def test_progress_off_a_terminal_is_a_line_per_finished_table():
+    # a build logged to a file cannot show a rewritten line: it says which table finished
+    stream = io.StringIO()
+    progress = dist.BuildProgress(3, stream=stream, what="DTZ50 tables")
+    progress.show({}, ["KvK"])
+    progress.show({"KvK": {"seconds": 1.5}}, ["KQvK", "KRvK"])
+    progress.show({"KvK": {"seconds": 1.5}, "KQvK": {"seconds": 10.0}}, ["KRvK"])
+    assert stream.getvalue() == "DTZ50 tables 1/3: KvK in 1.5 s\nDTZ50 tables 2/3: KQvK in 10.0 s\n"
+
+
+def test_a_build_logged_to_a_file_names_each_table_as_it_finishes(capsys, tmp_path):
+    status, out, err = run(capsys, "build", "chess", "KQvK", "--db", str(tmp_path))
+    assert status == 0, err
+    phases = [re.fullmatch(r"(tables|DTZ50 tables|WDL50 packs) (\d)/2: (KvK|KQvK) in \d+\.\d s", line)
+              for line in err.splitlines()]
+    assert all(phases), err
+    assert [(m[1], m[2], m[3]) for m in phases] == [
+        (phase, str(n), table) for phase in ("tables", "DTZ50 tables", "WDL50 packs")
+        for n, table in ((1, "KvK"), (2, "KQvK"))]
+    status, out, err = run(capsys, "build", "chess", "KQvK", "--db", str(tmp_path), "--json")
+    assert status == 0 and err == ""  # --json keeps stderr for errors
