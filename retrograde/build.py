@@ -153,10 +153,9 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
     for table in to_build:
         if table in unusable:
             notify(f"rebuilding {table}: {unusable[table]}")
-        table_started = time.perf_counter()
-        build_one(family, table, root, show_progress, compression)
+        with log.timing(table):
+            build_one(family, table, root, show_progress, compression)
         built.append(table)
-        log.finished(table, time.perf_counter() - table_started)
     result = {"built": built, "skipped": skipped, "rebuilt": unusable, "removed": removed}
     if has_dtz50(family):
         result["dtz50_built"] = build_dtz50_tables(
@@ -177,9 +176,8 @@ def pack_wdl50_tables(family, tables: list[str] | None, root, *, max_pieces: int
     planned = plan_packs(family, tables, root, max_pieces=max_pieces)
     log = table_log(len(planned), "WDL50 packs", show_progress)
     for table in planned:
-        started = time.perf_counter()
-        pack_one(family, table, Path(root), show_progress)
-        log.finished(table, time.perf_counter() - started)
+        with log.timing(table):
+            pack_one(family, table, Path(root), show_progress)
     return planned
 
 
@@ -219,9 +217,8 @@ def build_dtz50_tables(family, tables: list[str] | None, root, *, max_pieces: in
     planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
     log = table_log(len(planned), "DTZ50 tables", show_progress)
     for table in planned:
-        started = time.perf_counter()
-        build_dtz50_one(family, table, root, show_progress, compression)
-        log.finished(table, time.perf_counter() - started)
+        with log.timing(table):
+            build_dtz50_one(family, table, root, show_progress, compression)
     return planned
 
 

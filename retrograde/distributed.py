@@ -28,7 +28,7 @@ from databases.location import DTM, DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries
 from retrograde.build import (build_dtz50_one, build_order, build_tables, clean_temporaries, pack_one, plan_build,
                               plan_dtz50, plan_packs)
-from retrograde.progress import TableLog
+from retrograde.progress import table_log
 from retrograde.tables import is_built
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler (and to see its first worker)
@@ -451,7 +451,7 @@ def _failure_message(table: str, future, finished: int) -> str:
 
 class BuildProgress:
     """``tables done/total built, running or queued: ...`` on one rewritten stderr line
-    (terminal only; elsewhere, by default, a line per finished table: :class:`TableLog`);
+    (terminal only; elsewhere, by default, a line per finished table: :func:`table_log`);
     ``what`` names the tables ("DTZ50 tables")."""
 
     SHOWN = 4  # running tables named on the line
@@ -461,7 +461,7 @@ class BuildProgress:
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.total = total
         self.what = what
-        self.log = TableLog(total, what, enabled=None if enabled is None else False, stream=self.stream)
+        self.log = table_log(total, what, enabled, stream=self.stream)
 
     def show(self, finished: dict, running: list[str]) -> None:
         """Redraw the line (or log the tables finished since the last call)."""

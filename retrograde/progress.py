@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 
 
 class Progress:
@@ -55,6 +56,13 @@ class TableLog:
         self.what = what
         self.count = 0
 
+    @contextmanager
+    def timing(self, table: str):
+        """Log ``table`` as finished when the block it wraps (its build) ends without error."""
+        started = time.perf_counter()
+        yield
+        self.finished(table, time.perf_counter() - started)
+
     def finished(self, table: str, seconds: float) -> None:
         """Count ``table`` as done, ``seconds`` after it started, and write its line."""
         self.count += 1
@@ -63,8 +71,8 @@ class TableLog:
             self.stream.flush()
 
 
-def table_log(total: int, what: str, show_progress: bool | None) -> TableLog:
+def table_log(total: int, what: str, show_progress: bool | None, stream=None) -> TableLog:
     """The per-table log of a build whose progress display is ``show_progress`` (None: the
     default, where the log is written when stderr is not a terminal; False, as under --json, or
     True, a forced progress line: none)."""
-    return TableLog(total, what, enabled=None if show_progress is None else False)
+    return TableLog(total, what, enabled=None if show_progress is None else False, stream=stream)
