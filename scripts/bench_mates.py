@@ -13,6 +13,8 @@ Each position is given, in turn:
 * ``ours+probe``: ``ProverNodes`` 0 and ``MateProbe`` on: the search with the prover inside its
   tree (:mod:`solver.search.mate_probe`), ``go movetime``;
 * ``ours``: the same engine with ``ProverNodes`` 0 (the search alone), ``go movetime``;
+* ``ours alt``: ``ours`` with the ``--alt-option`` options on top, ``go movetime`` (a switch on
+  against off in the same run, under the same load);
 * ``ours mate``: ``go mate N`` (df-pn), stopped at the time limit;
 * ``stockfish``: Stockfish's ``go mate N``, stopped at the time limit;
 * ``stockfish movetime``: Stockfish's ``go movetime`` (the same question as ``ours+prover``).
@@ -47,8 +49,8 @@ from pathlib import Path
 import chess
 from common import find_stockfish, oracle_data
 
-ENGINES = ("ours+prover", "ours+probe", "ours", "ours mate", "stockfish", "stockfish movetime")
-TIMED = ("ours+prover", "ours+probe", "ours", "stockfish movetime")  # given ``go movetime``; the others ``go mate N``
+ENGINES = ("ours+prover", "ours+probe", "ours", "ours alt", "ours mate", "stockfish", "stockfish movetime")
+TIMED = ("ours+prover", "ours+probe", "ours", "ours alt", "stockfish movetime")  # given ``go movetime``; the others ``go mate N``
 WARM_UP_MS = 300  # each engine's throwaway first search
 WARM_UP_MATE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"  # and a mate in one, for its prover
 LATE = 0.1  # a mate reported this long after the time limit does not count
@@ -235,6 +237,17 @@ def parse_answer(lines: list[str]) -> tuple[int | None, int | None, str]:
     return last, first_time, best
 
 
+def uci_options(parser: argparse.ArgumentParser, flag: str, given: list[str]) -> dict[str, str]:
+    """The ``NAME=VALUE`` options given to ``flag`` as a dict (a usage error for another form)."""
+    options = {}
+    for option in given:
+        name, _, value = option.partition("=")
+        if not name or not value:
+            parser.error(f"{flag}: {option!r} is not NAME=VALUE")
+        options[name] = value
+    return options
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=None, help="tables to collect long mates from (and check moves)")
@@ -256,17 +269,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ours-option", action="append", default=[], metavar="NAME=VALUE",
                         help="a UCI option for every one of our engines (for instance QuiescenceChecks=true)")
-    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES),
-                        help="the engines to run (default: all)")
+    parser.add_argument("--alt-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a UCI option for the engine `ours alt` only (for instance MateHunt=false)")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES,
+                        default=[engine for engine in ENGINES if engine != "ours alt"],
+                        help="the engines to run (default: all but `ours alt`)")
     args = parser.parse_args()
     if args.nodes < 0:
         parser.error("--nodes: must be positive")
-    ours_options = {}
-    for option in args.ours_option:
-        name, _, value = option.partition("=")
-        if not name or not value:
-            parser.error(f"--ours-option: {option!r} is not NAME=VALUE")
-        ours_options[name] = value
+    ours_options = uci_options(parser, "--ours-option", args.ours_option)
+    alt_options = uci_options(parser, "--alt-option", args.alt_option)
+    if "ours alt" in args.engines and not alt_options:
+        parser.error("the engine `ours alt` needs --alt-option NAME=VALUE")
     for ending in args.endings:
         try:
             ending_pieces(ending)
@@ -290,6 +304,7 @@ def main() -> int:
         "ours+prover": lambda: UciProcess(solver, {**ours_options, "ProverNodes": str(args.prover_nodes)}),
         "ours+probe": lambda: UciProcess(solver, {**ours_options, "ProverNodes": "0", "MateProbe": "true"}),
         "ours": lambda: UciProcess(solver, {**ours_options, "ProverNodes": "0"}),
+        "ours alt": lambda: UciProcess(solver, {**ours_options, "ProverNodes": "0", **alt_options}),
         "stockfish": lambda: UciProcess([args.stockfish], {}),
     }
     needed = {"ours mate": "ours", "stockfish movetime": "stockfish"}
