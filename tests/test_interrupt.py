@@ -1,6 +1,7 @@
 """Ctrl-C reaches long numba work (issue 12, item 5): the kernels of perft and df-pn poll a stop
 flag, run in a worker thread, and the main thread, which receives the signal, raises the flag.
-A command that is interrupted exits with status 130 and one line on stderr."""
+A command that is interrupted exits with status 130 and one line on stderr (after the per-table
+log of a build whose stderr is not a terminal)."""
 from __future__ import annotations
 
 import os
