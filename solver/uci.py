@@ -575,7 +575,7 @@ class UciEngine:
     def _warm_up_tables(self, player) -> None:
         """Search a small table position once with the new tables: on a cold cache their code
         compiles here, where it delays ``readyok`` (as UCI means it to), rather than in the
-        first move that reaches a table (3.7 s of a 10 s clock, seen in a match's first game)."""
+        first move that reaches a table (3.7 s of an 8 s clock on an idle machine, cold; a stall in a match's first games)."""
         from solver.search.player import Limits
 
         player.search(self._game.parse_position(TABLES_WARM_UP_FEN), Limits(depth=2))
