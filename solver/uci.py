@@ -595,6 +595,7 @@ class UciEngine:
             player.search(game.start_position(), Limits(depth=2))
             player.new_game()
             self._player = player
+            self._open_tables_while_loading(player)
             self._search_ready.set()
         except Exception as error:  # reported once; go answers bestmove 0000 from then on
             self._warm_up_error = f"{type(error).__name__}: {error}"
@@ -609,6 +610,17 @@ class UciEngine:
             Prover(game, table_mb=1).root_mate(game.parse_position(PROVER_WARM_UP_FEN), [], 100)
         except Exception as error:  # the search still plays; go mate will report its own error
             self._complain(f"the prover failed to load: {type(error).__name__}: {error}")
+
+    def _open_tables_while_loading(self, player) -> None:
+        """Open the tables of a ``DatabasePath`` given before the search has loaded, before it
+        counts as loaded: when ``isready`` gave up waiting (a cold start past ``READY_WAIT``),
+        the first ``go`` then waits for them, or plays a move without search, instead of
+        opening them (up to 1 GB of packs, and their code's compile) on its own clock."""
+        try:
+            self._configure_tables(player)
+        except Exception as error:  # the search still plays, without tables
+            player.set_tables(None)
+            self._complain(f"DatabasePath: {type(error).__name__}: {error}; playing without tables")
 
     # --- helpers ---------------------------------------------------------------------------------
     def _searching(self) -> bool:

@@ -254,6 +254,25 @@ def _engine_lines(process, until) -> list[str]:
     return lines
 
 
+def test_tables_known_before_the_search_loads_are_opened_while_it_loads(tmp_path):
+    # A DatabasePath given before the search has loaded (here `solver uci --db`; also one set
+    # before a cold start's isready gave up waiting) is opened by the loader, before the search
+    # counts as loaded, so that no go opens it on its own clock: no command is needed for it.
+    from retrograde.build import build_tables
+
+    build_tables("chess", ["KQvK"], tmp_path, show_progress=False)
+    out, err = Lines(), Lines()
+    engine = UciEngine(out, err, database_path=str(tmp_path))
+    try:
+        out.wait_for(lambda line: line.startswith("info string") and "endgame tables from" in line, timeout=300)
+        engine.handle("isready")
+        out.wait_for(lambda line: line == "readyok", timeout=30)
+        assert sum("endgame tables from" in line for line in out.lines) == 1  # opened once
+    finally:
+        engine.handle("quit")
+        engine.run([])
+
+
 def test_a_go_during_a_cold_compile_is_answered_without_the_kernels_and_stop_at_once(tmp_path):
     # An empty kernel cache: the engine compiles for many seconds. A go on the clock gets a
     # legal move from python-chess after half its time; a go depth waits, and stop ends it.
