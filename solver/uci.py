@@ -619,7 +619,9 @@ class UciEngine:
         try:
             self._configure_tables(player)
         except Exception as error:  # the search still plays, without tables
-            player.set_tables(None)
+            if player.tables is not None:
+                player.tables.close()
+                player.set_tables(None)
             self._complain(f"DatabasePath: {type(error).__name__}: {error}; playing without tables")
 
     # --- helpers ---------------------------------------------------------------------------------
