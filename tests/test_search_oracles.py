@@ -127,6 +127,31 @@ def test_a_repetition_at_the_root_counts_as_a_draw(tables):
 
 
 @pytest.fixture(scope="module")
+def pawn_tables(tmp_path_factory):
+    root = tmp_path_factory.mktemp("kpk")
+    build_tables("chess", ["KPvK"], root, show_progress=False)
+    return EndgameTables(CHESS, root, cache_megabytes=8)
+
+
+def test_a_drawn_root_is_searched_among_the_moves_that_hold(pawn_tables, syzygy):
+    # Black holds with Kf4, Ke4 or Ke3 and loses with any other move. The tables call every
+    # holding move a draw, so the search ranks them (the first in move order would throw away
+    # every chance the opponent gives); the result stays the tables' draw.
+    fen = "K7/8/8/8/8/5k2/2P5/8 b - - 0 1"
+    board = chess.Board(fen)
+    holding = set()
+    for move in board.legal_moves:
+        board.push(move)
+        if syzygy.probe_wdl(board) == 0:
+            holding.add(move.uci())
+        board.pop()
+    assert holding == {"f3f4", "f3e4", "f3e3"}
+    result = Player(CHESS, hash_mb=1, tables=pawn_tables).search(CHESS.parse_position(fen), Limits(depth=6))
+    assert result.nodes > 0 and result.depth == 6 and result.score == 0
+    assert CHESS.format_move(CHESS.parse_position(fen), result.best) in holding
+
+
+@pytest.fixture(scope="module")
 def unpacked_db(tmp_path_factory):
     root = tmp_path_factory.mktemp("unpacked")
     build_tables("chess", ["KQvK", "KRvK"], root, show_progress=False, pack=False)

@@ -165,6 +165,15 @@ def _better_mate(mate: tuple[int, int] | None, move: int, score: int,
     return move, score
 
 
+def _reporting_score(on_iteration: Callable[[Iteration], None] | None,
+                     score: int) -> Callable[[Iteration], None] | None:
+    """``on_iteration`` told ``score`` (exact) for every iteration: at a root whose result the
+    tables know, the search's own score only ranks the moves."""
+    if on_iteration is None:
+        return None
+    return lambda iteration: on_iteration(replace(iteration, score=score, bound="exact"))
+
+
 class Player:
     """An alpha-beta player for one game: its transposition table, history tables and buffers.
 
@@ -293,21 +302,32 @@ class Player:
         root_moves = [m for m in legal if limits.moves is None or m in set(limits.moves)] or legal
         if result == K.DRAW:  # decided with moves left (chess: a dead position): any move draws
             return self._play_any_move(root_moves[0], started, on_iteration)
+        drawn_root = None  # the tables' choice at a root they call drawn
         if self.tables is not None:
             choice = self.tables.root_choice(position, history, root_moves)
             if choice is not None:
-                return self._play_from_tables(choice, started, on_iteration)
+                holding = choice.best_moves()
+                if choice.decisive or len(holding) < 2:
+                    return self._play_from_tables(choice, started, on_iteration)
+                # Drawn by the tables, whatever of these moves is played: the search picks
+                # among them the one that gives the opponent the most chances to go wrong.
+                drawn_root, root_moves = choice, holding
+                on_iteration = _reporting_score(on_iteration, choice.score)
         self._prepare(position, history, root_moves, limits)
         self._deadline = DeadlineWatcher(self._state, ab.C_STOP, "search-deadline")
         try:
             if limits.time is not None:
                 self._deadline.move_to(started + limits.time)
             if limits.mate is not None:
-                return self._search_mate(limits, root_moves, started, on_iteration)
-            return self._deepen(limits, root_moves, started, on_iteration)
+                result = self._search_mate(limits, root_moves, started, on_iteration)
+            else:
+                result = self._deepen(limits, root_moves, started, on_iteration)
         finally:
             self._deadline.close()
             self._deadline = None
+        if drawn_root is not None:  # the search ranked the moves; the tables know the result
+            result = replace(result, score=drawn_root.score, tbhits=result.tbhits + drawn_root.probes)
+        return result
 
     def mate_line(self, position: np.ndarray, history: Sequence[int], pv: list[int],
                   mate: int, seconds: float = MATE_LINE_SECONDS) -> list[int]:

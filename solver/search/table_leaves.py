@@ -20,7 +20,11 @@ win the quickest mate, for a loss the slowest. Where the DTZ50 tables are built 
 cannot hold off the next capture, pawn move or mate past the 100th ply of the count, so the
 engine keeps every win the rule lets it keep, and takes the quickest mate among those moves
 (the quickest mate overall may run past the count); a win the rule overturns scores just
-above a draw, a loss it saves just below.
+above a draw, a loss it saves just below. A win or loss the rule keeps is played at once; at a
+drawn root (cursed wins and blessed losses too) every move that keeps the draw is as good as
+another to the tables, so the player searches those moves and plays the one its search likes
+best (:meth:`RootChoice.best_moves`): the one that leaves the opponent the most ways to go
+wrong, where the first in move order would throw every chance away.
 
 The kernel sees the tables as one tuple ``(directory, bases, arena, requests, packs)`` and the
 family's ``rank`` kernel; without tables, ``no_tables`` and tiny arrays stand in.
@@ -44,7 +48,7 @@ from databases.packed import PACKS, PackedTables, no_packs
 from games.game import Game
 from games.table_family import INDEX_MASK, TABLE_SHIFT
 from games.value_codes import code_distance, is_loss, is_win
-from solver.search.scores import CURSED_SCORE, table_score
+from solver.search.scores import CURSED_SCORE, KNOWN_WIN_BOUND, table_score
 
 REQUEST_SLOTS = 256  # pages a single iteration may ask for; more are dropped (asked again later)
 MAX_PAGES_PER_GAP = 64  # pages loaded between two iterations, so a gap stays short
@@ -96,6 +100,17 @@ class RootChoice:
     pv: list[int]
     probes: int
     scores: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def decisive(self) -> bool:
+        """Whether the tables' result is a win or a loss the 50-move rule keeps (the mate
+        band or the oracle band), not a draw, a cursed win or a blessed loss."""
+        return abs(self.score) >= KNOWN_WIN_BOUND
+
+    def best_moves(self) -> list[int]:
+        """Every root move that keeps the tables' best result (the same score as ``move``),
+        in the order they were probed."""
+        return [move for move, score in self.scores.items() if score == self.score]
 
 
 class EndgameTables:
