@@ -105,7 +105,7 @@ def stored_value(packs, packed):
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, PACKS, POSITION, types.int64, types.int64),
          cache=True, nogil=True)
-def probe_packed_entry(legal_moves, play, rank, packs, pos, packed, depth):
+def probe_packed_entry(exit_moves, play, rank, packs, pos, packed, depth):
     """:func:`probe_packed` for a caller that has already ranked ``pos``: ``packed`` is
     ``rank(pos)`` (the search ranks every node once and passes the entry on)."""
     best = stored_value(packs, packed)
@@ -116,14 +116,14 @@ def probe_packed_entry(legal_moves, play, rank, packs, pos, packed, depth):
     positions, moves = packs[5], packs[6]
     child = positions[depth]
     table_id = packed >> TABLE_SHIFT
-    count = legal_moves(pos, moves[depth])
+    count = exit_moves(pos, moves[depth])
     for i in range(count):
         play(pos, moves[depth, i], child)
         child_packed = rank(child)
         if child_packed == NEEDS_CHILDREN or (child_packed >= 0
                                               and child_packed >> TABLE_SHIFT == table_id):
             continue  # stays in the table (an en-passant right: a double push): stored
-        value = probe_packed_entry(legal_moves, play, rank, packs, child, child_packed, depth + 1)
+        value = probe_packed_entry(exit_moves, play, rank, packs, child, child_packed, depth + 1)
         if value == NOT_PACKED:
             return NOT_PACKED
         if -value > best:
@@ -135,13 +135,16 @@ def probe_packed_entry(legal_moves, play, rank, packs, pos, packed, depth):
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, PACKS, POSITION, types.int64),
          cache=True, nogil=True)
-def probe_packed(legal_moves, play, rank, packs, pos, depth):
+def probe_packed(exit_moves, play, rank, packs, pos, depth):
     """The WDL50 of ``pos`` (-2..2, for the side to move, from a zeroing move) from the packed
     tables, or ``NOT_PACKED``: the stored value, bettered by the moves that leave the table
     (each worth minus its child's WDL50, probed the same way; ``depth`` counts those followed,
-    0 for a first probe, and picks the scratch rows). Callable from other kernels; a block not
-    in the decoded cache is decoded from memory, never read from disk."""
-    return probe_packed_entry(legal_moves, play, rank, packs, pos, rank(pos), depth)
+    0 for a first probe, and picks the scratch rows). ``exit_moves`` generates legal moves
+    among which are all that leave a table: the game's ``legal_moves``, or (faster, the same
+    value) its ``noisy_moves``, since only captures and promotions change the material.
+    Callable from other kernels; a block not in the decoded cache is decoded from memory,
+    never read from disk."""
+    return probe_packed_entry(exit_moves, play, rank, packs, pos, rank(pos), depth)
 
 
 def no_packs() -> tuple:
@@ -296,8 +299,8 @@ class PackedTables:
     def wdl50(self, position: np.ndarray) -> int | None:
         """The WDL50 of ``position`` (python-chess's values), or None when no pack holds it
         (or one of the tables its captures and promotions lead to)."""
-        kernels = self.family.game.kernels
-        value = int(probe_packed(kernels.legal_moves, kernels.play, self.family.rank,
+        game = self.family.game
+        value = int(probe_packed(game.player.noisy_moves, game.kernels.play, self.family.rank,
                                  self.kernel_tuple(), position, 0))
         return None if value == NOT_PACKED else value
 

@@ -12,7 +12,7 @@ import pytest
 from databases import open_database
 from databases.families import get_family
 from databases.location import DTZ50, WDL50, table_path
-from databases.packed import BLOCK_ENTRIES, PackedTables, read_pack
+from databases.packed import BLOCK_ENTRIES, NOT_PACKED, PackedTables, probe_packed, read_pack, stored_value
 from databases.wdl_coder import (BLOCK, CORRUPT, MODEL_BYTES, TILE, block_count, decode_block,
                                  encode_blocks, encode_bound, model_dimensions, table_model,
                                  tile_of, tile_values)
@@ -147,6 +147,25 @@ def test_packed_probes_agree_with_syzygy_and_the_dtz50_tables(packed_db, syzygy)
     # outside the packs: more pieces, or a table not packed here
     assert packs.wdl50(parse_fen("8/8/3k4/8/8/8/1n6/KQ1B4 w - - 0 1")) is None
     assert packs.wdl50(parse_fen("4k3/8/8/8/8/8/8/4KBN1 w - - 0 1")) is None
+
+
+def test_following_only_the_noisy_moves_gives_the_value_of_every_move(packed_db):
+    # The search's probe generates only captures and promotions for the exits; the packer and
+    # verify_pack play every legal move. Both must give one value.
+    packs = PackedTables(packed_db, FAMILY)
+    kernels = FAMILY.game.kernels
+    rng = random.Random(12)
+    decided_by_an_exit = 0
+    for table in ["KQvKR", "KRvKP", "KPvKP"]:
+        for _ in range(600):
+            position = parse_fen(random_board(table, rng, en_passant=False).fen())
+            every_move = probe_packed(kernels.legal_moves, kernels.play, FAMILY.rank, packs.kernel_tuple(),
+                                      position, 0)
+            noisy = probe_packed(FAMILY.game.player.noisy_moves, kernels.play, FAMILY.rank, packs.kernel_tuple(),
+                                 position, 0)
+            assert noisy == every_move != NOT_PACKED, FAMILY.game.format_position(position)
+            decided_by_an_exit += stored_value(packs.kernel_tuple(), FAMILY.rank(position)) != noisy
+    assert decided_by_an_exit > 50  # the exits were needed, not merely agreed on
 
 
 def test_a_damaged_pack_is_left_out_with_its_reason(packed_db, tmp_path):

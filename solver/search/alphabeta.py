@@ -224,16 +224,17 @@ NO_TABLE_SCORE = -INFINITE - 1  # table_leaf_score: the tables do not cover the 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, K.ReversiblePliesKernel, TABLES,
                      I64_1D, K.POSITION, types.int64), cache=True, inline="always")
-def table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, pos, ply):
+def table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, pos, ply):
     """The endgame tables' score of ``pos`` at ``ply`` (counted in ``tbhits``), or
-    ``NO_TABLE_SCORE`` when the search has no tables or they do not cover it."""
+    ``NO_TABLE_SCORE`` when the search has no tables or they do not cover it. A packed probe
+    follows only the noisy moves: every move out of a table is a capture or a promotion."""
     if state[P_TABLES] == 0:
         return NO_TABLE_SCORE
     entry = rank(pos)
     if entry < 0 and entry != NEEDS_CHILDREN:
         return NO_TABLE_SCORE  # no table holds it: most nodes, answered by one call
     if reversible_plies(pos) == 0:
-        wdl = probe_packed_entry(legal_moves, play, rank, tables[4], pos, entry, 0)
+        wdl = probe_packed_entry(noisy_moves, play, rank, tables[4], pos, entry, 0)
         if wdl != NOT_PACKED:
             state[S_TABLE_HITS] += 1
             return wdl50_score(wdl, ply)
@@ -272,7 +273,7 @@ def quiescence(frame, ply, alpha, beta, horizon):
         return 0 if checked else np.int64(evaluate(pos))
 
     # 2. Endgame tables: a covered position has its exact value (cheap: no store needed).
-    score = table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, pos, ply)
+    score = table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, pos, ply)
     if score != NO_TABLE_SCORE:
         return score
 
@@ -357,8 +358,8 @@ def search(frame, ply, depth, alpha, beta, cut_node):
     non-PV node alternates). At ply 0, the moves searched are ``root_moves[:state[P_ROOT_MOVES]]``
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
-    (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys, _,
-     reversible_plies, rank, piece_to, is_legal) = frame_member(frame, 0)
+    (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys,
+     noisy_moves, reversible_plies, rank, piece_to, is_legal) = frame_member(frame, 0)
     (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
      counter_moves, continuation, capture_history) = frame_member(frame, 1)
     tables = frame_member(frame, 2)
@@ -431,7 +432,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
     # 6. Endgame tables: a covered position has its exact value, stored like a deep search's.
     # (The root is played from the tables by the player, before any search.)
     if not root:
-        score = table_leaf_score(legal_moves, play, rank, reversible_plies, tables, state, pos, ply)
+        score = table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, pos, ply)
         if score != NO_TABLE_SCORE:
             tt.store(tt_table, position_hash, -1, to_table(score, ply), 0, min(depth + TABLE_DEPTH_BONUS, MAX_PLY),
                      tt.BOUND_EXACT, state[P_GENERATION])
