@@ -148,6 +148,7 @@ def test_a_drawn_root_is_searched_among_the_moves_that_hold(pawn_tables, syzygy)
     assert holding == {"f3f4", "f3e4", "f3e3"}
     result = Player(CHESS, hash_mb=1, tables=pawn_tables).search(CHESS.parse_position(fen), Limits(depth=6))
     assert result.nodes > 0 and result.depth == 6 and result.score == 0
+    assert [iteration.score for iteration in result.iterations] == [0] * len(result.iterations) != []
     assert CHESS.format_move(CHESS.parse_position(fen), result.best) in holding
 
 

@@ -326,7 +326,10 @@ class Player:
             self._deadline.close()
             self._deadline = None
         if drawn_root is not None:  # the search ranked the moves; the tables know the result
-            result = replace(result, score=drawn_root.score, tbhits=result.tbhits + drawn_root.probes)
+            iterations = [replace(iteration, score=drawn_root.score, bound="exact")
+                          for iteration in result.iterations]
+            result = replace(result, score=drawn_root.score, tbhits=result.tbhits + drawn_root.probes,
+                             iterations=iterations)
         return result
 
     def mate_line(self, position: np.ndarray, history: Sequence[int], pv: list[int],
