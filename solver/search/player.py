@@ -165,13 +165,18 @@ def _better_mate(mate: tuple[int, int] | None, move: int, score: int,
     return move, score
 
 
+def _with_table_score(iteration: Iteration, score: int) -> Iteration:
+    """``iteration`` with the tables' exact ``score``: at a root whose result the tables know,
+    the search's own score only ranks the moves."""
+    return replace(iteration, score=score, bound="exact")
+
+
 def _reporting_score(on_iteration: Callable[[Iteration], None] | None,
                      score: int) -> Callable[[Iteration], None] | None:
-    """``on_iteration`` told ``score`` (exact) for every iteration: at a root whose result the
-    tables know, the search's own score only ranks the moves."""
+    """``on_iteration`` told ``score`` (exact) for every iteration (:func:`_with_table_score`)."""
     if on_iteration is None:
         return None
-    return lambda iteration: on_iteration(replace(iteration, score=score, bound="exact"))
+    return lambda iteration: on_iteration(_with_table_score(iteration, score))
 
 
 class Player:
@@ -326,8 +331,7 @@ class Player:
             self._deadline.close()
             self._deadline = None
         if drawn_root is not None:  # the search ranked the moves; the tables know the result
-            iterations = [replace(iteration, score=drawn_root.score, bound="exact")
-                          for iteration in result.iterations]
+            iterations = [_with_table_score(iteration, drawn_root.score) for iteration in result.iterations]
             result = replace(result, score=drawn_root.score, tbhits=result.tbhits + drawn_root.probes,
                              iterations=iterations)
         return result
