@@ -272,12 +272,7 @@ def quiescence(frame, ply, alpha, beta, horizon):
     if ply >= MAX_PLY - 1:
         return 0 if checked else np.int64(evaluate(pos))
 
-    # 2. Endgame tables: a covered position has its exact value (cheap: no store needed).
-    score = table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, pos, ply)
-    if score != NO_TABLE_SCORE:
-        return score
-
-    # 3. Transposition table: any stored depth is enough here.
+    # 2. Transposition table: any stored depth is enough here.
     position_hash = hash_position(pos)
     slot = tt.probe(tt_table, position_hash)
     tt_move = np.int64(-1)
@@ -291,6 +286,15 @@ def quiescence(frame, ply, alpha, beta, horizon):
         if beta - alpha == 1 and flags & USE_TT_CUTOFFS:
             if tt.bound_decides(bound, score, alpha, beta):
                 return score
+
+    # 3. Endgame tables: a covered position has its exact value, stored so that the next visit
+    # is answered by the transposition table: a probe costs more than a lookup (it may decode
+    # a packed block and follows the captures out of the table).
+    score = table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, pos, ply)
+    if score != NO_TABLE_SCORE:
+        tt.store(tt_table, position_hash, -1, to_table(score, ply), 0, TABLE_DEPTH_BONUS,
+                 tt.BOUND_EXACT, state[P_GENERATION])
+        return score
 
     # 4. Moves: every evasion in check (no standing pat), else the noisy moves after standing pat.
     quiet_checks = False
