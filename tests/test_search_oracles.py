@@ -195,6 +195,25 @@ def test_packed_tables_inside_the_search_find_a_win_the_horizon_hides(tables):
     assert CHESS.outcome(end) == -1
 
 
+def test_a_table_hit_in_quiescence_is_stored_for_the_next_visit(tables):
+    # Qxb4 takes the knight without check: at depth 1 its child is left to quiescence, whose
+    # table hit (KQvK, lost for Black) goes into the transposition table.
+    from games.chess.position import hash_position
+    from solver.search import transposition as tt
+    from solver.search.scores import from_table
+
+    position = CHESS.parse_position("7k/8/8/8/1n6/8/8/K3Q3 w - - 0 1")
+    player = Player(CHESS, hash_mb=4, tables=tables)
+    result = player.search(position, Limits(depth=1))
+    assert CHESS.format_move(position, result.best) == "e1b4" and result.tbhits > 0
+    child = CHESS.play_moves(position, ["e1b4"])
+    slot = tt.probe(player.table.table, hash_position(child))
+    assert slot >= 0
+    word = tt.entry(player.table.table, slot)
+    assert tt.entry_bound(word) == tt.BOUND_EXACT
+    assert -MATE_BOUND < from_table(tt.entry_score(word), 1) <= -KNOWN_WIN_BOUND
+
+
 def test_a_tiny_page_cache_bounds_memory_and_loses_nothing(unpacked_db):
     # (the pages are what the search probes where no table is packed)
     small = EndgameTables(CHESS, unpacked_db, cache_megabytes=0.05)  # two pages
