@@ -20,7 +20,8 @@ by :mod:`databases.wdl_coder` (an adaptive range coder whose contexts are an ent
 neighbours in the index, from the table's own model at the head of its stream);
 :class:`PackedTables` loads every packed table of a database into one byte array, and
 kernels read it with :func:`probe_packed`, which decodes a block into a small direct-mapped
-cache of decoded blocks and follows exits into the other tables' packs (a chain
+cache of decoded blocks (only as far as the probe needs: a later probe of the block resumes
+the decoder where it stopped) and follows exits into the other tables' packs (a chain
 of at most ``MOST_EXITS`` captures and promotions). Nothing is read from disk after loading.
 
 File ``<db>/<game>/wdl50/<table>.h5`` (:data:`databases.location.WDL50`)::
@@ -49,8 +50,9 @@ from numba import types
 from databases import format as F
 from databases.errors import DamagedTableError, FormatError, MissingTableError, UnusableTableError
 from databases.location import WDL50, table_path
-from databases.wdl_coder import (BLOCK_SHIFT, MODEL_BYTES, block_count, decode_block,
-                                 model_dimensions, read_dimensions, tile_of)
+from databases.wdl_coder import (BLOCK_SHIFT, CONTEXTS, DECODED, DECODER_WORDS, MODEL_BYTES, PLACES,
+                                 block_count, decode_until, model_dimensions, read_dimensions,
+                                 start_decoding, tile_of)
 from games import kernels as K
 from games.kernels import POSITION
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
@@ -70,8 +72,11 @@ MOST_EXITS = 8  # captures and promotions followed from one probe (five pieces n
 
 BYTES = types.Array(types.uint8, 1, "C")
 I64_1D = types.Array(types.int64, 1, "C")
+# (stream, offsets, first block of each table, decoded-block cache, its tags, scratch positions,
+# scratch moves, the cache's decoders: a row of DECODER_WORDS then the block's probabilities)
 PACKS = types.Tuple((BYTES, I64_1D, I64_1D, types.Array(types.uint8, 2, "C"), I64_1D,
-                     types.Array(types.uint64, 2, "C"), types.Array(types.int32, 2, "C")))
+                     types.Array(types.uint64, 2, "C"), types.Array(types.int32, 2, "C"),
+                     types.Array(types.int64, 2, "C"), types.Array(types.uint16, 2, "C")))
 
 
 @nb.njit(types.boolean(PACKS, types.int64), cache=True, inline="always")
@@ -86,7 +91,7 @@ def is_packed(packs, packed):
 def stored_value(packs, packed):
     """The stored WDL50 of entry ``packed`` (``table << TABLE_SHIFT | index``), without its
     exits, or ``NOT_PACKED``."""
-    stream, offsets, first_block, cache, tags, _, _ = packs
+    stream, offsets, first_block, cache, tags, _, _, decoders, probabilities = packs
     if not is_packed(packs, packed):
         return NOT_PACKED
     first = first_block[packed >> TABLE_SHIFT]
@@ -96,10 +101,19 @@ def stored_value(packs, packed):
     block += first
     slot = block & (cache.shape[0] - 1)
     if tags[slot] != block:
-        tags[slot] = -1  # until decoded whole
-        if decode_block(stream, model, offsets[block], offsets[block + 1], cache[slot]) < 0:
+        tags[slot] = -1  # until its decoder is started
+        if start_decoding(stream, model, offsets[block], offsets[block + 1], probabilities[slot],
+                          decoders[slot]) < 0:
             return NOT_PACKED  # cannot happen to a stream that passed its checksums
         tags[slot] = block
+    # A block is decoded only as far as a probe needs (entries come in place order); a
+    # later probe further in resumes where the last stopped: most blocks a search touches
+    # are touched a few times, so this saves a good share of the decoding.
+    if decoders[slot, DECODED] <= place:
+        if decode_until(stream, offsets[block + 1], probabilities[slot], decoders[slot],
+                        cache[slot], place + 1) < 0:
+            tags[slot] = -1
+            return NOT_PACKED
     return np.int64(cache[slot, place]) - WDL50_OFFSET
 
 
@@ -151,7 +165,8 @@ def no_packs() -> tuple:
     """The kernels' packs tuple when no table is packed."""
     return (np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64),
             np.zeros((1, 1), dtype=np.uint8), np.full(1, -1, dtype=np.int64),
-            np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32))
+            np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32),
+            np.zeros((1, DECODER_WORDS), dtype=np.int64), np.zeros((1, 1), dtype=np.uint16))
 
 
 def scratch_rows(game) -> tuple[np.ndarray, np.ndarray]:
@@ -279,6 +294,8 @@ class PackedTables:
         self.offsets = np.concatenate(offsets)
         self.cache = np.zeros((cache_blocks, BLOCK_ENTRIES), dtype=np.uint8)
         self.tags = np.full(cache_blocks, -1, dtype=np.int64)
+        self.decoders = np.zeros((cache_blocks, DECODER_WORDS), dtype=np.int64)
+        self.probabilities = np.zeros((cache_blocks, CONTEXTS * PLACES), dtype=np.uint16)
         self.positions, self.moves = scratch_rows(family.game)
 
     @property
@@ -288,13 +305,15 @@ class PackedTables:
 
     @property
     def nbytes(self) -> int:
-        """Memory held: the compressed streams, their offsets and the decoded-block cache."""
-        return int(self.stream.nbytes + self.offsets.nbytes + self.cache.nbytes)
+        """Memory held: the compressed streams, their offsets and the decoded-block cache (with
+        its decoders' states)."""
+        return int(self.stream.nbytes + self.offsets.nbytes + self.cache.nbytes
+                   + self.decoders.nbytes + self.probabilities.nbytes)
 
     def kernel_tuple(self) -> tuple:
         """The arrays :func:`probe_packed` reads."""
         return (self.stream, self.offsets, self.first_block, self.cache, self.tags,
-                self.positions, self.moves)
+                self.positions, self.moves, self.decoders, self.probabilities)
 
     def wdl50(self, position: np.ndarray) -> int | None:
         """The WDL50 of ``position`` (python-chess's values), or None when no pack holds it

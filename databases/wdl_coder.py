@@ -69,6 +69,7 @@ MASK32 = (1 << 32) - 1
 
 BYTES = types.Array(types.uint8, 1, "C")
 I64 = types.Array(types.int64, 1, "C")
+U16 = types.Array(types.uint16, 1, "C")
 assert TILE[0] * TILE[1] * TILE[2] == BLOCK
 
 
@@ -206,7 +207,7 @@ def read_dimensions(stream, model):
             uint32_at(stream, model + 8))
 
 
-@nb.njit(types.void(BYTES, types.int64, I64), cache=True, inline="always")
+@nb.njit(types.void(BYTES, types.int64, U16), cache=True, inline="always")
 def read_probabilities(stream, model, probabilities):
     """The initial probabilities of the model at ``stream[model:]``."""
     for k in range(CONTEXTS * PLACES):
@@ -244,7 +245,7 @@ def shift_low(low, cache, pending, written, out):
 def encode_block(model, values, out):
     """Code one block (the first ``BLOCK`` of ``values``, in place order) with ``model``;
     returns the bytes written to ``out`` (at least :func:`encode_bound` long)."""
-    probabilities = np.empty(CONTEXTS * PLACES, dtype=np.int64)
+    probabilities = np.empty(CONTEXTS * PLACES, dtype=np.uint16)
     read_probabilities(model, 0, probabilities)
     low = np.int64(0)
     span = np.int64(MASK32)
@@ -256,7 +257,7 @@ def encode_block(model, values, out):
         place = PLACE[context, values[i]]
         row = context * PLACES
         for k in range(min(place + 1, PLACES)):
-            p = probabilities[row + k]
+            p = np.int64(probabilities[row + k])
             bound = (span >> PROB_BITS) * p
             if k == place:
                 span = bound
@@ -273,27 +274,47 @@ def encode_block(model, values, out):
     return written
 
 
-@nb.njit(types.int64(BYTES, types.int64, types.int64, types.int64, BYTES), cache=True, nogil=True)
-def decode_block(stream, model, start, stop, out):
-    """Decode the block ``stream[start:stop]`` with the model at ``stream[model:]`` into
-    ``out[:BLOCK]`` (in place order); returns ``BLOCK``, or ``CORRUPT`` for a stream this
-    coder cannot have written (it never reads outside ``[start, stop)``)."""
-    if stop - start < 5 or stream[start] != 0 or out.size < BLOCK:
+# A decoder's state between calls (:func:`start_decoding`, :func:`decode_until`): a row of
+# DECODER_WORDS int64.
+DECODED, NEXT_BYTE, CODE, SPAN, DECODER_WORDS = 0, 1, 2, 3, 4
+
+
+@nb.njit(types.int64(BYTES, types.int64, types.int64, types.int64, U16, I64), cache=True, nogil=True)
+def start_decoding(stream, model, start, stop, probabilities, decoder):
+    """Make ``decoder`` and ``probabilities`` the state before the first entry of the block
+    ``stream[start:stop]`` (model at ``stream[model:]``); returns 0, or ``CORRUPT`` for a
+    stream this coder cannot have written."""
+    if stop - start < 5 or stream[start] != 0:
         return CORRUPT
-    probabilities = np.empty(CONTEXTS * PLACES, dtype=np.int64)
     read_probabilities(stream, model, probabilities)
-    at = start + 1
     code = np.int64(0)
-    for _ in range(4):
-        code = (code << 8) | np.int64(stream[at])
-        at += 1
-    span = np.int64(MASK32)
-    for i in range(BLOCK):
+    for k in range(4):
+        code = (code << 8) | np.int64(stream[start + 1 + k])
+    decoder[DECODED] = 0
+    decoder[NEXT_BYTE] = start + 5
+    decoder[CODE] = code
+    decoder[SPAN] = MASK32
+    return 0
+
+
+@nb.njit(types.int64(BYTES, types.int64, U16, I64, BYTES, types.int64), cache=True, nogil=True)
+def decode_until(stream, stop, probabilities, decoder, out, end):
+    """Go on decoding the block whose state is ``decoder`` and ``probabilities`` (from
+    :func:`start_decoding`; the block's code ends at ``stream[stop]``) into ``out``, up to
+    entry ``end`` (excluded; entries are in place order, each coded after the ones its
+    context reads). Returns the entries decoded so far, or ``CORRUPT`` (it never reads at or
+    past ``stop``). A probe needs only the entries up to its own: decoding stops there, and a
+    later probe of the block resumes."""
+    at = decoder[NEXT_BYTE]
+    code = decoder[CODE]
+    span = decoder[SPAN]
+    i = decoder[DECODED]
+    while i < end:
         context = context_at(out, 0, i)
         row = context * PLACES
         place = 0
         while place < PLACES:
-            p = probabilities[row + place]
+            p = np.int64(probabilities[row + place])
             bound = (span >> PROB_BITS) * p
             if code < bound:
                 span = bound
@@ -316,7 +337,26 @@ def decode_block(stream, model, start, stop, out):
                 break
             place += 1
         out[i] = ORDER[context, place]
-    return BLOCK
+        i += 1
+    decoder[NEXT_BYTE] = at
+    decoder[CODE] = code
+    decoder[SPAN] = span
+    decoder[DECODED] = i
+    return i
+
+
+@nb.njit(types.int64(BYTES, types.int64, types.int64, types.int64, BYTES), cache=True, nogil=True)
+def decode_block(stream, model, start, stop, out):
+    """Decode the block ``stream[start:stop]`` with the model at ``stream[model:]`` into
+    ``out[:BLOCK]`` (in place order); returns ``BLOCK``, or ``CORRUPT`` for a stream this
+    coder cannot have written (it never reads outside ``[start, stop)``)."""
+    if out.size < BLOCK:
+        return CORRUPT
+    probabilities = np.empty(CONTEXTS * PLACES, dtype=np.uint16)
+    decoder = np.empty(DECODER_WORDS, dtype=np.int64)
+    if start_decoding(stream, model, start, stop, probabilities, decoder) < 0:
+        return CORRUPT
+    return decode_until(stream, stop, probabilities, decoder, out, BLOCK)
 
 
 @nb.njit(types.int64(BYTES, BYTES, types.int64, types.Array(types.uint8, 2, "C"), I64),
@@ -347,4 +387,4 @@ def encode_blocks(model, tiled, blocks, out, sizes):
 __all__ = ["BLOCK", "BLOCK_SHIFT", "TILE", "MODEL_BYTES", "CORRUPT", "model_dimensions",
            "block_count", "tile_of", "tile_values", "read_dimensions", "count_decisions",
            "model_bytes", "table_model", "encode_bound", "encode_block", "encode_blocks",
-           "decode_block"]
+           "decode_block", "start_decoding", "decode_until", "DECODER_WORDS"]

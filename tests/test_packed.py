@@ -13,8 +13,9 @@ from databases import open_database
 from databases.families import get_family
 from databases.location import DTZ50, WDL50, table_path
 from databases.packed import BLOCK_ENTRIES, NOT_PACKED, PackedTables, probe_packed, read_pack, stored_value
-from databases.wdl_coder import (BLOCK, CORRUPT, MODEL_BYTES, TILE, block_count, decode_block,
-                                 encode_blocks, encode_bound, model_dimensions, table_model,
+from databases.wdl_coder import (BLOCK, CONTEXTS, CORRUPT, DECODER_WORDS, MODEL_BYTES, PLACES, TILE,
+                                 block_count, decode_block, decode_until, encode_blocks,
+                                 encode_bound, model_dimensions, start_decoding, table_model,
                                  tile_of, tile_values)
 from games.chess.notation import parse_fen
 from retrograde.build import build_tables
@@ -58,6 +59,23 @@ def test_the_coder_decodes_what_it_codes():
         assert np.array_equal(out, block)
     assert offsets[4] - offsets[3] < 64  # a constant block: a few bytes
     assert offsets[2] - offsets[1] < BLOCK * 2.5 / 8  # noise: near log2(5) = 2.32 bits an entry
+
+
+def test_a_block_decoded_in_steps_equals_it_decoded_whole():
+    # The probe decodes a block only up to the entry it needs and resumes there later.
+    blocks = sample_blocks()
+    stream, offsets = coded(blocks)
+    rng = np.random.default_rng(11)
+    for b, block in enumerate(blocks):
+        probabilities = np.zeros(CONTEXTS * PLACES, dtype=np.uint16)
+        decoder = np.zeros(DECODER_WORDS, dtype=np.int64)
+        assert start_decoding(stream, 0, offsets[b], offsets[b + 1], probabilities, decoder) == 0
+        out = np.zeros(BLOCK, dtype=np.uint8)
+        ends = sorted(set(rng.integers(1, BLOCK, 6).tolist())) + [BLOCK]
+        for end in ends:
+            assert decode_until(stream, offsets[b + 1], probabilities, decoder, out, end) == end
+            assert np.array_equal(out[:end], block[:end])
+        assert decode_until(stream, offsets[b + 1], probabilities, decoder, out, 5) == BLOCK  # nothing to do
 
 
 def test_the_coder_beats_deflate_on_patterns_across_the_tile():
