@@ -106,9 +106,9 @@ def stored_value(packs, packed):
                           decoders[slot]) < 0:
             return NOT_PACKED  # cannot happen to a stream that passed its checksums
         tags[slot] = block
-    # A block is decoded only as far as a probe needs (entries come in place order); a
-    # later probe further in resumes where the last stopped: most blocks a search touches
-    # are touched a few times, so this saves a good share of the decoding.
+    # A block is decoded only as far as a probe needs (entries come in place order), and a
+    # later probe further in resumes where the last stopped: a block the search touches a few
+    # times is decoded only up to its furthest probe.
     if decoders[slot, DECODED] <= place:
         if decode_until(stream, offsets[block + 1], probabilities[slot], decoders[slot],
                         cache[slot], place + 1) < 0:
