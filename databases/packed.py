@@ -161,6 +161,17 @@ def probe_packed(exit_moves, play, rank, packs, pos, depth):
     return probe_packed_entry(exit_moves, play, rank, packs, pos, rank(pos), depth)
 
 
+@nb.njit(PACKS(PACKS, types.int64), cache=True)
+def with_own_cache(packs, slots):
+    """``packs`` with a decoded-block cache of ``slots`` blocks (their decoders too) and
+    scratch rows of its own: for a probe on another thread."""
+    stream, offsets, first_block, cache, _, positions, moves, decoders, probabilities = packs
+    return (stream, offsets, first_block, np.zeros((slots, cache.shape[1]), dtype=np.uint8),
+            np.full(slots, -1, dtype=np.int64), np.zeros_like(positions), np.zeros_like(moves),
+            np.zeros((slots, decoders.shape[1]), dtype=np.int64),
+            np.zeros((slots, probabilities.shape[1]), dtype=np.uint16))
+
+
 def no_packs() -> tuple:
     """The kernels' packs tuple when no table is packed."""
     return (np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64),
@@ -329,5 +340,5 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-__all__ = ["PackedTables", "OutdatedPackError", "probe_packed", "probe_packed_entry", "stored_value", "is_packed", "no_packs", "scratch_rows", "write_pack", "read_pack", "PACKS",
+__all__ = ["PackedTables", "OutdatedPackError", "probe_packed", "probe_packed_entry", "stored_value", "is_packed", "no_packs", "with_own_cache", "scratch_rows", "write_pack", "read_pack", "PACKS",
            "NOT_PACKED", "BLOCK_ENTRIES"]

@@ -26,7 +26,7 @@ from numba import prange, types
 from databases import format as F
 from databases.location import DTZ50, WDL50, table_path
 from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PACKS, WDL50_OFFSET, PackedTables,
-                              probe_packed, write_pack)
+                              probe_packed, with_own_cache, write_pack)
 from databases.reader import TableFile
 from databases.wdl_coder import (block_count, encode_blocks, encode_bound, model_dimensions,
                                  table_model, tile_values)
@@ -217,15 +217,11 @@ def count_pack_disagreements(legal_moves, play, unrank, rank, packs, table_id, c
     DTZ50 codes are ``codes`` probe (:func:`probe_packed`, exits and all) to another WDL50
     than their code's. On every thread, each chunk of entries with a decoded-block cache and
     scratch rows of its own (the packs' own are one search's)."""
-    stream, offsets, first_block, _, _, positions, moves, decoders, probabilities = packs
+    positions = packs[5]
     chunks = (stop - start + VERIFY_CHUNK - 1) // VERIFY_CHUNK
     errors = np.zeros(chunks, dtype=np.int64)
     for chunk in prange(chunks):
-        own = (stream, offsets, first_block,
-               np.zeros((VERIFY_CACHE_BLOCKS, packs[3].shape[1]), dtype=np.uint8),
-               np.full(VERIFY_CACHE_BLOCKS, -1, dtype=np.int64), np.zeros_like(positions),
-               np.zeros_like(moves), np.zeros((VERIFY_CACHE_BLOCKS, decoders.shape[1]), dtype=np.int64),
-               np.zeros((VERIFY_CACHE_BLOCKS, probabilities.shape[1]), dtype=np.uint16))
+        own = with_own_cache(packs, VERIFY_CACHE_BLOCKS)
         first = start + chunk * VERIFY_CHUNK
         first += (step - (first - start) % step) % step  # the next entry of the stride
         errors[chunk] = count_pack_disagreements_in(
