@@ -1,0 +1,515 @@
+"""The one-byte DTZ50 generator for chess tables without pawns.
+
+One byte per position of the table's *storage* index (:mod:`games.chess.endgames`), the
+same index the file holds, so the working array becomes the table with no mapping pass and
+no second array. A resolved byte is the position's final DTZ50 code
+(:mod:`games.value_codes`, the codes :mod:`retrograde.dtz50` defines); an open one says what
+its captures are worth, as a class, since a capture zeroes the count and so never carries a
+distance (Syzygy's rtbgen works the same way, ``CAPT_WIN`` ... ``CAPT_CLOSS``)::
+
+    0 .. 247     a value code: INVALID, CODE_DRAW, loss_code(d) / win_code(d) for d <= 122
+    OPEN         open; no capture, or every capture loses within the rule
+    OPEN_CLOSS   open; the best capture reaches a blessed loss (lost in 101 at the latest)
+    HOLDS_DRAW   open; a capture draws, so the position is drawn or won
+    HOLDS_CWIN   open; a capture wins cursed (won in 101 at the latest)
+    FLAGGED, FLAGGED_CLOSS   OPEN, OPEN_CLOSS to be looked at in this level
+
+Initialisation (one pass): invalid placements, mates and stalemates, and every position's
+captures valued from its children's DTZ50 tables (``zeroing_value``): a capture that wins
+within the rule decides the position (won in 1); a position with no quiet move is decided by
+its captures alone. No move is counted.
+
+Level ``d`` = 1, 2, ... (like :mod:`retrograde.unmove`, with nothing but the byte):
+
+1. wins: the un-moves of every position lost at ``d - 1`` reach open positions: won in ``d``
+   (at ``d`` = 101 also every HOLDS_CWIN);
+2. flags: the un-moves of every position won at ``d - 1`` flag open positions that might now
+   be lost (not HOLDS_*: those cannot lose; OPEN_CLOSS only from level 101, where all of them
+   are flagged once);
+3. settle: a flagged position whose quiet moves all reach positions won below ``d`` is lost
+   in ``d``; the others are unflagged.
+
+A child counts as known only below distance ``d``, so what a level writes is never read as
+known by it: the result does not depend on the order of the scan or the number of threads.
+Levels with nothing to do are skipped up to 101, where the cursed captures come due; the loop
+ends at the first empty level past it, and what is still open is drawn.
+
+A position whose two kings stand on the a1-h8 diagonal has two storage indices (it and its
+mirror image, see ``storage_index_packed``); each is solved as a position of its own and both
+get the same code, since the code is the position's.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import prange, types
+
+from games.chess import endgames as E
+from games.chess.attacks import (bishop_attacks, king_attacks, knight_attacks, queen_attacks,
+                                 rook_attacks)
+from games.chess.bitops import lsb
+from games.chess.position import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
+from games.table_family import INDEX_MASK, TABLE_SHIFT
+from games.value_codes import (CODE_DRAW, CURSED_WORTH, INVALID, code_distance, is_loss,
+                               is_win, loss_code, win_code, within_rule)
+
+OPEN = 248
+OPEN_CLOSS = 249
+HOLDS_DRAW = 250
+HOLDS_CWIN = 251
+FLAG = 4  # OPEN + FLAG: flagged
+FLAGGED = OPEN + FLAG
+FLAGGED_CLOSS = OPEN_CLOSS + FLAG
+LONGEST = 122  # win_code(122) = 247: the longest distance the byte holds
+CURSE_LEVEL = CURSED_WORTH  # the level at which cursed captures come due
+
+# What a position's best capture is worth, in order for the side to move.
+NO_CAPTURE, CAPTURE_LOSES, CAPTURE_CLOSS, CAPTURE_DRAWS, CAPTURE_CWIN, CAPTURE_WINS = range(6)
+
+BLOCK = 1 << 14  # entries per parallel task
+MISSING_CHILD = -1
+
+U8 = types.Array(types.uint8, 1, "C")
+U16 = types.Array(types.uint16, 1, "C")
+I64 = types.Array(types.int64, 1, "C")
+
+
+@nb.njit(types.uint64(types.int64, types.int64, types.uint64), cache=True, inline="always")
+def piece_attacks(kind, square, occupied):
+    """Squares a piece of ``kind`` (no pawns here) on ``square`` attacks."""
+    if kind == KING:
+        return king_attacks(square)
+    if kind == KNIGHT:
+        return knight_attacks(square)
+    if kind == ROOK:
+        return rook_attacks(occupied, square)
+    if kind == BISHOP:
+        return bishop_attacks(occupied, square)
+    return queen_attacks(occupied, square)
+
+
+@nb.njit(types.boolean(types.int64, types.int64, types.int64, I64, I64, types.uint64,
+                       types.int64), cache=True, inline="always")
+def attacked(target, by_colour, n, codes, squares, occupied, skip):
+    """Whether a piece of ``by_colour`` (other than slot ``skip``) attacks ``target``."""
+    for j in range(n):
+        code = codes[j]
+        if j == skip or code // 6 != by_colour:
+            continue
+        if piece_attacks(code % 6, squares[j], occupied) & (types.uint64(1) << types.uint64(target)):
+            return True
+    return False
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64, I64), cache=True, inline="always")
+def decode(table, index, codes, squares):
+    """Squares (spec order) of storage ``index``; the side to move, or -1 for an index no
+    position has (``storage_unrank_packed``)."""
+    stm, packed = E.storage_unrank_packed(table, index)
+    for i in range(codes.shape[0]):
+        squares[i] = (packed >> (6 * i)) & 63
+    return stm
+
+
+@nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True, inline="always")
+def index_with(table, squares, n, stm):
+    """Storage index of ``squares`` (spec order) with ``stm`` to move."""
+    packed = 0
+    for i in range(n):
+        packed |= squares[i] << (6 * i)
+    return E.storage_index_packed(table, packed, stm)
+
+
+@nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True)
+def twin_index(table, squares, n, stm):
+    """The storage index of the position's other node, or -1: with both kings on one long
+    diagonal the symmetry that keeps them there is not applied (``storage_index_packed``), so
+    the position's mirror image in that diagonal has an index of its own."""
+    wk, bk = squares[0], squares[1]
+    if (wk >> 3) == (wk & 7) and (bk >> 3) == (bk & 7):
+        anti = False
+    elif (wk >> 3) + (wk & 7) == 7 and (bk >> 3) + (bk & 7) == 7:
+        anti = True
+    else:
+        return -1
+    packed = 0
+    for i in range(n):
+        rank, file = squares[i] >> 3, squares[i] & 7
+        image = ((7 - file) << 3) | (7 - rank) if anti else (file << 3) | rank
+        packed |= image << (6 * i)
+    return E.storage_index_packed(table, packed, stm)
+
+
+@nb.njit(types.int64(U8, types.int64, types.int64, types.boolean, types.int64, U8), cache=True,
+         inline="always")
+def mark(work, parent, d, wins, won, touched):
+    """One predecessor of :func:`mark_predecessors`: won in ``d`` if open (``wins``), else
+    flagged if it might now be lost. Returns 1 if written."""
+    byte = work[parent]
+    if wins:
+        if byte >= OPEN:
+            work[parent] = won
+            touched[parent // BLOCK] = 1
+            return 1
+    elif byte == OPEN or (byte == OPEN_CLOSS and d >= CURSE_LEVEL):
+        work[parent] = byte + FLAG
+        touched[parent // BLOCK] = 1
+        return 1
+    return 0
+
+
+@nb.njit(types.int64(I64, I64, types.int64, types.int64, U16, I64), cache=True,
+         inline="always")
+def capture_child_code(codes, squares, n, captured, child_dtz, child_offsets):
+    """The DTZ50 code of the child reached by a capture of slot ``captured`` (the mover's
+    piece already on its square in ``squares``), its side to move the victim's;
+    MISSING_CHILD when its table is not loaded."""
+    packed_codes = 0
+    packed_squares = 0
+    k = 0
+    for i in range(n):
+        if i == captured:
+            continue
+        packed_codes |= codes[i] << (4 * k)
+        packed_squares |= squares[i] << (6 * k)
+        k += 1
+    located = E.locate_packed(packed_codes, packed_squares, n - 1, codes[captured] // 6)
+    if located < 0:
+        return MISSING_CHILD
+    offset = child_offsets[located >> TABLE_SHIFT]
+    if offset < 0:
+        return MISSING_CHILD
+    return np.int64(child_dtz[offset + (located & INDEX_MASK)])
+
+
+@nb.njit(types.int64(types.int64), cache=True, inline="always")
+def capture_class(child):
+    """The class, for the mover, of a capture into a position with DTZ50 code ``child``."""
+    if child == CODE_DRAW:
+        return CAPTURE_DRAWS
+    if is_win(child):  # the victim wins
+        return CAPTURE_LOSES if within_rule(child) else CAPTURE_CLOSS
+    return CAPTURE_WINS if within_rule(child) else CAPTURE_CWIN
+
+
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, types.int64,
+                                        U16, I64), cache=True)
+def initial_byte(table, index, codes, squares, n, child_dtz, child_offsets):
+    """``(byte, level)`` of storage ``index`` before the levels: its code if its captures or
+    the lack of moves decide it (``level``: the level it counts as decided at), else its
+    open state (level -1). ``byte`` MISSING_CHILD: a capture's table is not loaded."""
+    stm = decode(table, index, codes, squares)
+    if stm < 0:
+        return INVALID, -1
+    occupied = types.uint64(0)
+    own = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        occupied |= bit
+        if codes[i] // 6 == stm:
+            own |= bit
+    if attacked(squares[1 - stm], stm, n, codes, squares, occupied, -1):
+        return INVALID, -1  # the side not to move is in check
+    best = NO_CAPTURE
+    quiet = False
+    for i in range(n):
+        if codes[i] // 6 != stm:
+            continue
+        start = squares[i]
+        targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            to_bit = types.uint64(1) << types.uint64(to)
+            captured = -1
+            if occupied & to_bit:
+                for j in range(n):
+                    if squares[j] == to:
+                        captured = j
+            elif quiet:
+                continue  # one legal quiet move is all the position needs to know
+            after = (occupied & ~(types.uint64(1) << types.uint64(start))) | to_bit
+            squares[i] = to
+            king = squares[stm]
+            safe = not attacked(king, 1 - stm, n, codes, squares, after, captured)
+            if safe and captured >= 0:
+                child = capture_child_code(codes, squares, n, captured, child_dtz,
+                                           child_offsets)
+                squares[i] = start
+                if child == MISSING_CHILD:
+                    return MISSING_CHILD, -1
+                best = max(best, capture_class(child))
+                if best == CAPTURE_WINS:
+                    return win_code(1), 1
+                continue
+            squares[i] = start
+            if safe:
+                quiet = True
+    if best == CAPTURE_WINS:
+        return win_code(1), 1
+    if not quiet:
+        if best == NO_CAPTURE:  # no legal move: mated or stalemated
+            in_check = attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
+            return (loss_code(0), 0) if in_check else (CODE_DRAW, -1)
+        if best == CAPTURE_LOSES:
+            return loss_code(1), 1
+        if best == CAPTURE_CLOSS:
+            return loss_code(CURSED_WORTH), CURSE_LEVEL
+        if best == CAPTURE_DRAWS:
+            return CODE_DRAW, -1
+        return win_code(CURSED_WORTH), CURSE_LEVEL
+    if best == CAPTURE_CLOSS:
+        return OPEN_CLOSS, -1
+    if best == CAPTURE_DRAWS:
+        return HOLDS_DRAW, -1
+    if best == CAPTURE_CWIN:
+        return HOLDS_CWIN, -1
+    return OPEN, -1
+
+
+@nb.njit(types.int64(types.int64, U8, U16, I64, U8, U8), cache=True, parallel=True)
+def initialise(table, work, child_dtz, child_offsets, first_level, curse_level):
+    """Every entry's :func:`initial_byte`; a block holding an entry decided at level 1 (or
+    at the curse level) is marked in ``first_level`` (``curse_level``). Returns the number of
+    captures whose table is not loaded."""
+    n = E.COUNT[table]
+    size = work.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    missing = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        codes = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            codes[i] = E.SPEC[table, i]
+        squares = np.empty(n, dtype=np.int64)
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            byte, level = initial_byte(table, index, codes, squares, n, child_dtz,
+                                       child_offsets)
+            if byte == MISSING_CHILD:
+                missing[block] += 1
+                byte = OPEN
+            work[index] = byte
+            if level == 1:
+                first_level[block] = 1
+            elif level == CURSE_LEVEL:
+                curse_level[block] = 1
+    return missing.sum()
+
+
+@nb.njit(types.int64(types.int64, I64, I64, types.int64, types.int64, U8, types.int64,
+                     types.int64, U8), cache=True)
+def mark_predecessors(table, codes, squares, n, child_stm, work, d, wins, touched):
+    """The un-moves (no capture) of the side that just moved into the position ``squares``
+    (``child_stm`` to move): with ``wins``, open predecessors are won in ``d``; else OPEN
+    ones (and OPEN_CLOSS ones from the curse level on) are flagged. ``touched`` gets the
+    blocks written. Returns how many entries were written."""
+    mover = 1 - child_stm
+    occupied = types.uint64(0)
+    for i in range(n):
+        occupied |= types.uint64(1) << types.uint64(squares[i])
+    written = 0
+    won = win_code(d)
+    for i in range(n):
+        if codes[i] // 6 != mover:
+            continue
+        start = squares[i]
+        origins = piece_attacks(codes[i] % 6, start, occupied) & ~occupied
+        while origins:
+            origin = lsb(origins)
+            origins &= origins - types.uint64(1)
+            before = (occupied & ~(types.uint64(1) << types.uint64(start))) \
+                | (types.uint64(1) << types.uint64(origin))
+            squares[i] = origin
+            # the predecessor has the mover to move: the other king must not be in check
+            if not attacked(squares[child_stm], mover, n, codes, squares, before, -1):
+                parent = index_with(table, squares, n, mover)
+                written += mark(work, parent, d, wins, won, touched)
+                twin = twin_index(table, squares, n, mover)
+                if twin >= 0 and twin != parent:
+                    written += mark(work, twin, d, wins, won, touched)
+            squares[i] = start
+    return written
+
+
+@nb.njit(types.int64(types.int64, U8, types.int64, types.boolean, U8, U8), cache=True,
+         parallel=True)
+def spread(table, work, d, wins, frontier_blocks, touched):
+    """Level ``d``, passes 1 and 2: from every position lost (``wins``) or won at ``d - 1``
+    in the blocks ``frontier_blocks``, :func:`mark_predecessors`. Returns how many were
+    written (wins: positions won; flags: flags set)."""
+    n = E.COUNT[table]
+    size = work.shape[0]
+    blocks = frontier_blocks.shape[0]
+    target = loss_code(d - 1) if wins else win_code(d - 1)
+    written = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        if not frontier_blocks[block]:
+            continue
+        codes = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            codes[i] = E.SPEC[table, i]
+        squares = np.empty(n, dtype=np.int64)
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            if work[index] != target:
+                continue
+            child_stm = decode(table, index, codes, squares)
+            written[block] += mark_predecessors(table, codes, squares, n, child_stm, work, d,
+                                                wins, touched)
+    return written.sum()
+
+
+@nb.njit(types.int64(U8, types.int64, types.int64, U8), cache=True, parallel=True)
+def replace_all(work, old, new, touched):
+    """Every ``old`` byte becomes ``new`` (the curse level's events); returns how many."""
+    size = work.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    count = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            if work[index] == old:
+                work[index] = new
+                count[block] += 1
+        if count[block]:
+            touched[block] = 1
+    return count.sum()
+
+
+@nb.njit(types.boolean(types.int64, types.int64, I64, I64, types.int64, U8, types.int64),
+         cache=True)
+def every_quiet_move_loses(table, stm, codes, squares, n, work, d):
+    """Whether every legal quiet move of ``stm`` reaches a position won (for the opponent)
+    below ``d``."""
+    occupied = types.uint64(0)
+    own = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        occupied |= bit
+        if codes[i] // 6 == stm:
+            own |= bit
+    for i in range(n):
+        if codes[i] // 6 != stm:
+            continue
+        start = squares[i]
+        targets = piece_attacks(codes[i] % 6, start, occupied) & ~occupied
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            after = (occupied & ~(types.uint64(1) << types.uint64(start))) \
+                | (types.uint64(1) << types.uint64(to))
+            squares[i] = to
+            if not attacked(squares[stm], 1 - stm, n, codes, squares, after, -1):
+                child = np.int64(work[index_with(table, squares, n, 1 - stm)])
+                if not (is_win(child) and code_distance(child) < d):
+                    squares[i] = start
+                    return False
+            squares[i] = start
+    return True
+
+
+@nb.njit(types.int64(types.int64, U8, types.int64, U8, U8), cache=True, parallel=True)
+def settle(table, work, d, flagged_blocks, touched):
+    """Level ``d``, pass 3: every flagged position (in ``flagged_blocks``) whose quiet moves
+    all lose is lost in ``d``, the others are unflagged. A thread writes only in its own
+    block. Returns how many were lost."""
+    n = E.COUNT[table]
+    size = work.shape[0]
+    blocks = flagged_blocks.shape[0]
+    lost = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        if not flagged_blocks[block]:
+            continue
+        codes = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            codes[i] = E.SPEC[table, i]
+        squares = np.empty(n, dtype=np.int64)
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            byte = work[index]
+            if byte != FLAGGED and byte != FLAGGED_CLOSS:
+                continue
+            stm = decode(table, index, codes, squares)
+            if every_quiet_move_loses(table, stm, codes, squares, n, work, d):
+                work[index] = loss_code(d)
+                lost[block] += 1
+            else:
+                work[index] = byte - FLAG
+        if lost[block]:
+            touched[block] = 1
+    return lost.sum()
+
+
+@nb.njit(types.void(U8), cache=True, parallel=True)
+def close(work):
+    """What is still open is drawn."""
+    for index in prange(work.shape[0]):
+        if work[index] >= OPEN:
+            work[index] = CODE_DRAW
+
+
+@nb.njit(types.int64(U8, types.int64, types.int64), cache=True, parallel=True)
+def count_between(work, low, high):
+    """How many bytes lie in ``[low, high]``."""
+    size = work.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    count = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            if low <= work[index] <= high:
+                count[block] += 1
+    return count.sum()
+
+
+class TooLong(RuntimeError):
+    """A table whose DTZ50 distances go past what the byte holds (``LONGEST`` plies)."""
+
+
+def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress) -> np.ndarray:
+    """The DTZ50 codes (``uint8``, storage index) of the pawnless chess ``table``, from its
+    children's DTZ50 codes (``child_dtz`` at ``child_offsets[table id]``, as
+    :func:`retrograde.tables.load_children` gives them). RuntimeError if a child is missing,
+    :class:`TooLong` if a distance exceeds ``LONGEST``."""
+    table_id = E.TABLE_IDS[table]
+    if E.PAWNFUL[table_id]:
+        raise ValueError(f"{table}: the one-byte DTZ50 generator is for tables without pawns")
+    size = 2 * int(E.PER_SIDE[table_id])
+    work = np.empty(size, dtype=np.uint8)
+    blocks = (size + BLOCK - 1) // BLOCK
+    first_level = np.zeros(blocks, dtype=np.uint8)
+    curse_level = np.zeros(blocks, dtype=np.uint8)
+    missing = initialise(table_id, work, child_dtz, child_offsets, first_level, curse_level)
+    if missing:
+        raise RuntimeError(f"{table}: {missing} captures lead to tables that are not loaded")
+    progress.update("initialise", 1, 1, size)
+    cursed = count_between(work, OPEN_CLOSS, OPEN_CLOSS) + count_between(
+        work, HOLDS_CWIN, HOLDS_CWIN) + int(curse_level.any())
+    frontier = np.ones(blocks, dtype=np.uint8)  # the mates: anywhere
+    touched = np.zeros(blocks, dtype=np.uint8)
+    flagged = np.zeros(blocks, dtype=np.uint8)
+    d = 1
+    while True:
+        if d > LONGEST:
+            raise TooLong(f"{table}: a DTZ50 distance beyond {LONGEST} plies")
+        decided = spread(table_id, work, d, True, frontier, touched)
+        if d == CURSE_LEVEL:
+            decided += replace_all(work, HOLDS_CWIN, win_code(CURSE_LEVEL), touched)
+        spread(table_id, work, d, False, frontier, flagged)
+        if d == CURSE_LEVEL:
+            replace_all(work, OPEN_CLOSS, FLAGGED_CLOSS, flagged)
+        decided += settle(table_id, work, d, flagged, touched)
+        if d == 1:
+            touched |= first_level
+            decided += int(first_level.any())
+        elif d == CURSE_LEVEL:
+            touched |= curse_level
+            decided += int(curse_level.any())
+        progress.update(f"dtz50 level {d}", 0, 0, int(decided))
+        frontier, touched = touched, frontier
+        touched[:] = 0
+        flagged[:] = 0
+        if decided:
+            d += 1
+        elif d < CURSE_LEVEL and cursed:
+            d = CURSE_LEVEL  # nothing before the cursed captures come due
+            frontier[:] = 0
+        else:
+            break
+    close(work)
+    return work
