@@ -248,13 +248,16 @@ def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,
     """Solve the DTZ50 table of ``table`` (its rule-free table and its children's DTZ50
     tables on disk) and write it atomically."""
     from retrograde.dtz50 import (can_use_unmoves, solve_dtz50,  # here: compiles them
-                                  solve_dtz50_by_unmoves)
+                                  solve_dtz50_by_unmoves, solve_dtz50_in_one_byte)
 
     game = family.game.name
     progress = Progress(f"{game} {table} DTZ50", show_progress) if show_progress is not False \
         else Silent()
     started = time.perf_counter()
-    if can_use_unmoves(family, table):
+    codes = solve_dtz50_in_one_byte(family, table, root, progress)
+    if codes is not None:
+        method = "one-byte"
+    elif can_use_unmoves(family, table):
         method = "unmove"
         codes = solve_dtz50_by_unmoves(family, table, root, progress)
     else:

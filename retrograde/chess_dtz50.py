@@ -66,12 +66,35 @@ CURSE_LEVEL = CURSED_WORTH  # the level at which cursed captures come due
 # What a position's best capture is worth, in order for the side to move.
 NO_CAPTURE, CAPTURE_LOSES, CAPTURE_CLOSS, CAPTURE_DRAWS, CAPTURE_CWIN, CAPTURE_WINS = range(6)
 
-BLOCK = 1 << 14  # entries per parallel task
+BLOCK = 1 << 12  # entries per parallel task
+WORDS_PER_BLOCK = BLOCK // 8  # the level scans read 8 entries at a time
+ONES = types.uint64(0x0101010101010101)
+HIGHS = types.uint64(0x8080808080808080)
 MISSING_CHILD = -1
+GATHERED = 1024  # predecessors gathered before their bytes are touched
+MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one position, twins included (generous)
 
 U8 = types.Array(types.uint8, 1, "C")
 U16 = types.Array(types.uint16, 1, "C")
 I64 = types.Array(types.int64, 1, "C")
+
+
+@nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
+def has_byte(word, value):
+    """Whether one of the 8 bytes of ``word`` equals ``value``."""
+    x = word ^ (ONES * types.uint64(value))
+    return ((x - ONES) & ~x & HIGHS) != 0
+
+
+@nb.njit(types.int64(types.int64), cache=True)
+def scatter_stride(blocks):
+    """A stride coprime to ``blocks`` near 0.618 of it: visiting block ``k * stride % blocks``
+    spreads each thread's contiguous share of a ``prange`` over the whole table (a level's
+    work clusters)."""
+    stride = max(1, (blocks * 618) // 1000)
+    while np.gcd(stride, blocks) != 1:
+        stride += 1
+    return stride
 
 
 @nb.njit(types.uint64(types.int64, types.int64, types.uint64), cache=True, inline="always")
@@ -118,6 +141,65 @@ def index_with(table, squares, n, stm):
     for i in range(n):
         packed |= squares[i] << (6 * i)
     return E.storage_index_packed(table, packed, stm)
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64), cache=True, inline="always")
+def group_part(table, group, squares):
+    """The index digit of like-piece group ``group`` for ``squares`` (spec order, already in
+    the index's frame): a square (pawns: minus 8), or the combinatorial index of two or three
+    sorted squares (``storage_index_packed``)."""
+    first = E.GROUPS[table, group, 0]
+    count = E.GROUPS[table, group, 1]
+    c = squares[first]
+    if count == 1:
+        return c
+    y = squares[first + 1]
+    b, c = min(c, y), max(c, y)
+    if count == 2:
+        return b + c * (c - 1) // 2
+    z = squares[first + 2]
+    if z < b:
+        a = z
+    elif z < c:
+        a, b = b, z
+    else:
+        a, b, c = b, c, z
+    return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
+                     types.int64), cache=True, inline="always")
+def moved_index(table, index, strides, squares, slot, start, stm):
+    """The storage index after the piece in ``slot`` (not a king) went from ``start`` to
+    ``squares[slot]`` in the index's frame (the kings keep it) and the move passed to the
+    other side: the group's digit replaced, the side flipped (``stm``: the side to move
+    before)."""
+    group = strides[E.MAX_PIECES + slot]
+    after = group_part(table, group, squares)
+    moved = squares[slot]
+    squares[slot] = start
+    before = group_part(table, group, squares)
+    squares[slot] = moved
+    side = E.PER_SIDE[table] * (1 - 2 * stm)
+    return index + side + (after - before) * strides[group]
+
+
+@nb.njit(I64(types.int64), cache=True)
+def index_strides(table):
+    """Per like-piece group its stride in the storage index, and from ``MAX_PIECES`` on per
+    slot its group (-1 for the kings)."""
+    strides = np.full(2 * E.MAX_PIECES, -1, dtype=np.int64)
+    stride = 1
+    for group in range(E.MAX_GROUPS - 1, -1, -1):
+        count = E.GROUPS[table, group, 1]
+        if count == 0:
+            continue
+        strides[group] = stride
+        stride *= E.GROUPS[table, group, 2]
+        first = E.GROUPS[table, group, 0]
+        for slot in range(first, first + count):
+            strides[E.MAX_PIECES + slot] = group
+    return strides
 
 
 @nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True)
@@ -295,19 +377,18 @@ def initialise(table, work, child_dtz, child_offsets, first_level, curse_level):
     return missing.sum()
 
 
-@nb.njit(types.int64(types.int64, I64, I64, types.int64, types.int64, U8, types.int64,
-                     types.int64, U8), cache=True)
-def mark_predecessors(table, codes, squares, n, child_stm, work, d, wins, touched):
-    """The un-moves (no capture) of the side that just moved into the position ``squares``
-    (``child_stm`` to move): with ``wins``, open predecessors are won in ``d``; else OPEN
-    ones (and OPEN_CLOSS ones from the curse level on) are flagged. ``touched`` gets the
-    blocks written. Returns how many entries were written."""
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, I64, types.int64, types.int64, I64,
+                     types.int64), cache=True)
+def gather_predecessors(table, index, strides, codes, squares, n, child_stm, parents, count):
+    """The storage indices of the predecessors of ``index`` (``squares``, ``child_stm`` to
+    move): its un-moves (no capture) by the side that just moved, both nodes of a position
+    that has two (:func:`twin_index`), appended to ``parents`` from ``count`` on; returns the
+    new count. (The table is larger than the caches: gathering the indices first, and
+    touching the bytes after in one tight loop, keeps many misses in flight.)"""
     mover = 1 - child_stm
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
-    written = 0
-    won = win_code(d)
     for i in range(n):
         if codes[i] // 6 != mover:
             continue
@@ -316,17 +397,31 @@ def mark_predecessors(table, codes, squares, n, child_stm, work, d, wins, touche
         while origins:
             origin = lsb(origins)
             origins &= origins - types.uint64(1)
-            before = (occupied & ~(types.uint64(1) << types.uint64(start))) \
-                | (types.uint64(1) << types.uint64(origin))
             squares[i] = origin
-            # the predecessor has the mover to move: the other king must not be in check
-            if not attacked(squares[child_stm], mover, n, codes, squares, before, -1):
+            # An illegal predecessor (the other king in check) is INVALID in the table since
+            # the initialisation, so :func:`mark` passes it over: no test here.
+            if i < 2:  # a king: the frame may change
                 parent = index_with(table, squares, n, mover)
-                written += mark(work, parent, d, wins, won, touched)
-                twin = twin_index(table, squares, n, mover)
-                if twin >= 0 and twin != parent:
-                    written += mark(work, twin, d, wins, won, touched)
+            else:
+                parent = moved_index(table, index, strides, squares, i, start, child_stm)
+            parents[count] = parent
+            count += 1
+            twin = twin_index(table, squares, n, mover)
+            if twin >= 0 and twin != parent:
+                parents[count] = twin
+                count += 1
             squares[i] = start
+    return count
+
+
+@nb.njit(types.int64(I64, types.int64, U8, types.int64, types.boolean, U8), cache=True)
+def mark_all(parents, count, work, d, wins, touched):
+    """:func:`mark` every one of the first ``count`` ``parents``; returns how many were
+    written."""
+    written = 0
+    won = win_code(d)
+    for k in range(count):
+        written += mark(work, parents[k], d, wins, won, touched)
     return written
 
 
@@ -337,23 +432,35 @@ def spread(table, work, d, wins, frontier_blocks, touched):
     in the blocks ``frontier_blocks``, :func:`mark_predecessors`. Returns how many were
     written (wins: positions won; flags: flags set)."""
     n = E.COUNT[table]
-    size = work.shape[0]
+    words = work.view(np.uint64)
     blocks = frontier_blocks.shape[0]
     target = loss_code(d - 1) if wins else win_code(d - 1)
     written = np.zeros(blocks, dtype=np.int64)
-    for block in prange(blocks):
+    strides = index_strides(table)
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
         if not frontier_blocks[block]:
             continue
         codes = np.empty(n, dtype=np.int64)
         for i in range(n):
             codes[i] = E.SPEC[table, i]
         squares = np.empty(n, dtype=np.int64)
-        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            if work[index] != target:
+        parents = np.empty(GATHERED + MOST_PREDECESSORS, dtype=np.int64)
+        count = 0
+        for w in range(block * WORDS_PER_BLOCK, min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
+            if not has_byte(words[w], target):
                 continue
-            child_stm = decode(table, index, codes, squares)
-            written[block] += mark_predecessors(table, codes, squares, n, child_stm, work, d,
-                                                wins, touched)
+            for index in range(8 * w, 8 * w + 8):
+                if work[index] != target:
+                    continue
+                child_stm = decode(table, index, codes, squares)
+                count = gather_predecessors(table, index, strides, codes, squares, n,
+                                            child_stm, parents, count)
+                if count >= GATHERED:
+                    written[block] += mark_all(parents, count, work, d, wins, touched)
+                    count = 0
+        written[block] += mark_all(parents, count, work, d, wins, touched)
     return written.sum()
 
 
@@ -373,18 +480,14 @@ def replace_all(work, old, new, touched):
     return count.sum()
 
 
-@nb.njit(types.boolean(types.int64, types.int64, I64, I64, types.int64, U8, types.int64),
-         cache=True)
-def every_quiet_move_loses(table, stm, codes, squares, n, work, d):
+@nb.njit(types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U8,
+                       types.int64), cache=True)
+def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
     """Whether every legal quiet move of ``stm`` reaches a position won (for the opponent)
     below ``d``."""
     occupied = types.uint64(0)
-    own = types.uint64(0)
     for i in range(n):
-        bit = types.uint64(1) << types.uint64(squares[i])
-        occupied |= bit
-        if codes[i] // 6 == stm:
-            own |= bit
+        occupied |= types.uint64(1) << types.uint64(squares[i])
     for i in range(n):
         if codes[i] // 6 != stm:
             continue
@@ -393,15 +496,16 @@ def every_quiet_move_loses(table, stm, codes, squares, n, work, d):
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
-            after = (occupied & ~(types.uint64(1) << types.uint64(start))) \
-                | (types.uint64(1) << types.uint64(to))
             squares[i] = to
-            if not attacked(squares[stm], 1 - stm, n, codes, squares, after, -1):
-                child = np.int64(work[index_with(table, squares, n, 1 - stm)])
-                if not (is_win(child) and code_distance(child) < d):
-                    squares[i] = start
-                    return False
+            if i < 2:
+                child_index = index_with(table, squares, n, 1 - stm)
+            else:
+                child_index = moved_index(table, index, strides, squares, i, start, stm)
             squares[i] = start
+            child = np.int64(work[child_index])
+            # INVALID: the move leaves the king in check (the child's side not to move)
+            if child != INVALID and not (is_win(child) and code_distance(child) < d):
+                return False
     return True
 
 
@@ -411,26 +515,33 @@ def settle(table, work, d, flagged_blocks, touched):
     all lose is lost in ``d``, the others are unflagged. A thread writes only in its own
     block. Returns how many were lost."""
     n = E.COUNT[table]
-    size = work.shape[0]
+    words = work.view(np.uint64)
     blocks = flagged_blocks.shape[0]
     lost = np.zeros(blocks, dtype=np.int64)
-    for block in prange(blocks):
+    strides = index_strides(table)
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
         if not flagged_blocks[block]:
             continue
         codes = np.empty(n, dtype=np.int64)
         for i in range(n):
             codes[i] = E.SPEC[table, i]
         squares = np.empty(n, dtype=np.int64)
-        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            byte = work[index]
-            if byte != FLAGGED and byte != FLAGGED_CLOSS:
+        for w in range(block * WORDS_PER_BLOCK, min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
+            if not (has_byte(words[w], FLAGGED) or has_byte(words[w], FLAGGED_CLOSS)):
                 continue
-            stm = decode(table, index, codes, squares)
-            if every_quiet_move_loses(table, stm, codes, squares, n, work, d):
-                work[index] = loss_code(d)
-                lost[block] += 1
-            else:
-                work[index] = byte - FLAG
+            for index in range(8 * w, 8 * w + 8):
+                byte = work[index]
+                if byte != FLAGGED and byte != FLAGGED_CLOSS:
+                    continue
+                stm = decode(table, index, codes, squares)
+                if every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work,
+                                          d):
+                    work[index] = loss_code(d)
+                    lost[block] += 1
+                else:
+                    work[index] = byte - FLAG
         if lost[block]:
             touched[block] = 1
     return lost.sum()
@@ -470,11 +581,11 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     if E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: the one-byte DTZ50 generator is for tables without pawns")
     size = 2 * int(E.PER_SIDE[table_id])
-    work = np.empty(size, dtype=np.uint8)
+    work = np.zeros(size + (-size) % 8, dtype=np.uint8)  # whole words (the rest INVALID)
     blocks = (size + BLOCK - 1) // BLOCK
     first_level = np.zeros(blocks, dtype=np.uint8)
     curse_level = np.zeros(blocks, dtype=np.uint8)
-    missing = initialise(table_id, work, child_dtz, child_offsets, first_level, curse_level)
+    missing = initialise(table_id, work[:size], child_dtz, child_offsets, first_level, curse_level)
     if missing:
         raise RuntimeError(f"{table}: {missing} captures lead to tables that are not loaded")
     progress.update("initialise", 1, 1, size)
@@ -512,4 +623,4 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
         else:
             break
     close(work)
-    return work
+    return work[:size]
