@@ -71,6 +71,7 @@ WORDS_PER_BLOCK = BLOCK // 8  # the level scans read 8 entries at a time
 ONES = types.uint64(0x0101010101010101)
 HIGHS = types.uint64(0x8080808080808080)
 MISSING_CHILD = -1
+KINGS_STRIDE_AT = E.MAX_PIECES - 1  # where index_strides keeps the king pair's stride
 GATHERED = 1024  # predecessors gathered before their bytes are touched
 MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one position, twins included (generous)
 
@@ -134,6 +135,39 @@ def decode(table, index, codes, squares):
     return stm
 
 
+@nb.njit(types.int64(types.int64, types.int64, I64), cache=True, inline="always")
+def decode_valid(table, index, squares):
+    """:func:`decode` of an index known to hold a position (no checks; a group of one piece
+    off 64 squares by shifts, not divisions): the side to move."""
+    per_side = E.PER_SIDE[table]
+    stm = 1 if index >= per_side else 0
+    rest = index - stm * per_side
+    for g in range(E.MAX_GROUPS - 1, -1, -1):
+        count = E.GROUPS[table, g, 1]
+        if count == 0:
+            continue
+        first = E.GROUPS[table, g, 0]
+        values = E.GROUPS[table, g, 2]
+        if values == 64:
+            squares[first] = rest & 63
+            rest >>= 6
+            continue
+        part = rest % values
+        rest //= values
+        if count == 3:
+            c = np.int64(E.TRIPLE_TOP[part])
+            part -= c * (c - 1) * (c - 2) // 6
+            squares[first + 2] = c
+        if count >= 2:
+            b = np.int64(E.PAIR_TOP[part])
+            part -= b * (b - 1) // 2
+            squares[first + 1] = b
+        squares[first] = part
+    squares[1] = rest & 63
+    squares[0] = E.TRIANGLE_SQUARES[rest >> 6]
+    return stm
+
+
 @nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True, inline="always")
 def index_with(table, squares, n, stm):
     """Storage index of ``squares`` (spec order) with ``stm`` to move."""
@@ -184,11 +218,31 @@ def moved_index(table, index, strides, squares, slot, start, stm):
     return index + side + (after - before) * strides[group]
 
 
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
+                     types.int64), cache=True, inline="always")
+def king_moved_index(table, index, strides, squares, slot, start, stm):
+    """:func:`moved_index` for a king (``squares[slot]``, slot 0 or 1, moved from ``start``;
+    ``stm``: the side to move before): the king
+    pair's digit replaced if the pair stays in the index's frame (the white king in the
+    a1-d1-d4 triangle, the black king not above the diagonal when the white one is on it),
+    else the whole index afresh."""
+    wk, bk = squares[0], squares[1]
+    if E.TRIANGLE[wk] < 0 or ((wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7)):
+        return index_with(table, squares, E.COUNT[table], 1 - stm)
+    old_wk = start if slot == 0 else wk
+    old_bk = start if slot == 1 else bk
+    before = E.TRIANGLE[old_wk] * 64 + old_bk
+    after = E.TRIANGLE[wk] * 64 + bk
+    side = E.PER_SIDE[table] * (1 - 2 * stm)
+    return index + side + (after - before) * strides[KINGS_STRIDE_AT]
+
+
 @nb.njit(I64(types.int64), cache=True)
 def index_strides(table):
-    """Per like-piece group its stride in the storage index, and from ``MAX_PIECES`` on per
-    slot its group (-1 for the kings)."""
+    """Per like-piece group its stride in the storage index, at ``KINGS_STRIDE_AT`` the king
+    pair's, and from ``MAX_PIECES`` on per slot its group (-1 for the kings)."""
     strides = np.full(2 * E.MAX_PIECES, -1, dtype=np.int64)
+    strides[KINGS_STRIDE_AT] = E.PER_SIDE[table] // 640
     stride = 1
     for group in range(E.MAX_GROUPS - 1, -1, -1):
         count = E.GROUPS[table, group, 1]
@@ -202,7 +256,7 @@ def index_strides(table):
     return strides
 
 
-@nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True)
+@nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True, inline="always")
 def twin_index(table, squares, n, stm):
     """The storage index of the position's other node, or -1: with both kings on one long
     diagonal the symmetry that keeps them there is not applied (``storage_index_packed``), so
@@ -274,15 +328,28 @@ def capture_class(child):
     return CAPTURE_WINS if within_rule(child) else CAPTURE_CWIN
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, types.int64,
-                                        U16, I64), cache=True)
-def initial_byte(table, index, codes, squares, n, child_dtz, child_offsets):
-    """``(byte, level)`` of storage ``index`` before the levels: its code if its captures or
-    the lack of moves decide it (``level``: the level it counts as decided at), else its
-    open state (level -1). ``byte`` MISSING_CHILD: a capture's table is not loaded."""
+@nb.njit(types.boolean(types.int64, types.int64, I64, I64, types.int64), cache=True)
+def holds_position(table, index, codes, squares, n):
+    """Whether storage ``index`` holds a legal position: one :func:`decode` gives, and the
+    side not to move not in check."""
     stm = decode(table, index, codes, squares)
     if stm < 0:
-        return INVALID, -1
+        return False
+    occupied = types.uint64(0)
+    for i in range(n):
+        occupied |= types.uint64(1) << types.uint64(squares[i])
+    return not attacked(squares[1 - stm], stm, n, codes, squares, occupied, -1)
+
+
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, I64, types.int64,
+                                        U8, U16, I64), cache=True)
+def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, child_offsets):
+    """``(byte, level)`` of the legal position at storage ``index`` before the levels: its
+    code if its captures or the lack of moves decide it (``level``: the level it counts as
+    decided at), else its open state (level -1); ``byte`` MISSING_CHILD if a capture's
+    table is not loaded. A move is legal when the entry it reaches is not INVALID (``work``
+    already tells the legal positions of this table apart; a child table does the same)."""
+    stm = decode_valid(table, index, squares)
     occupied = types.uint64(0)
     own = types.uint64(0)
     for i in range(n):
@@ -290,8 +357,6 @@ def initial_byte(table, index, codes, squares, n, child_dtz, child_offsets):
         occupied |= bit
         if codes[i] // 6 == stm:
             own |= bit
-    if attacked(squares[1 - stm], stm, n, codes, squares, occupied, -1):
-        return INVALID, -1  # the side not to move is in check
     best = NO_CAPTURE
     quiet = False
     for i in range(n):
@@ -302,33 +367,30 @@ def initial_byte(table, index, codes, squares, n, child_dtz, child_offsets):
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
-            to_bit = types.uint64(1) << types.uint64(to)
-            captured = -1
-            if occupied & to_bit:
+            if occupied & (types.uint64(1) << types.uint64(to)):
+                captured = -1
                 for j in range(n):
                     if squares[j] == to:
                         captured = j
-            elif quiet:
-                continue  # one legal quiet move is all the position needs to know
-            after = (occupied & ~(types.uint64(1) << types.uint64(start))) | to_bit
-            squares[i] = to
-            king = squares[stm]
-            safe = not attacked(king, 1 - stm, n, codes, squares, after, captured)
-            if safe and captured >= 0:
+                squares[i] = to
                 child = capture_child_code(codes, squares, n, captured, child_dtz,
                                            child_offsets)
                 squares[i] = start
                 if child == MISSING_CHILD:
                     return MISSING_CHILD, -1
+                if child == INVALID:  # the capture leaves the king in check
+                    continue
                 best = max(best, capture_class(child))
                 if best == CAPTURE_WINS:
                     return win_code(1), 1
-                continue
-            squares[i] = start
-            if safe:
-                quiet = True
-    if best == CAPTURE_WINS:
-        return win_code(1), 1
+            elif not quiet:  # one legal quiet move is all the position needs to know
+                squares[i] = to
+                if i < 2:
+                    child_index = king_moved_index(table, index, strides, squares, i, start, stm)
+                else:
+                    child_index = moved_index(table, index, strides, squares, i, start, stm)
+                squares[i] = start
+                quiet = work[child_index] != INVALID
     if not quiet:
         if best == NO_CAPTURE:  # no legal move: mated or stalemated
             in_check = attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
@@ -349,23 +411,45 @@ def initial_byte(table, index, codes, squares, n, child_dtz, child_offsets):
     return OPEN, -1
 
 
-@nb.njit(types.int64(types.int64, U8, U16, I64, U8, U8), cache=True, parallel=True)
-def initialise(table, work, child_dtz, child_offsets, first_level, curse_level):
-    """Every entry's :func:`initial_byte`; a block holding an entry decided at level 1 (or
-    at the curse level) is marked in ``first_level`` (``curse_level``). Returns the number of
-    captures whose table is not loaded."""
+@nb.njit(types.void(types.int64, U8), cache=True, parallel=True)
+def mark_positions(table, work):
+    """``work``: OPEN where the index holds a legal position, else INVALID."""
     n = E.COUNT[table]
     size = work.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
-    missing = np.zeros(blocks, dtype=np.int64)
     for block in prange(blocks):
         codes = np.empty(n, dtype=np.int64)
         for i in range(n):
             codes[i] = E.SPEC[table, i]
         squares = np.empty(n, dtype=np.int64)
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            byte, level = initial_byte(table, index, codes, squares, n, child_dtz,
-                                       child_offsets)
+            work[index] = OPEN if holds_position(table, index, codes, squares, n) else INVALID
+
+
+@nb.njit(types.int64(types.int64, U8, U16, I64, U8, U8), cache=True, parallel=True)
+def initialise(table, work, child_dtz, child_offsets, first_level, curse_level):
+    """Every legal position's :func:`initial_byte` (``work`` as :func:`mark_positions` left
+    it); a block holding an entry decided at level 1 (or at the curse level) is marked in
+    ``first_level`` (``curse_level``). Returns the number of captures whose table is not
+    loaded. Threads read other blocks' entries only as INVALID or not, which no write here
+    changes."""
+    n = E.COUNT[table]
+    size = work.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    missing = np.zeros(blocks, dtype=np.int64)
+    strides = index_strides(table)
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
+        codes = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            codes[i] = E.SPEC[table, i]
+        squares = np.empty(n, dtype=np.int64)
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            if work[index] == INVALID:
+                continue
+            byte, level = initial_byte(table, index, strides, codes, squares, n, work,
+                                       child_dtz, child_offsets)
             if byte == MISSING_CHILD:
                 missing[block] += 1
                 byte = OPEN
@@ -401,7 +485,7 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
             # An illegal predecessor (the other king in check) is INVALID in the table since
             # the initialisation, so :func:`mark` passes it over: no test here.
             if i < 2:  # a king: the frame may change
-                parent = index_with(table, squares, n, mover)
+                parent = king_moved_index(table, index, strides, squares, i, start, child_stm)
             else:
                 parent = moved_index(table, index, strides, squares, i, start, child_stm)
             parents[count] = parent
@@ -454,7 +538,7 @@ def spread(table, work, d, wins, frontier_blocks, touched):
             for index in range(8 * w, 8 * w + 8):
                 if work[index] != target:
                     continue
-                child_stm = decode(table, index, codes, squares)
+                child_stm = decode_valid(table, index, squares)
                 count = gather_predecessors(table, index, strides, codes, squares, n,
                                             child_stm, parents, count)
                 if count >= GATHERED:
@@ -498,7 +582,7 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
             targets &= targets - types.uint64(1)
             squares[i] = to
             if i < 2:
-                child_index = index_with(table, squares, n, 1 - stm)
+                child_index = king_moved_index(table, index, strides, squares, i, start, stm)
             else:
                 child_index = moved_index(table, index, strides, squares, i, start, stm)
             squares[i] = start
@@ -535,7 +619,7 @@ def settle(table, work, d, flagged_blocks, touched):
                 byte = work[index]
                 if byte != FLAGGED and byte != FLAGGED_CLOSS:
                     continue
-                stm = decode(table, index, codes, squares)
+                stm = decode_valid(table, index, squares)
                 if every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work,
                                           d):
                     work[index] = loss_code(d)
@@ -585,6 +669,7 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     blocks = (size + BLOCK - 1) // BLOCK
     first_level = np.zeros(blocks, dtype=np.uint8)
     curse_level = np.zeros(blocks, dtype=np.uint8)
+    mark_positions(table_id, work[:size])
     missing = initialise(table_id, work[:size], child_dtz, child_offsets, first_level, curse_level)
     if missing:
         raise RuntimeError(f"{table}: {missing} captures lead to tables that are not loaded")
