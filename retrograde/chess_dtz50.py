@@ -71,6 +71,7 @@ WORDS_PER_BLOCK = BLOCK // 8  # the level scans read 8 entries at a time
 ONES = types.uint64(0x0101010101010101)
 HIGHS = types.uint64(0x8080808080808080)
 MISSING_CHILD = -1
+PLAN_TABLE, PLAN_SWAPPED, PLAN_OFFSET, PLAN_SLOTS = 0, 1, 2, 3  # capture_plans' columns
 KINGS_STRIDE_AT = E.MAX_PIECES - 1  # where index_strides keeps the king pair's stride
 GATHERED = 1024  # predecessors gathered before their bytes are touched
 MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one position, twins included (generous)
@@ -78,6 +79,7 @@ MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one position, twins included (gene
 U8 = types.Array(types.uint8, 1, "C")
 U16 = types.Array(types.uint16, 1, "C")
 I64 = types.Array(types.int64, 1, "C")
+I64_2D = types.Array(types.int64, 2, "C")
 
 
 @nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
@@ -125,20 +127,11 @@ def attacked(target, by_colour, n, codes, squares, occupied, skip):
     return False
 
 
-@nb.njit(types.int64(types.int64, types.int64, I64, I64), cache=True, inline="always")
-def decode(table, index, codes, squares):
-    """Squares (spec order) of storage ``index``; the side to move, or -1 for an index no
-    position has (``storage_unrank_packed``)."""
-    stm, packed = E.storage_unrank_packed(table, index)
-    for i in range(codes.shape[0]):
-        squares[i] = (packed >> (6 * i)) & 63
-    return stm
-
-
 @nb.njit(types.int64(types.int64, types.int64, I64), cache=True, inline="always")
 def decode_valid(table, index, squares):
-    """:func:`decode` of an index known to hold a position (no checks; a group of one piece
-    off 64 squares by shifts, not divisions): the side to move."""
+    """The squares (spec order) and side to move of storage ``index``, as
+    ``storage_unrank_packed`` decodes them but without its checks (a group of one piece off
+    64 squares by shifts, not divisions): returns the side to move."""
     per_side = E.PER_SIDE[table]
     stm = 1 if index >= per_side else 0
     rest = index - stm * per_side
@@ -294,28 +287,49 @@ def mark(work, parent, d, wins, won, touched):
     return 0
 
 
-@nb.njit(types.int64(I64, I64, types.int64, types.int64, U16, I64), cache=True,
+def capture_plans(table: str) -> np.ndarray:
+    """Per slot of ``table`` that can be captured, where its captures land: row ``c`` holds
+    the child table's id, whether its colours are swapped (the child named from the other
+    side: squares mirrored, side to move swapped), its offset among the loaded children (-1
+    when not loaded, filled by :func:`solve`), and from ``PLAN_SLOTS`` on, per slot of
+    ``table``, its slot in the child table (-1 for the captured piece)."""
+    spec = E.spec_of(table)
+    plans = np.full((len(spec), PLAN_SLOTS + E.MAX_PIECES), -1, dtype=np.int64)
+    for captured in range(2, len(spec)):
+        rest = [code for slot, code in enumerate(spec) if slot != captured and code % 6 != KING]
+        name, swapped = E.canonical_name("".join(E.LETTERS[c % 6] for c in rest if c < 6),
+                                         "".join(E.LETTERS[c % 6] for c in rest if c >= 6))
+        child = E.TABLE_IDS[name]
+        plans[captured, :2] = child, swapped
+        child_spec = list(E.spec_of(E.TABLES[child]))
+        for slot, code in enumerate(spec):
+            if slot == captured:
+                continue
+            wanted = (code + 6) % 12 if swapped else code
+            target = child_spec.index(wanted)
+            child_spec[target] = -1  # taken (like pieces fill the next slot)
+            plans[captured, PLAN_SLOTS + slot] = target
+    return plans
+
+
+@nb.njit(types.int64(I64, types.int64, types.int64, types.int64, I64, U16), cache=True,
          inline="always")
-def capture_child_code(codes, squares, n, captured, child_dtz, child_offsets):
+def capture_child_code(squares, n, captured, victim, plan, child_dtz):
     """The DTZ50 code of the child reached by a capture of slot ``captured`` (the mover's
-    piece already on its square in ``squares``), its side to move the victim's;
-    MISSING_CHILD when its table is not loaded."""
-    packed_codes = 0
-    packed_squares = 0
-    k = 0
-    for i in range(n):
-        if i == captured:
-            continue
-        packed_codes |= codes[i] << (4 * k)
-        packed_squares |= squares[i] << (6 * k)
-        k += 1
-    located = E.locate_packed(packed_codes, packed_squares, n - 1, codes[captured] // 6)
-    if located < 0:
-        return MISSING_CHILD
-    offset = child_offsets[located >> TABLE_SHIFT]
+    piece already on its square in ``squares``), with ``victim`` (the captured side) to
+    move, by the row ``plan`` of :func:`capture_plans`; MISSING_CHILD when its table is not
+    loaded."""
+    offset = plan[PLAN_OFFSET]
     if offset < 0:
         return MISSING_CHILD
-    return np.int64(child_dtz[offset + (located & INDEX_MASK)])
+    child = plan[PLAN_TABLE]
+    swapped = plan[PLAN_SWAPPED]
+    mirror = 56 if swapped else 0
+    packed = 0
+    for i in range(n):
+        if i != captured:
+            packed |= (squares[i] ^ mirror) << (6 * plan[PLAN_SLOTS + i])
+    return np.int64(child_dtz[offset + E.storage_index_packed(child, packed, victim ^ swapped)])
 
 
 @nb.njit(types.int64(types.int64), cache=True, inline="always")
@@ -330,20 +344,24 @@ def capture_class(child):
 
 @nb.njit(types.boolean(types.int64, types.int64, I64, I64, types.int64), cache=True)
 def holds_position(table, index, codes, squares, n):
-    """Whether storage ``index`` holds a legal position: one :func:`decode` gives, and the
-    side not to move not in check."""
-    stm = decode(table, index, codes, squares)
-    if stm < 0:
-        return False
+    """Whether storage ``index`` holds a legal position: one ``storage_index_packed`` gives
+    (see ``storage_unrank_packed``), with the side not to move not in check."""
+    stm = decode_valid(table, index, squares)
     occupied = types.uint64(0)
     for i in range(n):
-        occupied |= types.uint64(1) << types.uint64(squares[i])
+        bit = types.uint64(1) << types.uint64(squares[i])
+        if occupied & bit:
+            return False  # two pieces on one square
+        occupied |= bit
+    wk, bk = squares[0], squares[1]
+    if (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7):
+        return False  # the mirror image of a canonical placement (storage_index_packed)
     return not attacked(squares[1 - stm], stm, n, codes, squares, occupied, -1)
 
 
 @nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                        U8, U16, I64), cache=True)
-def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, child_offsets):
+                                        U8, U16, I64_2D), cache=True)
+def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plans):
     """``(byte, level)`` of the legal position at storage ``index`` before the levels: its
     code if its captures or the lack of moves decide it (``level``: the level it counts as
     decided at), else its open state (level -1); ``byte`` MISSING_CHILD if a capture's
@@ -373,8 +391,8 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, chil
                     if squares[j] == to:
                         captured = j
                 squares[i] = to
-                child = capture_child_code(codes, squares, n, captured, child_dtz,
-                                           child_offsets)
+                child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
+                                           child_dtz)
                 squares[i] = start
                 if child == MISSING_CHILD:
                     return MISSING_CHILD, -1
@@ -426,8 +444,8 @@ def mark_positions(table, work):
             work[index] = OPEN if holds_position(table, index, codes, squares, n) else INVALID
 
 
-@nb.njit(types.int64(types.int64, U8, U16, I64, U8, U8), cache=True, parallel=True)
-def initialise(table, work, child_dtz, child_offsets, first_level, curse_level):
+@nb.njit(types.int64(types.int64, U8, U16, I64_2D, U8, U8), cache=True, parallel=True)
+def initialise(table, work, child_dtz, plans, first_level, curse_level):
     """Every legal position's :func:`initial_byte` (``work`` as :func:`mark_positions` left
     it); a block holding an entry decided at level 1 (or at the curse level) is marked in
     ``first_level`` (``curse_level``). Returns the number of captures whose table is not
@@ -449,7 +467,7 @@ def initialise(table, work, child_dtz, child_offsets, first_level, curse_level):
             if work[index] == INVALID:
                 continue
             byte, level = initial_byte(table, index, strides, codes, squares, n, work,
-                                       child_dtz, child_offsets)
+                                       child_dtz, plans)
             if byte == MISSING_CHILD:
                 missing[block] += 1
                 byte = OPEN
@@ -669,8 +687,11 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     blocks = (size + BLOCK - 1) // BLOCK
     first_level = np.zeros(blocks, dtype=np.uint8)
     curse_level = np.zeros(blocks, dtype=np.uint8)
+    plans = capture_plans(table)
+    captured = plans[:, PLAN_TABLE] >= 0
+    plans[captured, PLAN_OFFSET] = child_offsets[plans[captured, PLAN_TABLE]]
     mark_positions(table_id, work[:size])
-    missing = initialise(table_id, work[:size], child_dtz, child_offsets, first_level, curse_level)
+    missing = initialise(table_id, work[:size], child_dtz, plans, first_level, curse_level)
     if missing:
         raise RuntimeError(f"{table}: {missing} captures lead to tables that are not loaded")
     progress.update("initialise", 1, 1, size)
