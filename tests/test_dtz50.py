@@ -4,8 +4,9 @@ $SOLVER_ORACLE_DATA/chess/syzygy), and their verifier.
 The normal run builds KPvKP and every table it depends on (pawn moves inside the table,
 promotions, en passant) and checks random legal positions of each against Syzygy: the five WDL
 values equal, our DTZ equal to Syzygy's or one ply longer (python-chess documents that Syzygy's
-may be one ply short, never at the 100-ply edge). The un-move engine builds them (pawn moves
-made exits); the forward passes, written apart, must give the same codes. The slow run
+may be one ply short, never at the 100-ply edge). The one-byte generator builds the pawnless
+ones, the un-move engine those with pawns (pawn moves made exits); the forward passes, written
+apart, must give the same codes. The slow run
 verifies every 3-4 piece DTZ50 table and checks more positions of each against Syzygy
 (``scripts/check_syzygy_all.py --dtz50`` checks every position through Fathom).
 """
@@ -64,7 +65,8 @@ def test_dtz50_agrees_with_syzygy(pawn_db, syzygy):
 
 
 def forward_and_unmove_codes(root, table: str) -> tuple[np.ndarray, np.ndarray]:
-    """The DTZ50 codes of ``table`` by forward passes, and as built (by the un-move engine)."""
+    """The DTZ50 codes of ``table`` by forward passes, and as built (by the one-byte generator
+    without pawns, by the un-move engine with them)."""
     from databases.families import get_family
 
     family = get_family("chess")

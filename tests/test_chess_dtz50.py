@@ -1,0 +1,99 @@
+"""The one-byte DTZ50 generator for pawnless chess tables (retrograde/chess_dtz50.py) against
+the un-move engine that built the DTZ50 tables before it (retrograde/dtz50.py, whose tables
+equal Syzygy's on every 3-4-piece position: tests/test_dtz50.py, scripts/check_syzygy_all.py),
+entry by entry, and the build's choice between them.
+
+Syzygy itself is checked in tests/test_dtz50.py on tables the build now makes with this
+generator (KQvK, KRvKB and the pawnless children of KPvKP); the slow run there verifies every
+3-4-piece DTZ50 table.
+"""
+from __future__ import annotations
+
+import json
+
+import h5py
+import numpy as np
+import pytest
+
+from databases.families import get_family
+from databases.location import DTZ50, table_path
+from retrograde import chess_dtz50
+from retrograde.build import build_tables
+from retrograde.dtz50 import solve_dtz50_by_unmoves, solve_dtz50_in_one_byte
+from retrograde.progress import Silent
+from retrograde.tables import load_children, read_codes
+
+# Two kings and a queen against a rook (long wins, captures both ways), a rook against a
+# knight (mostly drawn, captures that draw), two bishops (like pieces: a pair in the index).
+TABLES = ["KQvKR", "KRvKN", "KBBvK"]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    """TABLES and their dependencies with their DTZ50 tables, as `solver build` makes them."""
+    root = tmp_path_factory.mktemp("one_byte")
+    result = build_tables("chess", TABLES, root, show_progress=False, pack=False)
+    assert set(TABLES) <= set(result["dtz50_built"])
+    return root
+
+
+def one_byte_codes(root, table: str) -> np.ndarray:
+    """The DTZ50 codes of ``table`` by the one-byte generator, from its children on disk."""
+    family = get_family("chess")
+    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
+    return chess_dtz50.solve(table, children, offsets, Silent())
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_one_byte_codes_equal_the_unmove_engines(db, table):
+    ours = one_byte_codes(db, table)
+    theirs = solve_dtz50_by_unmoves(get_family("chess"), table, db, Silent())
+    assert ours.dtype == np.uint8 and ours.size == theirs.size
+    assert np.array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_the_build_uses_the_one_byte_generator_without_pawns(db, table):
+    with h5py.File(table_path(db, "chess", table, DTZ50), "r") as handle:
+        assert json.loads(handle.attrs["settings"])["method"] == "one-byte"
+    assert np.array_equal(read_codes(db, "chess", table, metric=DTZ50), one_byte_codes(db, table))
+
+
+def test_tables_with_pawns_are_left_to_the_other_engines(db):
+    assert solve_dtz50_in_one_byte(get_family("chess"), "KPvK", db, Silent()) is None
+
+
+def test_a_distance_past_the_byte_falls_back_to_the_unmove_engine(db, monkeypatch):
+    monkeypatch.setattr(chess_dtz50, "LONGEST", 10)  # KQvKR's wins take longer
+    family = get_family("chess")
+    with pytest.raises(chess_dtz50.TooLong):
+        one_byte_codes(db, "KQvKR")
+    assert solve_dtz50_in_one_byte(family, "KQvKR", db, Silent()) is None
+
+
+def test_a_missing_child_table_is_an_error(db, tmp_path):
+    family = get_family("chess")
+    children, offsets, _ = load_children(db, family, ["KQvK"], metric=DTZ50)
+    with pytest.raises(RuntimeError, match="not loaded"):
+        chess_dtz50.solve("KQvKR", children, offsets, Silent())  # KRvK (the queen taken) is not
+
+
+def test_every_placement_of_both_kings_on_a_diagonal_has_its_mirror_images_code(db):
+    """Such a position has two storage indices (its mirror image in the diagonal is not
+    folded onto it): both must hold the same code."""
+    from games.chess import endgames as E
+
+    table = "KQvKR"
+    codes = read_codes(db, "chess", table, metric=DTZ50)
+    t = E.TABLE_IDS[table]
+    checked = 0
+    squares = np.zeros(4, dtype=np.int64)
+    for index in range(0, codes.size, 97):
+        stm = E.storage_unrank(t, index, squares)
+        wk, bk = squares[0], squares[1]
+        if stm < 0 or (wk >> 3) != (wk & 7) or (bk >> 3) != (bk & 7):
+            continue
+        mirror = np.array([((s & 7) << 3) | (s >> 3) for s in squares], dtype=np.int64)
+        assert codes[E.storage_index(t, mirror, stm)] == codes[index]
+        checked += 1
+    assert checked > 100
