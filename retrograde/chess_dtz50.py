@@ -60,7 +60,11 @@ HOLDS_CWIN = 251
 FLAG = 4  # OPEN + FLAG: flagged
 FLAGGED = OPEN + FLAG
 FLAGGED_CLOSS = OPEN_CLOSS + FLAG
-LONGEST = 122  # win_code(122) = 247: the longest distance the byte holds
+LONGEST = 119  # win_code(119) = 241: the longest distance whose code the byte holds
+# Past it, a resolved byte is only a marker (the code goes to a two-byte result): decided at
+# the level before (PREV, the frontier), at this level (NOW), or earlier (OLD); losses even,
+# wins odd, as the codes.
+LOSS_OLD, WIN_OLD, LOSS_PREV, WIN_PREV, LOSS_NOW, WIN_NOW = range(242, 248)
 CURSE_LEVEL = CURSED_WORTH  # the level at which cursed captures come due
 
 # What a position's best capture is worth, in order for the side to move.
@@ -269,15 +273,35 @@ def twin_index(table, squares, n, stm):
     return E.storage_index_packed(table, packed, stm)
 
 
-@nb.njit(types.int64(U8, types.int64, types.int64, types.boolean, types.int64, U8), cache=True,
-         inline="always")
-def mark(work, parent, d, wins, won, touched):
-    """One predecessor of :func:`mark_predecessors`: won in ``d`` if open (``wins``), else
-    flagged if it might now be lost. Returns 1 if written."""
+@nb.njit(types.int64(types.int64, types.boolean, types.int64), cache=True, inline="always")
+def frontier_byte(d, losses, longest):
+    """The byte of the positions lost (``losses``) or won at level ``d - 1`` (codes up to
+    distance ``longest``, markers past it)."""
+    if d - 1 <= longest:
+        return loss_code(d - 1) if losses else win_code(d - 1)
+    return LOSS_PREV if losses else WIN_PREV
+
+
+@nb.njit(types.boolean(types.int64, types.int64), cache=True, inline="always")
+def won_before(byte, d):
+    """Whether ``byte`` is a position won below level ``d``."""
+    if byte < LOSS_OLD:
+        return is_win(byte) and code_distance(byte) < d
+    return byte == WIN_OLD or byte == WIN_PREV
+
+
+@nb.njit(types.int64(U8, types.int64, types.int64, types.boolean, types.int64, U16, U8),
+         cache=True, inline="always")
+def mark(work, parent, d, wins, won, far, touched):
+    """One predecessor of :func:`mark_predecessors`: won in ``d`` if open (``wins``: the
+    byte ``won``, and where that is the marker WIN_NOW the code into ``far``), else flagged
+    if it might now be lost. Returns 1 if written."""
     byte = work[parent]
     if wins:
         if byte >= OPEN:
             work[parent] = won
+            if won == WIN_NOW:
+                far[parent] = win_code(d)
             touched[parent // BLOCK] = 1
             return 1
     elif byte == OPEN or (byte == OPEN_CLOSS and d >= CURSE_LEVEL):
@@ -516,27 +540,28 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
     return count
 
 
-@nb.njit(types.int64(I64, types.int64, U8, types.int64, types.boolean, U8), cache=True)
-def mark_all(parents, count, work, d, wins, touched):
+@nb.njit(types.int64(I64, types.int64, U8, types.int64, types.boolean, U16, types.int64, U8),
+         cache=True)
+def mark_all(parents, count, work, d, wins, far, longest, touched):
     """:func:`mark` every one of the first ``count`` ``parents``; returns how many were
     written."""
     written = 0
-    won = win_code(d)
+    won = win_code(d) if d <= longest else WIN_NOW
     for k in range(count):
-        written += mark(work, parents[k], d, wins, won, touched)
+        written += mark(work, parents[k], d, wins, won, far, touched)
     return written
 
 
-@nb.njit(types.int64(types.int64, U8, types.int64, types.boolean, U8, U8), cache=True,
-         parallel=True)
-def spread(table, work, d, wins, frontier_blocks, touched):
+@nb.njit(types.int64(types.int64, U8, types.int64, types.boolean, U16, types.int64, U8, U8),
+         cache=True, parallel=True)
+def spread(table, work, d, wins, far, longest, frontier_blocks, touched):
     """Level ``d``, passes 1 and 2: from every position lost (``wins``) or won at ``d - 1``
     in the blocks ``frontier_blocks``, :func:`mark_predecessors`. Returns how many were
     written (wins: positions won; flags: flags set)."""
     n = E.COUNT[table]
     words = work.view(np.uint64)
     blocks = frontier_blocks.shape[0]
-    target = loss_code(d - 1) if wins else win_code(d - 1)
+    target = frontier_byte(d, wins, longest)
     written = np.zeros(blocks, dtype=np.int64)
     strides = index_strides(table)
     stride = scatter_stride(blocks)
@@ -560,22 +585,29 @@ def spread(table, work, d, wins, frontier_blocks, touched):
                 count = gather_predecessors(table, index, strides, codes, squares, n,
                                             child_stm, parents, count)
                 if count >= GATHERED:
-                    written[block] += mark_all(parents, count, work, d, wins, touched)
+                    written[block] += mark_all(parents, count, work, d, wins, far, longest,
+                                               touched)
                     count = 0
-        written[block] += mark_all(parents, count, work, d, wins, touched)
+        written[block] += mark_all(parents, count, work, d, wins, far, longest,
+                                               touched)
     return written.sum()
 
 
-@nb.njit(types.int64(U8, types.int64, types.int64, U8), cache=True, parallel=True)
-def replace_all(work, old, new, touched):
-    """Every ``old`` byte becomes ``new`` (the curse level's events); returns how many."""
+@nb.njit(types.int64(U8, types.int64, types.int64, U16, types.int64, U8), cache=True,
+         parallel=True)
+def replace_all(work, old, new, far, code, touched):
+    """Every ``old`` byte becomes ``new``, and where ``new`` is a marker its position's code
+    in ``far`` becomes ``code`` (the curse level's events); returns how many."""
     size = work.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     count = np.zeros(blocks, dtype=np.int64)
+    marker = LOSS_OLD <= new <= WIN_NOW
     for block in prange(blocks):
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
             if work[index] == old:
                 work[index] = new
+                if marker:
+                    far[index] = code
                 count[block] += 1
         if count[block]:
             touched[block] = 1
@@ -606,13 +638,14 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
             squares[i] = start
             child = np.int64(work[child_index])
             # INVALID: the move leaves the king in check (the child's side not to move)
-            if child != INVALID and not (is_win(child) and code_distance(child) < d):
+            if child != INVALID and not won_before(child, d):
                 return False
     return True
 
 
-@nb.njit(types.int64(types.int64, U8, types.int64, U8, U8), cache=True, parallel=True)
-def settle(table, work, d, flagged_blocks, touched):
+@nb.njit(types.int64(types.int64, U8, types.int64, U16, types.int64, U8, U8), cache=True,
+         parallel=True)
+def settle(table, work, d, far, longest, flagged_blocks, touched):
     """Level ``d``, pass 3: every flagged position (in ``flagged_blocks``) whose quiet moves
     all lose is lost in ``d``, the others are unflagged. A thread writes only in its own
     block. Returns how many were lost."""
@@ -640,13 +673,35 @@ def settle(table, work, d, flagged_blocks, touched):
                 stm = decode_valid(table, index, squares)
                 if every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work,
                                           d):
-                    work[index] = loss_code(d)
+                    if d <= longest:
+                        work[index] = loss_code(d)
+                    else:
+                        work[index] = LOSS_NOW
+                        far[index] = loss_code(d)
                     lost[block] += 1
                 else:
                     work[index] = byte - FLAG
         if lost[block]:
             touched[block] = 1
     return lost.sum()
+
+
+@nb.njit(types.void(U8), cache=True, parallel=True)
+def age_markers(work):
+    """After a level past the byte's codes: PREV markers become OLD, NOW ones PREV."""
+    for index in prange(work.shape[0]):
+        byte = work[index]
+        if LOSS_PREV <= byte <= WIN_NOW:
+            work[index] = byte - 2
+
+
+@nb.njit(types.void(U8, U16), cache=True, parallel=True)
+def close_far(work, far):
+    """The two-byte result of a table that went past the byte's codes: what is still open
+    is drawn; codes decided before the byte ran out were copied into ``far`` then."""
+    for index in prange(work.shape[0]):
+        if work[index] >= OPEN:
+            far[index] = CODE_DRAW
 
 
 @nb.njit(types.void(U8), cache=True, parallel=True)
@@ -670,20 +725,21 @@ def count_between(work, low, high):
     return count.sum()
 
 
-class TooLong(RuntimeError):
-    """A table whose DTZ50 distances go past what the byte holds (``LONGEST`` plies)."""
-
-
-def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress) -> np.ndarray:
-    """The DTZ50 codes (``uint8``, storage index) of the pawnless chess ``table``, from its
-    children's DTZ50 codes (``child_dtz`` at ``child_offsets[table id]``, as
-    :func:`retrograde.tables.load_children` gives them). RuntimeError if a child is missing,
-    :class:`TooLong` if a distance exceeds ``LONGEST``."""
+def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress,
+          longest: int = LONGEST) -> np.ndarray:
+    """The DTZ50 codes (storage index) of the pawnless chess ``table``, from its children's
+    DTZ50 codes (``child_dtz`` at ``child_offsets[table id]``, as
+    :func:`retrograde.tables.load_children` gives them): ``uint8``, the working array itself,
+    when every distance fits the byte's codes (up to ``longest`` plies), else ``uint16``
+    (a second array, from the first level past them). RuntimeError if a child is missing."""
     table_id = E.TABLE_IDS[table]
     if E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: the one-byte DTZ50 generator is for tables without pawns")
+    if not 0 < longest <= LONGEST:
+        raise ValueError(f"longest: {longest} is not in 1..{LONGEST}")
     size = 2 * int(E.PER_SIDE[table_id])
     work = np.zeros(size + (-size) % 8, dtype=np.uint8)  # whole words (the rest INVALID)
+    far = np.zeros(0, dtype=np.uint16)  # the codes, once a level passes ``longest``
     blocks = (size + BLOCK - 1) // BLOCK
     first_level = np.zeros(blocks, dtype=np.uint8)
     curse_level = np.zeros(blocks, dtype=np.uint8)
@@ -702,21 +758,29 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     flagged = np.zeros(blocks, dtype=np.uint8)
     d = 1
     while True:
-        if d > LONGEST:
-            raise TooLong(f"{table}: a DTZ50 distance beyond {LONGEST} plies")
-        decided = spread(table_id, work, d, True, frontier, touched)
+        if d == longest + 1:  # the byte's codes end here: markers, the codes beside
+            far = work.astype(np.uint16)
+        decided = spread(table_id, work, d, True, far, longest, frontier, touched)
         if d == CURSE_LEVEL:
-            decided += replace_all(work, HOLDS_CWIN, win_code(CURSE_LEVEL), touched)
-        spread(table_id, work, d, False, frontier, flagged)
+            cursed_win = win_code(CURSE_LEVEL)
+            if d > longest:  # what the initialisation decided at this level: markers now
+                replace_all(work, cursed_win, WIN_NOW, far, cursed_win, touched)
+                replace_all(work, loss_code(CURSE_LEVEL), LOSS_NOW, far,
+                            loss_code(CURSE_LEVEL), touched)
+            decided += replace_all(work, HOLDS_CWIN, cursed_win if d <= longest else WIN_NOW,
+                                   far, cursed_win, touched)
+        spread(table_id, work, d, False, far, longest, frontier, flagged)
         if d == CURSE_LEVEL:
-            replace_all(work, OPEN_CLOSS, FLAGGED_CLOSS, flagged)
-        decided += settle(table_id, work, d, flagged, touched)
+            replace_all(work, OPEN_CLOSS, FLAGGED_CLOSS, far, 0, flagged)
+        decided += settle(table_id, work, d, far, longest, flagged, touched)
         if d == 1:
             touched |= first_level
             decided += int(first_level.any())
         elif d == CURSE_LEVEL:
             touched |= curse_level
             decided += int(curse_level.any())
+        if d > longest:
+            age_markers(work)
         progress.update(f"dtz50 level {d}", 0, 0, int(decided))
         frontier, touched = touched, frontier
         touched[:] = 0
@@ -728,5 +792,8 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
             frontier[:] = 0
         else:
             break
+    if far.size:
+        close_far(work, far)
+        return far[:size]
     close(work)
     return work[:size]

@@ -288,8 +288,7 @@ def can_use_unmoves(family, table: str) -> bool:
 def solve_dtz50_in_one_byte(family, table: str, root, progress) -> np.ndarray | None:
     """The DTZ50 codes of ``table`` by the one-byte generator (:mod:`retrograde.chess_dtz50`:
     chess tables without pawns), from its children's DTZ50 tables on disk; None where that
-    generator does not apply (another game, pawns, or a distance longer than its byte
-    holds: the caller then uses another way)."""
+    generator does not apply (another game, or pawns: the caller then uses another way)."""
     if family.game.name != "chess" or "P" in table:
         return None
     from retrograde import chess_dtz50
@@ -297,11 +296,7 @@ def solve_dtz50_in_one_byte(family, table: str, root, progress) -> np.ndarray | 
 
     children, offsets, _ = load_children(root, family, family.dependencies(table),
                                          metric=DTZ50)
-    try:
-        return chess_dtz50.solve(table, children, offsets, progress)
-    except chess_dtz50.TooLong as error:
-        progress.update(f"{error}: the un-move engine instead")
-        return None
+    return chess_dtz50.solve(table, children, offsets, progress)
 
 
 def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:

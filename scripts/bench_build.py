@@ -1,5 +1,5 @@
-"""Benchmark: building chess tables (WDL + DTM + compressed HDF5), next to Syzygy's rtbgen
-measured in the same run.
+"""Benchmark: building chess tables (WDL + DTM + compressed HDF5, or with ``--metric dtz50``
+their DTZ50 tables), next to Syzygy's rtbgen measured in the same run.
 
 Each build runs in a fresh process (so peak memory is its own), after a warm-up that loads the
 compiled kernels from numba's cache; the table's sub-tables are built (and checked) beforehand,
@@ -13,10 +13,15 @@ written) is timed too. ``--reference-threads N`` runs rtbgen on N threads whatev
 (issue 11's bar: ours within rtbgen's full time on one thread). Without rtbgen the script
 stops with one line, unless ``--no-reference`` (ours alone, no ratios).
 
+``--metric dtz50`` times the DTZ50 table's build instead (``build_dtz50_one``: the one-byte
+generator without pawns), the table's rule-free table and its sub-tables' DTZ50 tables built
+beforehand, untimed: the metric rtbgen makes (its ``-g`` generates WDL50 and DTZ50).
+
     python scripts/bench_build.py --rtbgen DIR         # KQvKR KRvKP KPvKP KBNvK, 1 and 2 threads
     python scripts/bench_build.py --rtbgen DIR --tables KQRvKR KRPvKR --threads 2 --reference-threads 1
     python scripts/bench_build.py --tables KQvKR --threads 1 --no-reference
     python scripts/bench_build.py --rtbgen DIR --rtbgen-tables RTB5 --tables KBPPvK --threads 2 --reference-threads 1
+    python scripts/bench_build.py --rtbgen DIR --metric dtz50 --tables KQvKR KQRvKR --threads 1 2
 """
 from __future__ import annotations
 
@@ -31,34 +36,40 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import peak_resident_mib
+from common import peak_resident_mib, reset_peak_resident
 
 
-def child(table: str, threads: int, root: str) -> None:
+def child(table: str, threads: int, root: str, metric: str) -> None:
     """Time one build in this process and print a JSON line."""
     import h5py
     import numba
 
     from databases.families import get_family
+    from databases.location import DTM, table_path
     from databases.writer import DEFAULT_COMPRESSION
-    from retrograde.build import build_one, build_tables
+    from retrograde.build import build_dtz50_one, build_one, build_tables
 
     numba.set_num_threads(threads)
     with tempfile.TemporaryDirectory() as scratch:  # warm-up: load every kernel from the cache
-        build_tables("chess", ["KQvK"], scratch, show_progress=False)
-        build_tables("chess", ["KPvK"], scratch, show_progress=False)
+        build_tables("chess", ["KQvK"], scratch, show_progress=False, pack=False)
+        build_tables("chess", ["KPvK"], scratch, show_progress=False, pack=False)
     # The table's build as `solver build` runs it once it has checked the directory (the
     # parent built and checked the sub-tables), as scripts/bench_build_all.py times it.
-    started = time.perf_counter()
-    build_one(get_family("chess"), table, Path(root), False, DEFAULT_COMPRESSION)
-    wall = time.perf_counter() - started
-    with h5py.File(os.path.join(root, "chess", f"{table}.h5"), "r") as handle:
+    family = get_family("chess")
+    reset_peak_resident()  # the peak of this build, not of the warm-up
+    started, cpu_started = time.perf_counter(), time.process_time()
+    if metric == DTM:
+        build_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
+    else:
+        build_dtz50_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    with h5py.File(table_path(root, "chess", table, metric), "r") as handle:
         attrs = handle.attrs
         positions = int(sum(attrs["wins"]) + sum(attrs["draws"]) + sum(attrs["losses"]))
         size = os.path.getsize(handle.filename)
     peak = peak_resident_mib()
-    print(json.dumps({"table": table, "threads": threads, "wall": wall, "positions": positions,
-                      "peak_mib": peak, "bytes": size}))
+    print(json.dumps({"table": table, "threads": threads, "wall": wall, "cpu": cpu,
+                      "positions": positions, "peak_mib": peak, "bytes": size}))
 
 
 def find_rtbgen(explicit: str | None) -> str | None:
@@ -135,10 +146,13 @@ def main() -> int:
                              "into it and kept (default: a temporary directory)")
     parser.add_argument("--no-reference", action="store_true",
                         help="measure ours alone when rtbgen is missing (no ratios)")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--metric", choices=["dtm", "dtz50"], default="dtm",
+                        help="the table timed: the rule-free one (WDL and DTM, the default) or "
+                             "its DTZ50 table")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.child[2])
+        child(args.child[0], int(args.child[1]), args.child[2], args.child[3])
         return 0
     rtbgen = find_rtbgen(args.rtbgen)
     if rtbgen is None and not args.no_reference:
@@ -151,9 +165,11 @@ def main() -> int:
     root = args.db or tempfile.mkdtemp(prefix="bench-build-")
     family = get_family("chess")
     dependencies = {}
-    for table in args.tables:  # sub-tables, not timed
+    for table in args.tables:  # sub-tables, not timed (and the table itself, for its DTZ50)
         dependencies[table] = [t for t in build_order(family, [table], None) if t != table]
-        build_tables("chess", dependencies[table], root, show_progress=False)
+        build_tables("chess", dependencies[table], root, show_progress=False, pack=False)
+        if args.metric == "dtz50":
+            build_tables("chess", [table], root, show_progress=False, dtz50=False)
     with open("/proc/loadavg") as load:
         print(f"machine: {os.cpu_count()} cores, load average {' '.join(load.read().split()[:3])}; "
               f"tables in {root}; rtbgen: {rtbgen or 'not measured (--no-reference)'}")
@@ -163,20 +179,23 @@ def main() -> int:
         return 2
     reference = rtbgen_times(rtbgen, args.tables, reference_threads, args.repeat,
                              dependencies, args.rtbgen_tables) if rtbgen else {}
-    print(f"{'table':8} {'thr':>3} {'wall s':>7} {'positions/s':>12} {'peak MiB':>8} "
+    print(f"metric: {args.metric}")
+    print(f"{'table':8} {'thr':>3} {'wall s':>7} {'cpu s':>7} {'positions/s':>12} {'peak MiB':>8} "
           f"{'size KiB':>8} {'rtb thr':>7} {'rtb full':>8} {'x full':>6} {'rtb -g':>7} {'x -g':>6}")
     for table in args.tables:
         for threads in args.threads:
             runs = []
             for _ in range(args.repeat):
-                output = subprocess.run([sys.executable, __file__, "--child", table, str(threads), root],
+                output = subprocess.run([sys.executable, __file__, "--child", table, str(threads),
+                                         root, args.metric],
                                         check=True, capture_output=True, text=True).stdout
                 runs.append(json.loads(output.strip().splitlines()[-1]))
             r = runs[0] | {"wall": statistics.median(run["wall"] for run in runs)}
             theirs_threads = args.reference_threads or threads
             full = reference.get((table, theirs_threads, False), float("nan"))
             generation = reference.get((table, theirs_threads, True), float("nan"))
-            print(f"{table:8} {threads:>3} {r['wall']:7.2f} {r['positions'] / r['wall']:12,.0f} "
+            print(f"{table:8} {threads:>3} {r['wall']:7.2f} {r['cpu']:7.2f} "
+                  f"{r['positions'] / r['wall']:12,.0f} "
                   f"{r['peak_mib']:8.0f} {r['bytes'] / 1024:8.0f} {theirs_threads:>7} {full:8.2f} "
                   f"{r['wall'] / full:6.2f} {generation:7.2f} {r['wall'] / generation:6.2f}",
                   flush=True)

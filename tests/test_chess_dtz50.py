@@ -63,12 +63,16 @@ def test_tables_with_pawns_are_left_to_the_other_engines(db):
     assert solve_dtz50_in_one_byte(get_family("chess"), "KPvK", db, Silent()) is None
 
 
-def test_a_distance_past_the_byte_falls_back_to_the_unmove_engine(db, monkeypatch):
-    monkeypatch.setattr(chess_dtz50, "LONGEST", 10)  # KQvKR's wins take longer
+@pytest.mark.parametrize("longest", [10, 40])
+def test_levels_past_the_bytes_codes_give_the_same_codes(db, longest):
+    """Past ``longest`` plies the byte holds markers and the codes go to a second array
+    (KBBvKN's DTZ50 reaches 132 plies): here forced early in KQvKR, whose DTZ50 reaches 62."""
     family = get_family("chess")
-    with pytest.raises(chess_dtz50.TooLong):
-        one_byte_codes(db, "KQvKR")
-    assert solve_dtz50_in_one_byte(family, "KQvKR", db, Silent()) is None
+    children, offsets, _ = load_children(db, family, family.dependencies("KQvKR"),
+                                         metric=DTZ50)
+    far = chess_dtz50.solve("KQvKR", children, offsets, Silent(), longest=longest)
+    assert far.dtype == np.uint16
+    assert np.array_equal(far, read_codes(db, "chess", "KQvKR", metric=DTZ50))
 
 
 def test_a_missing_child_table_is_an_error(db, tmp_path):
