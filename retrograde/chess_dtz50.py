@@ -206,6 +206,9 @@ def moved_index(table, index, strides, squares, slot, start, stm):
     other side: the group's digit replaced, the side flipped (``stm``: the side to move
     before)."""
     group = strides[E.MAX_PIECES + slot]
+    if E.GROUPS[table, group, 1] == 1:  # a piece alone in its group: its square is the digit
+        return index + E.PER_SIDE[table] * (1 - 2 * stm) \
+            + (squares[slot] - start) * strides[group]
     after = group_part(table, group, squares)
     moved = squares[slot]
     squares[slot] = start
@@ -251,6 +254,13 @@ def index_strides(table):
         for slot in range(first, first + count):
             strides[E.MAX_PIECES + slot] = group
     return strides
+
+
+@nb.njit(types.boolean(types.int64, types.int64), cache=True, inline="always")
+def on_one_diagonal(wk, bk):
+    """Whether both kings stand on the a1-h8 diagonal or both on the a8-h1 one."""
+    return ((wk >> 3) == (wk & 7) and (bk >> 3) == (bk & 7)) \
+        or ((wk >> 3) + (wk & 7) == 7 and (bk >> 3) + (bk & 7) == 7)
 
 
 @nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True, inline="always")
@@ -515,6 +525,9 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
+    # twins only where both kings stand on one long diagonal: for the other pieces' un-moves
+    # that is known once
+    kings_on_diagonal = on_one_diagonal(squares[0], squares[1])
     for i in range(n):
         if codes[i] // 6 != mover:
             continue
@@ -528,14 +541,17 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
             # the initialisation, so :func:`mark` passes it over: no test here.
             if i < 2:  # a king: the frame may change
                 parent = king_moved_index(table, index, strides, squares, i, start, child_stm)
+                twins = on_one_diagonal(squares[0], squares[1])
             else:
                 parent = moved_index(table, index, strides, squares, i, start, child_stm)
+                twins = kings_on_diagonal
             parents[count] = parent
             count += 1
-            twin = twin_index(table, squares, n, mover)
-            if twin >= 0 and twin != parent:
-                parents[count] = twin
-                count += 1
+            if twins:
+                twin = twin_index(table, squares, n, mover)
+                if twin != parent:
+                    parents[count] = twin
+                    count += 1
             squares[i] = start
     return count
 
