@@ -45,8 +45,8 @@ import numpy as np
 from numba import prange, types
 
 from games.chess import endgames as E
-from games.chess.attacks import (bishop_attacks, king_attacks, knight_attacks, queen_attacks,
-                                 rook_attacks)
+from games.chess.attacks import (bishop_attacks, king_attacks, knight_attacks, pawn_attacks,
+                                 queen_attacks, rook_attacks)
 from games.chess.bitops import lsb
 from games.chess.position import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
 from games.table_family import INDEX_MASK, TABLE_SHIFT
@@ -122,11 +122,15 @@ def piece_attacks(kind, square, occupied):
                        types.int64), cache=True, inline="always")
 def attacked(target, by_colour, n, codes, squares, occupied, skip):
     """Whether a piece of ``by_colour`` (other than slot ``skip``) attacks ``target``."""
+    bit = types.uint64(1) << types.uint64(target)
     for j in range(n):
         code = codes[j]
         if j == skip or code // 6 != by_colour:
             continue
-        if piece_attacks(code % 6, squares[j], occupied) & (types.uint64(1) << types.uint64(target)):
+        if code % 6 == PAWN:
+            if pawn_attacks(by_colour, squares[j]) & bit:
+                return True
+        elif piece_attacks(code % 6, squares[j], occupied) & bit:
             return True
     return False
 
@@ -149,19 +153,24 @@ def decode_valid(table, index, squares):
             squares[first] = rest & 63
             rest >>= 6
             continue
+        offset = 8 if E.SPEC[table, first] % 6 == PAWN else 0
         part = rest % values
         rest //= values
         if count == 3:
             c = np.int64(E.TRIPLE_TOP[part])
             part -= c * (c - 1) * (c - 2) // 6
-            squares[first + 2] = c
+            squares[first + 2] = c + offset
         if count >= 2:
             b = np.int64(E.PAIR_TOP[part])
             part -= b * (b - 1) // 2
-            squares[first + 1] = b
-        squares[first] = part
+            squares[first + 1] = b + offset
+        squares[first] = part + offset
     squares[1] = rest & 63
-    squares[0] = E.TRIANGLE_SQUARES[rest >> 6]
+    kings = rest >> 6
+    if E.PAWNFUL[table]:  # the white king on files a-d
+        squares[0] = ((kings >> 2) << 3) | (kings & 3)
+    else:  # in the a1-d1-d4 triangle
+        squares[0] = E.TRIANGLE_SQUARES[kings]
     return stm
 
 
@@ -181,14 +190,15 @@ def group_part(table, group, squares):
     sorted squares (``storage_index_packed``)."""
     first = E.GROUPS[table, group, 0]
     count = E.GROUPS[table, group, 1]
-    c = squares[first]
+    offset = 8 if E.SPEC[table, first] % 6 == PAWN else 0
+    c = squares[first] - offset
     if count == 1:
         return c
-    y = squares[first + 1]
+    y = squares[first + 1] - offset
     b, c = min(c, y), max(c, y)
     if count == 2:
         return b + c * (c - 1) // 2
-    z = squares[first + 2]
+    z = squares[first + 2] - offset
     if z < b:
         a = z
     elif z < c:
@@ -227,12 +237,18 @@ def king_moved_index(table, index, strides, squares, slot, start, stm):
     a1-d1-d4 triangle, the black king not above the diagonal when the white one is on it),
     else the whole index afresh."""
     wk, bk = squares[0], squares[1]
-    if E.TRIANGLE[wk] < 0 or ((wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7)):
-        return index_with(table, squares, E.COUNT[table], 1 - stm)
     old_wk = start if slot == 0 else wk
     old_bk = start if slot == 1 else bk
-    before = E.TRIANGLE[old_wk] * 64 + old_bk
-    after = E.TRIANGLE[wk] * 64 + bk
+    if E.PAWNFUL[table]:  # the frame: the white king on files a-d
+        if (wk & 7) > 3:
+            return index_with(table, squares, E.COUNT[table], 1 - stm)
+        before = ((old_wk >> 3) * 4 + (old_wk & 7)) * 64 + old_bk
+        after = ((wk >> 3) * 4 + (wk & 7)) * 64 + bk
+    else:
+        if E.TRIANGLE[wk] < 0 or ((wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7)):
+            return index_with(table, squares, E.COUNT[table], 1 - stm)
+        before = E.TRIANGLE[old_wk] * 64 + old_bk
+        after = E.TRIANGLE[wk] * 64 + bk
     side = E.PER_SIDE[table] * (1 - 2 * stm)
     return index + side + (after - before) * strides[KINGS_STRIDE_AT]
 
@@ -242,7 +258,7 @@ def index_strides(table):
     """Per like-piece group its stride in the storage index, at ``KINGS_STRIDE_AT`` the king
     pair's, and from ``MAX_PIECES`` on per slot its group (-1 for the kings)."""
     strides = np.full(2 * E.MAX_PIECES, -1, dtype=np.int64)
-    strides[KINGS_STRIDE_AT] = E.PER_SIDE[table] // 640
+    strides[KINGS_STRIDE_AT] = E.PER_SIDE[table] // (2048 if E.PAWNFUL[table] else 640)
     stride = 1
     for group in range(E.MAX_GROUPS - 1, -1, -1):
         count = E.GROUPS[table, group, 1]
@@ -388,7 +404,7 @@ def holds_position(table, index, codes, squares, n):
             return False  # two pieces on one square
         occupied |= bit
     wk, bk = squares[0], squares[1]
-    if (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7):
+    if not E.PAWNFUL[table] and (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7):
         return False  # the mirror image of a canonical placement (storage_index_packed)
     return not attacked(squares[1 - stm], stm, n, codes, squares, occupied, -1)
 
@@ -527,10 +543,11 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
         occupied |= types.uint64(1) << types.uint64(squares[i])
     # twins only where both kings stand on one long diagonal: for the other pieces' un-moves
     # that is known once
-    kings_on_diagonal = on_one_diagonal(squares[0], squares[1])
+    pawnless = not E.PAWNFUL[table]
+    kings_on_diagonal = pawnless and on_one_diagonal(squares[0], squares[1])
     for i in range(n):
-        if codes[i] // 6 != mover:
-            continue
+        if codes[i] // 6 != mover or codes[i] % 6 == PAWN:
+            continue  # (a pawn's un-move leaves the slice: chess_dtz50_pawns)
         start = squares[i]
         origins = piece_attacks(codes[i] % 6, start, occupied) & ~occupied
         while origins:
@@ -541,7 +558,7 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
             # the initialisation, so :func:`mark` passes it over: no test here.
             if i < 2:  # a king: the frame may change
                 parent = king_moved_index(table, index, strides, squares, i, start, child_stm)
-                twins = on_one_diagonal(squares[0], squares[1])
+                twins = pawnless and on_one_diagonal(squares[0], squares[1])
             else:
                 parent = moved_index(table, index, strides, squares, i, start, child_stm)
                 twins = kings_on_diagonal
@@ -639,8 +656,8 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
     for i in range(n):
-        if codes[i] // 6 != stm:
-            continue
+        if codes[i] // 6 != stm or codes[i] % 6 == PAWN:
+            continue  # (a pawn's moves are exits, valued in the byte)
         start = squares[i]
         targets = piece_attacks(codes[i] % 6, start, occupied) & ~occupied
         while targets:
