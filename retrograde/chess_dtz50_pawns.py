@@ -577,4 +577,15 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
             raise RuntimeError(f"{table}: exits lead to tables that are not loaded")
         done += len(batch)
         progress.update(f"dtz50 slices (advancement {advancement})", done, done, 0)
-    return far if far.size else work
+    if far.size == 0:
+        return work
+    merge_codes(work, far)
+    return far
+
+
+@nb.njit(types.void(U8, U16), cache=True, parallel=True)
+def merge_codes(work, far):
+    """``far``: every entry's code (the slices that never passed the byte's codes left theirs
+    in ``work`` alone)."""
+    for index in prange(work.shape[0]):
+        far[index] = final_code(work, far, index)

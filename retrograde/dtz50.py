@@ -286,17 +286,19 @@ def can_use_unmoves(family, table: str) -> bool:
 
 
 def solve_dtz50_in_one_byte(family, table: str, root, progress) -> np.ndarray | None:
-    """The DTZ50 codes of ``table`` by the one-byte generator (:mod:`retrograde.chess_dtz50`:
-    chess tables without pawns), from its children's DTZ50 tables on disk; None where that
-    generator does not apply (another game, or pawns: the caller then uses another way)."""
-    if family.game.name != "chess" or "P" in table:
+    """The DTZ50 codes of a chess ``table`` by the one-byte generators
+    (:mod:`retrograde.chess_dtz50` without pawns, :mod:`retrograde.chess_dtz50_pawns` by pawn
+    slices with them), from its children's DTZ50 tables on disk (its own rule-free table is
+    not read); None for another game (the caller then uses another way)."""
+    if family.game.name != "chess":
         return None
-    from retrograde import chess_dtz50
+    from retrograde import chess_dtz50, chess_dtz50_pawns
     from retrograde.tables import load_children
 
     children, offsets, _ = load_children(root, family, family.dependencies(table),
                                          metric=DTZ50)
-    return chess_dtz50.solve(table, children, offsets, progress)
+    generator = chess_dtz50_pawns if "P" in table else chess_dtz50
+    return generator.solve(table, children, offsets, progress)
 
 
 def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:

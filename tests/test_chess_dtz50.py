@@ -1,7 +1,8 @@
-"""The one-byte DTZ50 generator for pawnless chess tables (retrograde/chess_dtz50.py) against
-the un-move engine that built the DTZ50 tables before it (retrograde/dtz50.py, whose tables
-equal Syzygy's on every 3-4-piece position: tests/test_dtz50.py, scripts/check_syzygy_all.py),
-entry by entry, and the build's choice between them.
+"""The one-byte DTZ50 generators for chess tables (retrograde/chess_dtz50.py without pawns,
+retrograde/chess_dtz50_pawns.py by pawn slices with them) against the un-move engine that
+built the DTZ50 tables before them (retrograde/dtz50.py, whose tables equal Syzygy's on every
+3-4-piece position: tests/test_dtz50.py, scripts/check_syzygy_all.py), entry by entry, and
+the build's use of them.
 
 Syzygy itself is checked in tests/test_dtz50.py on tables the build now makes with this
 generator (KQvK, KRvKB and the pawnless children of KPvKP); the slow run there verifies every
@@ -17,15 +18,19 @@ import pytest
 
 from databases.families import get_family
 from databases.location import DTZ50, table_path
-from retrograde import chess_dtz50
+from retrograde import chess_dtz50, chess_dtz50_pawns
 from retrograde.build import build_tables
 from retrograde.dtz50 import solve_dtz50_by_unmoves, solve_dtz50_in_one_byte
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
 
 # Two kings and a queen against a rook (long wins, captures both ways), a rook against a
-# knight (mostly drawn, captures that draw), two bishops (like pieces: a pair in the index).
-TABLES = ["KQvKR", "KRvKN", "KBBvK"]
+# knight (mostly drawn, captures that draw), two bishops (like pieces: a pair in the index);
+# with pawns: a rook against a pawn (promotions, under-promotions), pawn against pawn (en
+# passant), two like pawns (a pair of pawns in the index).
+PAWNLESS = ["KQvKR", "KRvKN", "KBBvK"]
+WITH_PAWNS = ["KRvKP", "KPvKP", "KPPvK"]
+TABLES = PAWNLESS + WITH_PAWNS
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +42,12 @@ def db(tmp_path_factory):
     return root
 
 
-def one_byte_codes(root, table: str) -> np.ndarray:
-    """The DTZ50 codes of ``table`` by the one-byte generator, from its children on disk."""
+def one_byte_codes(root, table: str, **options) -> np.ndarray:
+    """The DTZ50 codes of ``table`` by its one-byte generator, from its children on disk."""
     family = get_family("chess")
     children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
-    return chess_dtz50.solve(table, children, offsets, Silent())
+    generator = chess_dtz50_pawns if "P" in table else chess_dtz50
+    return generator.solve(table, children, offsets, Silent(), **options)
 
 
 @pytest.mark.parametrize("table", TABLES)
@@ -53,26 +59,20 @@ def test_one_byte_codes_equal_the_unmove_engines(db, table):
 
 
 @pytest.mark.parametrize("table", TABLES)
-def test_the_build_uses_the_one_byte_generator_without_pawns(db, table):
+def test_the_build_uses_the_one_byte_generators(db, table):
     with h5py.File(table_path(db, "chess", table, DTZ50), "r") as handle:
         assert json.loads(handle.attrs["settings"])["method"] == "one-byte"
     assert np.array_equal(read_codes(db, "chess", table, metric=DTZ50), one_byte_codes(db, table))
 
 
-def test_tables_with_pawns_are_left_to_the_other_engines(db):
-    assert solve_dtz50_in_one_byte(get_family("chess"), "KPvK", db, Silent()) is None
-
-
-@pytest.mark.parametrize("longest", [10, 40])
-def test_levels_past_the_bytes_codes_give_the_same_codes(db, longest):
+@pytest.mark.parametrize("table, longest", [("KQvKR", 10), ("KQvKR", 40), ("KRvKP", 12)])
+def test_levels_past_the_bytes_codes_give_the_same_codes(db, table, longest):
     """Past ``longest`` plies the byte holds markers and the codes go to a second array
-    (KBBvKN's DTZ50 reaches 132 plies): here forced early in KQvKR, whose DTZ50 reaches 62."""
-    family = get_family("chess")
-    children, offsets, _ = load_children(db, family, family.dependencies("KQvKR"),
-                                         metric=DTZ50)
-    far = chess_dtz50.solve("KQvKR", children, offsets, Silent(), longest=longest)
+    (KBBvKN's DTZ50 reaches 132 plies): here forced early (KQvKR's DTZ50 reaches 62 plies;
+    KRvKP's slices go past 12 one by one, and later ones read earlier ones' codes there)."""
+    far = one_byte_codes(db, table, longest=longest)
     assert far.dtype == np.uint16
-    assert np.array_equal(far, read_codes(db, "chess", "KQvKR", metric=DTZ50))
+    assert np.array_equal(far, read_codes(db, "chess", table, metric=DTZ50))
 
 
 def test_a_missing_child_table_is_an_error(db, tmp_path):
