@@ -19,7 +19,13 @@ winner minimises the distance and the loser maximises it (a slower loss is bette
 rule-free winner keeps a real win whenever one exists. The codes' arithmetic (``wdl50``:
 python-chess's five values 2 / 1 / 0 / -1 / -2) is :mod:`games.value_codes`'.
 
-How: forward passes over the table's storage index (generic: any family whose game has a
+Chess tables are built by the one-byte generators (:mod:`retrograde.chess_dtz50`, and by pawn
+slices :mod:`retrograde.chess_dtz50_pawns`: :func:`solve_dtz50_in_one_byte`). The two ways
+below are generic, for any family: the un-move engine with exits cut to their rule class
+(:func:`solve_dtz50_by_unmoves`), and forward passes, which the tests keep as an independent
+check of the generators.
+
+How the forward passes work: over the table's storage index (generic: any family whose game has a
 ``reversible_plies`` kernel; a move is zeroing when its child's count is 0). Only the rule-free
 wins and losses are open; pass ``d`` decides those whose best zeroing move is worth ``d``
 (``exit_levels``, found once per round) or whose moves inside the table reach a position
