@@ -130,40 +130,46 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
                  max_pieces: int | None = None, workers: int | None = None,
                  show_progress: bool | None = None, force: bool = False,
                  compression: str = DEFAULT_COMPRESSION, notify=None,
-                 dtz50: bool = True, pack: bool = True) -> dict:
+                 dtz50: bool = True, pack: bool = True, dtm: bool = True) -> dict:
     """Build ``tables`` of ``game`` (default: all, or all up to ``max_pieces``) under ``root``,
-    and the tables they depend on if missing or unusable; then, for a game with the 50-move
-    rule and ``dtz50``, their DTZ50 tables (:func:`build_dtz50_tables`), and with ``pack``
-    too, their packed WDL50 (:func:`pack_wdl50_tables`). ``force`` rebuilds the requested
-    tables even if they are valid. ``notify(line)`` hears of each damaged file being rebuilt
-    and each leftover temporary file removed. Returns ``{"built": [...], "skipped": [...],
-    "rebuilt": {table: why}, "removed": [temporary files], "seconds": s}`` and, for a game
-    with the 50-move rule, ``"dtz50_built": [...]`` and ``"packed": [...]``."""
+    and the tables they depend on if missing or unusable. For a game with the 50-move rule
+    (chess), first what the search and the server use: with ``dtz50`` the DTZ50 tables
+    (:func:`build_dtz50_tables`: they need only their children's), with ``pack`` too the
+    packed WDL50 (:func:`pack_wdl50_tables`); then, with ``dtm``, the rule-free tables (value
+    and distance to mate). ``force`` rebuilds the requested tables even if they are valid.
+    ``notify(line)`` hears of each damaged file being rebuilt and each leftover temporary
+    file removed. Returns ``{"built": [...], "skipped": [...], "rebuilt": {table: why},
+    "removed": [temporary files], "seconds": s}`` and, for a game with the 50-move rule,
+    ``"dtz50_built": [...]`` and ``"packed": [...]``."""
     family = get_family(game)
     root = Path(root)
     notify = notify or (lambda line: None)
     if workers:
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
     started = time.perf_counter()
-    to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force,
-                                             show_progress)
     removed = clean_temporaries(root, game, notify)
-    built = []
-    log = table_log(len(to_build), "tables", show_progress)
-    for table in to_build:
-        if table in unusable:
-            notify(f"rebuilding {table}: {unusable[table]}")
-        with log.timing(table):
-            build_one(family, table, root, show_progress, compression)
-        built.append(table)
-    result = {"built": built, "skipped": skipped, "rebuilt": unusable, "removed": removed}
+    result = {"built": [], "skipped": [], "rebuilt": {}, "removed": removed}
     if has_dtz50(family):
+        # --force rebuilds the requested tables' DTZ50 tables (and so their packs) too
+        renewed = (list(tables) if tables else build_order(family, None, max_pieces)) \
+            if force else ()
         result["dtz50_built"] = build_dtz50_tables(
             family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
-            compression=compression, renewed=built, notify=notify) if dtz50 else []
+            compression=compression, renewed=renewed, notify=notify) if dtz50 else []
         result["packed"] = pack_wdl50_tables(
             family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
             notify=notify) if dtz50 and pack else []
+    if dtm or not has_dtz50(family):
+        to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force,
+                                                 show_progress)
+        log = table_log(len(to_build), "tables", show_progress)
+        for table in to_build:
+            if table in unusable:
+                notify(f"rebuilding {table}: {unusable[table]}")
+            with log.timing(table):
+                build_one(family, table, root, show_progress, compression)
+            result["built"].append(table)
+        result["skipped"], result["rebuilt"] = skipped, unusable
     return {**result, "seconds": round(time.perf_counter() - started, 3)}
 
 
@@ -211,9 +217,9 @@ def build_dtz50_tables(family, tables: list[str] | None, root, *, max_pieces: in
                        show_progress: bool | None = None, compression: str = DEFAULT_COMPRESSION,
                        renewed=(), notify=None) -> list[str]:
     """The DTZ50 tables (:mod:`retrograde.dtz50`) of ``tables`` (default: all, or all up to
-    ``max_pieces``) and of the tables they depend on, whose rule-free tables are built: each
-    one missing, unusable, or whose rule-free table is in ``renewed`` (built in this run), in
-    dependency order. Returns the tables whose DTZ50 table was built."""
+    ``max_pieces``) and of the tables they depend on: each one missing, unusable, or in
+    ``renewed`` (to be rebuilt whatever its state), in dependency order. Returns the tables
+    whose DTZ50 table was built."""
     planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
     log = table_log(len(planned), "DTZ50 tables", show_progress)
     for table in planned:

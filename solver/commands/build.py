@@ -76,10 +76,31 @@ def register(subparsers) -> None:
                         "50-move rule, compressed for the search's memory: what --db and the "
                         "UCI DatabasePath load), packed by default into <db>/chess/wdl50/ from "
                         "the DTZ50 tables")
+    parser.add_argument("--metrics", metavar="LIST", type=metrics_list,
+                        default=",".join(METRICS),
+                        help="chess: what to build, comma-separated (default all): dtz50 (the "
+                        "DTZ50 tables, built first), wdl50 (their packs: needs dtz50), dtm (the "
+                        "rule-free tables with the distance to mate, built last); e.g. "
+                        "--metrics wdl50,dtz50 leaves the distance to mate out")
     parser.add_argument("--compression", choices=COMPRESSIONS, default=DEFAULT_COMPRESSION,
                         help=f"page compression (default {DEFAULT_COMPRESSION})")
     add_json_flag(parser)
     parser.set_defaults(run=run)
+
+
+METRICS = ("dtz50", "wdl50", "dtm")
+
+
+def metrics_list(text: str) -> frozenset:
+    """``--metrics``: a comma-separated subset of METRICS (argparse's type)."""
+    chosen = frozenset(part.strip() for part in text.split(",") if part.strip())
+    unknown = sorted(chosen - set(METRICS))
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"{text!r}: choose among {', '.join(METRICS)}")
+    if "wdl50" in chosen and "dtz50" not in chosen:
+        raise argparse.ArgumentTypeError("wdl50: the packs are made from the DTZ50 tables; "
+                                         "add dtz50")
+    return chosen
 
 
 def environment_failure(command: str, message: str) -> int:
@@ -156,10 +177,15 @@ def build(args: argparse.Namespace, root: Path) -> dict:
     options = dict(max_pieces=args.pieces, workers=args.workers,
                    show_progress=False if args.json else None, force=args.force,
                    compression=args.compression, notify=notify)
+    metrics = metrics_list(args.metrics) if isinstance(args.metrics, str) else args.metrics
+    args.dtz50 = args.dtz50 and "dtz50" in metrics
+    args.pack = args.pack and "wdl50" in metrics
+    dtm = "dtm" in metrics
     if not args.scheduler:
         return build_tables(args.game, args.tables or None, root, dtz50=args.dtz50,
-                            pack=args.pack, **options)
-    result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
+                            pack=args.pack, dtm=dtm, **options)
+    result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options) \
+        if dtm else {"built": [], "skipped": [], "rebuilt": {}, "removed": [], "seconds": 0.0}
     from databases.families import get_family
     from retrograde.build import has_dtz50
 

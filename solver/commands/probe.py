@@ -34,9 +34,16 @@ def register(subparsers) -> None:
 
 def answer(db: "Database", text: str) -> dict:
     """The probe result for one position in notation (raises NotationError/DatabaseError)."""
+    from databases.errors import MissingTableError
+
     game = db.game
     position = game.parse_position(text)
-    result = db.probe(position)
+    try:
+        result = db.probe(position)
+    except MissingTableError:
+        if not game.fifty_move_plies:
+            raise
+        return rule50_only(db, position)
     move = db.best_move(position)
     answer = {"value": result.value, "dtm": result.dtm}
     if game.fifty_move_plies:
@@ -56,6 +63,16 @@ def rule50(db: "Database", position) -> dict:
         return {"wdl": None, "dtz": None}
 
 
+def rule50_only(db: "Database", position) -> dict:
+    """The answer from the DTZ50 table alone, where the rule-free table was left out
+    (``solver build --metrics wdl50,dtz50``): the value is the sign of its WDL50 (a cursed
+    win is a win without the rule, a blessed loss a loss), no distance to mate, no move.
+    MissingTableError when the DTZ50 table is missing too."""
+    rule = {"wdl": db.probe_wdl50(position), "dtz": db.probe_dtz(position)}
+    value = "win" if rule["wdl"] > 0 else "loss" if rule["wdl"] < 0 else "draw"
+    return {"value": value, "dtm": None, **rule, "best": None}
+
+
 RULE50_WORDS = {2: "wins", 1: "cursed win: drawn", 0: "draw", -1: "blessed loss: drawn",
                 -2: "loses"}
 
@@ -63,8 +80,10 @@ RULE50_WORDS = {2: "wins", 1: "cursed win: drawn", 0: "draw", -1: "blessed loss:
 def summary(result: dict) -> str:
     """One line for people."""
     line = f"{result['value']}"
-    if result["value"] != "draw":
+    if result["value"] != "draw" and result["dtm"] is not None:
         line += f" (mate distance {result['dtm']} plies)"
+    elif result["dtm"] is None:
+        line += " (no mate distance: the rule-free table is not built)"
     if result.get("wdl") is not None and result["value"] != "draw":
         line += (f"; 50-move rule: {RULE50_WORDS[result['wdl']]}, zeroing distance "
                  f"{result['dtz']} plies")

@@ -42,14 +42,15 @@ def run(args: argparse.Namespace) -> int:
             tables = list(args.tables)
             missing = [t for t in tables if not (root / args.game / f"{t}.h5").is_file()]
             if missing:
-                raise UsageError(f"no {args.game} table {missing[0]} under {root} (run solver "
-                                 "build first)")
+                raise UsageError(f"no {args.game} table {missing[0]} under {root} "
+                                 f"({no_table_hint(root, args.game, missing[0])})")
         else:
             tables = [t for t in family.table_names() if (root / args.game / f"{t}.h5").is_file()]
     except UnknownTableError as error:
         raise UsageError(str(error)) from None
     if not tables:
-        raise UsageError(f"no {args.game} tables under {root} (run solver build first)")
+        raise UsageError(f"no {args.game} tables under {root} "
+                         f"({no_table_hint(root, args.game, None)})")
     reports, unusable = verify_tables(args, tables, root)
     for table, problem in unusable.items():
         sys.stderr.write(f"solver verify: error: {table}: {problem}\n")
@@ -58,6 +59,21 @@ def run(args: argparse.Namespace) -> int:
               "per_table": {r["table"]: r["errors"] for r in reports}, "unusable": unusable}
     emit(result, args.json, summary)
     return 0 if result["errors"] == 0 and not unusable else 1
+
+
+def no_table_hint(root, game: str, table: str | None) -> str:
+    """What to do about a missing rule-free table: build it, or, where its DTZ50 table was
+    built alone (``--metrics wdl50,dtz50``), build the rule-free one too: verify checks the
+    DTZ50 tables against it."""
+    from databases.location import DTZ50, table_path
+
+    dtz50_folder = table_path(root, game, table or "KvK", DTZ50).parent
+    alone = table_path(root, game, table, DTZ50).is_file() if table else \
+        dtz50_folder.is_dir() and any(dtz50_folder.glob("*.h5"))
+    if alone:
+        return ("only DTZ50 tables were built; verify checks them against the rule-free "
+                f"tables: solver build {game} {table or '...'} --metrics dtm")
+    return "run solver build first"
 
 
 def verify_tables(args: argparse.Namespace, tables: list[str], root) -> tuple[list, dict]:
