@@ -1,4 +1,5 @@
-"""The one-byte DTZ50 generator for chess tables without pawns.
+"""The one-byte DTZ50 generator for chess tables without pawns, and the byte, the moves and
+the level passes that :mod:`retrograde.chess_dtz50_pawns` shares for the tables with pawns.
 
 One byte per position of the table's *storage* index (:mod:`games.chess.endgames`), the
 same index the file holds, so the working array becomes the table with no mapping pass and
@@ -7,17 +8,21 @@ no second array. A resolved byte is the position's final DTZ50 code
 its captures are worth, as a class, since a capture zeroes the count and so never carries a
 distance (Syzygy's rtbgen works the same way, ``CAPT_WIN`` ... ``CAPT_CLOSS``)::
 
-    0 .. 247     a value code: INVALID, CODE_DRAW, loss_code(d) / win_code(d) for d <= 122
+    0 .. 241     a value code: INVALID, CODE_DRAW, loss_code(d) / win_code(d), d <= 119
+    242 .. 247   past 119 plies, a marker (LOSS_OLD ... WIN_NOW): lost or won at the level
+                 before, at this one or earlier; the code goes to a two-byte result array
     OPEN         open; no capture, or every capture loses within the rule
     OPEN_CLOSS   open; the best capture reaches a blessed loss (lost in 101 at the latest)
     HOLDS_DRAW   open; a capture draws, so the position is drawn or won
     HOLDS_CWIN   open; a capture wins cursed (won in 101 at the latest)
     FLAGGED, FLAGGED_CLOSS   OPEN, OPEN_CLOSS to be looked at in this level
 
-Initialisation (one pass): invalid placements, mates and stalemates, and every position's
-captures valued from its children's DTZ50 tables (``zeroing_value``): a capture that wins
-within the rule decides the position (won in 1); a position with no quiet move is decided by
-its captures alone. No move is counted.
+Initialisation: first which indices hold legal positions (``mark_positions``), then mates and
+stalemates and every legal position's captures valued from its children's DTZ50 tables
+(``zeroing_value``, by the per-slot plans of ``capture_plans``): a capture that wins within
+the rule decides the position (won in 1); a position with no quiet move is decided by its
+captures alone. No move is counted, and no move's legality is tested: the entry it reaches is
+INVALID (its side not to move in check) in this table or the child's.
 
 Level ``d`` = 1, 2, ... (like :mod:`retrograde.unmove`, with nothing but the byte):
 
@@ -48,10 +53,9 @@ from games.chess import endgames as E
 from games.chess.attacks import (bishop_attacks, king_attacks, knight_attacks, pawn_attacks,
                                  queen_attacks, rook_attacks)
 from games.chess.bitops import lsb
-from games.chess.position import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
-from games.table_family import INDEX_MASK, TABLE_SHIFT
-from games.value_codes import (CODE_DRAW, CURSED_WORTH, INVALID, code_distance, is_loss,
-                               is_win, loss_code, win_code, within_rule)
+from games.chess.position import BISHOP, KING, KNIGHT, PAWN, ROOK
+from games.value_codes import (CODE_DRAW, CURSED_WORTH, INVALID, code_distance, is_win,
+                               loss_code, win_code, within_rule)
 
 OPEN = 248
 OPEN_CLOSS = 249
@@ -337,28 +341,47 @@ def mark(work, parent, d, wins, won, far, touched):
     return 0
 
 
-def capture_plans(table: str) -> np.ndarray:
-    """Per slot of ``table`` that can be captured, where its captures land: row ``c`` holds
-    the child table's id, whether its colours are swapped (the child named from the other
-    side: squares mirrored, side to move swapped), its offset among the loaded children (-1
-    when not loaded, filled by :func:`solve`), and from ``PLAN_SLOTS`` on, per slot of
-    ``table``, its slot in the child table (-1 for the captured piece)."""
+def plan_row(spec: list[int], removed: int, changed: int = -1, new_code: int = -1) -> np.ndarray:
+    """Where an exit of a table of piece codes ``spec`` lands: its child without slot
+    ``removed`` (-1: none) and with slot ``changed`` holding piece code ``new_code`` (a
+    promotion; -1: none), as a row of ``PLAN_SLOTS + MAX_PIECES`` columns: the child table's
+    id, whether its colours are swapped (the child named from the other side: squares
+    mirrored, side to move swapped), its offset among the loaded children (-1 here: the
+    caller fills it), and from ``PLAN_SLOTS`` on, per slot of ``spec``, its slot in the child
+    (-1 for the removed piece). A row of -1 where no table has the child's material."""
+    row = np.full(PLAN_SLOTS + E.MAX_PIECES, -1, dtype=np.int64)
+    codes = [new_code if slot == changed else code for slot, code in enumerate(spec)]
+    rest = [code for slot, code in enumerate(codes) if slot != removed and code % 6 != KING]
+    name, swapped = E.canonical_name("".join(E.LETTERS[c % 6] for c in rest if c < 6),
+                                     "".join(E.LETTERS[c % 6] for c in rest if c >= 6))
+    if name not in E.TABLE_IDS:
+        return row
+    row[PLAN_TABLE], row[PLAN_SWAPPED] = E.TABLE_IDS[name], swapped
+    child_spec = list(E.spec_of(name))
+    for slot, code in enumerate(codes):
+        if slot == removed:
+            continue
+        wanted = (code + 6) % 12 if swapped else code
+        target = child_spec.index(wanted)
+        child_spec[target] = -1  # taken (like pieces fill the next slot)
+        row[PLAN_SLOTS + slot] = target
+    return row
+
+
+def capture_plans(table: str, rows: int | None = None) -> np.ndarray:
+    """Row ``c``: where a capture of slot ``c`` of ``table`` lands (:func:`plan_row`); rows
+    ``rows`` in all (the pawn generator adds its promotions after them)."""
     spec = E.spec_of(table)
-    plans = np.full((len(spec), PLAN_SLOTS + E.MAX_PIECES), -1, dtype=np.int64)
+    plans = np.full((rows or len(spec), PLAN_SLOTS + E.MAX_PIECES), -1, dtype=np.int64)
     for captured in range(2, len(spec)):
-        rest = [code for slot, code in enumerate(spec) if slot != captured and code % 6 != KING]
-        name, swapped = E.canonical_name("".join(E.LETTERS[c % 6] for c in rest if c < 6),
-                                         "".join(E.LETTERS[c % 6] for c in rest if c >= 6))
-        child = E.TABLE_IDS[name]
-        plans[captured, :2] = child, swapped
-        child_spec = list(E.spec_of(E.TABLES[child]))
-        for slot, code in enumerate(spec):
-            if slot == captured:
-                continue
-            wanted = (code + 6) % 12 if swapped else code
-            target = child_spec.index(wanted)
-            child_spec[target] = -1  # taken (like pieces fill the next slot)
-            plans[captured, PLAN_SLOTS + slot] = target
+        plans[captured] = plan_row(spec, captured)
+    return plans
+
+
+def fill_offsets(plans: np.ndarray, child_offsets: np.ndarray) -> np.ndarray:
+    """``plans`` with each row's child offset from ``child_offsets`` (by table id)."""
+    used = plans[:, PLAN_TABLE] >= 0
+    plans[used, PLAN_OFFSET] = child_offsets[plans[used, PLAN_TABLE]]
     return plans
 
 
@@ -776,9 +799,7 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     blocks = (size + BLOCK - 1) // BLOCK
     first_level = np.zeros(blocks, dtype=np.uint8)
     curse_level = np.zeros(blocks, dtype=np.uint8)
-    plans = capture_plans(table)
-    captured = plans[:, PLAN_TABLE] >= 0
-    plans[captured, PLAN_OFFSET] = child_offsets[plans[captured, PLAN_TABLE]]
+    plans = fill_offsets(capture_plans(table), child_offsets)
     mark_positions(table_id, work[:size])
     missing = initialise(table_id, work[:size], child_dtz, plans, first_level, curse_level)
     if missing:

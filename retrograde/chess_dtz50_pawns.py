@@ -31,12 +31,12 @@ from games.value_codes import (CODE_DRAW, CURSED_WORTH, INVALID, better, loss_co
 from retrograde.chess_dtz50 import (CAPTURE_CLOSS, CAPTURE_CWIN, CAPTURE_DRAWS, CAPTURE_LOSES,
                                     CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED, FLAGGED_CLOSS,
                                     HOLDS_CWIN, HOLDS_DRAW, LONGEST, LOSS_NOW, LOSS_OLD,
-                                    MISSING_CHILD, NO_CAPTURE, OPEN, OPEN_CLOSS, PLAN_OFFSET,
-                                    PLAN_SLOTS, PLAN_SWAPPED, PLAN_TABLE, WIN_NOW, attacked,
-                                    capture_child_code, capture_class, decode_valid,
+                                    MISSING_CHILD, NO_CAPTURE, OPEN, OPEN_CLOSS, WIN_NOW,
+                                    attacked, capture_child_code,
+                                    capture_class, capture_plans, decode_valid, fill_offsets,
                                     every_quiet_move_loses, frontier_byte, gather_predecessors,
                                     index_strides, king_moved_index, mark_positions, moved_index,
-                                    piece_attacks)
+                                    piece_attacks, plan_row)
 
 PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
 PROMOTION_BASE = E.MAX_PIECES  # plan rows: captures 0..4, then promotions, then both
@@ -51,50 +51,24 @@ I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 
 
-def _plan_row(spec: list[int], removed: int, changed: int, new_code: int) -> np.ndarray:
-    """One row of :func:`child_plans`: the child of ``spec`` without slot ``removed`` (-1:
-    none) and with slot ``changed`` holding piece code ``new_code`` (-1: none)."""
-    row = np.full(PLAN_SLOTS + E.MAX_PIECES, -1, dtype=np.int64)
-    codes = [new_code if slot == changed else code for slot, code in enumerate(spec)]
-    rest = [code for slot, code in enumerate(codes) if slot != removed and code % 6 != 5]
-    name, swapped = E.canonical_name("".join(E.LETTERS[c % 6] for c in rest if c < 6),
-                                     "".join(E.LETTERS[c % 6] for c in rest if c >= 6))
-    if name not in E.TABLE_IDS:
-        return row  # (more pieces than any table: never reached)
-    row[PLAN_TABLE], row[PLAN_SWAPPED] = E.TABLE_IDS[name], swapped
-    child_spec = list(E.spec_of(name))
-    for slot, code in enumerate(codes):
-        if slot == removed:
-            continue
-        wanted = (code + 6) % 12 if swapped else code
-        target = child_spec.index(wanted)
-        child_spec[target] = -1  # taken (like pieces fill the next slot)
-        row[PLAN_SLOTS + slot] = target
-    return row
-
-
 def child_plans(table: str, child_offsets: np.ndarray) -> np.ndarray:
-    """Where every exit of ``table`` that leaves it lands, a row per kind (the columns of
-    ``chess_dtz50.capture_plans``): a capture of slot ``c`` (row ``c``), a promotion of the
+    """Where every exit of ``table`` that leaves it lands, a row per kind
+    (``chess_dtz50.plan_row``): a capture of slot ``c`` (row ``c``), a promotion of the
     pawn in slot ``p`` to the ``k``-th of Q R B N (``PROMOTION_BASE + 4p + k``), both at once
     (``CAPTURE_PROMOTION_BASE + 4 (p * MAX_PIECES + c) + k``)."""
     spec = E.spec_of(table)
-    plans = np.full((PLAN_ROWS, PLAN_SLOTS + E.MAX_PIECES), -1, dtype=np.int64)
-    for captured in range(2, len(spec)):
-        plans[captured] = _plan_row(spec, captured, -1, -1)
+    plans = capture_plans(table, PLAN_ROWS)
     for pawn, code in enumerate(spec):
         if code % 6 != PAWN:
             continue
         for k, kind in enumerate(PROMOTIONS):
             new_code = (code // 6) * 6 + kind
-            plans[PROMOTION_BASE + 4 * pawn + k] = _plan_row(spec, -1, pawn, new_code)
+            plans[PROMOTION_BASE + 4 * pawn + k] = plan_row(spec, -1, pawn, new_code)
             for captured in range(2, len(spec)):
                 if spec[captured] // 6 != code // 6:
                     plans[CAPTURE_PROMOTION_BASE + 4 * (pawn * E.MAX_PIECES + captured) + k] = \
-                        _plan_row(spec, captured, pawn, new_code)
-    used = plans[:, PLAN_TABLE] >= 0
-    plans[used, PLAN_OFFSET] = child_offsets[plans[used, PLAN_TABLE]]
-    return plans
+                        plan_row(spec, captured, pawn, new_code)
+    return fill_offsets(plans, child_offsets)
 
 
 @nb.njit(types.int64(U8, U16, types.int64), cache=True, inline="always")

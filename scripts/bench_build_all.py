@@ -14,6 +14,12 @@ largest peak, the size on disk, and the slowest tables.
 
     python scripts/bench_build_all.py --db DIR --out docs/results/build5.jsonl
     python scripts/bench_build_all.py --db DIR --out docs/results/build5.jsonl --report
+
+``--metrics wdl50,dtz50`` times what the search and the server use, without the rule-free
+tables: each table's DTZ50 table and its pack (the one-byte generators need only the
+children's DTZ50 tables), the smaller tables' step likewise (``--metrics wdl50,dtz50``).
+
+    python scripts/bench_build_all.py --db DIR --metrics wdl50,dtz50 --out docs/results/build5-dtz50.jsonl
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import peak_resident_mib
+from common import peak_resident_mib, reset_peak_resident
 from results_log import append_row, recorded, source_commit  # noqa: E402
 
 
@@ -41,29 +47,38 @@ def warm_up_kernels() -> None:
         build_tables("chess", ["KPvK"], scratch, show_progress=False)
 
 
-def child(table: str, threads: int, root: str) -> None:
-    """Build one table in this process and print its figures as a JSON line."""
+def child(table: str, threads: int, root: str, dtm: bool) -> None:
+    """Build one table in this process (its rule-free table, or with ``dtm`` False its DTZ50
+    table and its pack) and print its figures as a JSON line."""
     import h5py
     import numba
 
     from databases.families import get_family
+    from databases.location import DTZ50, WDL50, table_path
     from databases.writer import DEFAULT_COMPRESSION
-    from retrograde.build import build_one
+    from retrograde.build import build_dtz50_one, build_one, pack_one
 
     numba.set_num_threads(threads)
     warm_up_kernels()
+    reset_peak_resident()  # this table's peak, not the warm-up's
+    family = get_family("chess")
     # What `solver build --pieces N` does for each table once it has checked the directory
     # (here the parent process built and checked the smaller tables, and earlier children
     # wrote the five-piece ones this table depends on).
     started, used = time.perf_counter(), time.process_time()
-    build_one(get_family("chess"), table, Path(root), False, DEFAULT_COMPRESSION)
+    if dtm:
+        build_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
+    else:
+        build_dtz50_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
+        pack_one(family, table, Path(root), False)
     wall, cpu = time.perf_counter() - started, time.process_time() - used
-    path = os.path.join(root, "chess", f"{table}.h5")
+    path = table_path(root, "chess", table) if dtm else table_path(root, "chess", table, DTZ50)
     with h5py.File(path, "r") as handle:
         longest = int(handle.attrs["longest_mate"])
+    size = os.path.getsize(path) + (0 if dtm else os.path.getsize(table_path(root, "chess", table, WDL50)))
     print(json.dumps({"table": table, "threads": threads, "seconds": round(wall, 2),
-                      "cpu_seconds": round(cpu, 2), "peak_mib": round(peak_resident_mib()), "bytes": os.path.getsize(path),
-                      "longest_mate": longest}))
+                      "cpu_seconds": round(cpu, 2), "peak_mib": round(peak_resident_mib()),
+                      "bytes": size, "longest_mate" if dtm else "longest_dtz50": longest}))
 
 
 
@@ -101,10 +116,13 @@ def main() -> int:
                         help="JSON lines, one per table (appended; the run resumes from it)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--report", action="store_true", help="summarise --out and stop")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--metrics", default="dtm", choices=["dtm", "wdl50,dtz50"],
+                        help="dtm: the rule-free tables (the default); wdl50,dtz50: the DTZ50 "
+                             "tables and their packs alone")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.child[2])
+        child(args.child[0], int(args.child[1]), args.child[2], args.child[3] == "dtm")
         return 0
     from databases.families import get_family
 
@@ -123,30 +141,35 @@ def main() -> int:
     commit = source_commit()
     warm_up_kernels()
     started, used = time.perf_counter(), time.process_time()
+    dtm = args.metrics == "dtm"
     smaller = build_tables("chess", None, args.db, max_pieces=args.pieces - 1,
-                           workers=args.threads, show_progress=False)
-    if SMALLER not in done and not smaller["skipped"]:  # timed only when built from nothing
+                           workers=args.threads, show_progress=False, dtm=dtm)
+    from_nothing = not smaller["skipped"] if dtm else \
+        len(smaller["dtz50_built"]) == len(family.table_names(args.pieces - 1))
+    if SMALLER not in done and from_nothing:  # timed only when built from nothing
         row = {"table": SMALLER, "threads": args.threads,
                "seconds": round(time.perf_counter() - started, 2),
                "cpu_seconds": round(time.process_time() - used, 2),
-               "tables": len(smaller["built"]), "commit": commit,
+               "tables": len(smaller["built"] if dtm else smaller["dtz50_built"]),
+               "metrics": args.metrics, "commit": commit,
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         append_row(out, row)
         rows.append(row)
-        print(f"{len(smaller['built'])} tables of fewer pieces: {row['seconds']:.1f} s", flush=True)
+        print(f"{row['tables']} tables of fewer pieces: {row['seconds']:.1f} s", flush=True)
     for table in tables:  # dependencies first: a table's children are built before it
         if table in done:
             continue
         with open("/proc/loadavg") as load:
             load_average = float(load.read().split()[0])
         built = subprocess.run([sys.executable, __file__, "--db", args.db, "--child", table,
-                                str(args.threads), args.db], capture_output=True, text=True)
+                                str(args.threads), args.db, "dtm" if dtm else "dtz50"],
+                               capture_output=True, text=True)
         if built.returncode != 0:
             print(f"{table}: build failed: {built.stderr.strip().splitlines()[-1:]}",
                   file=sys.stderr)
             return 1
         row = json.loads(built.stdout.strip().splitlines()[-1])
-        row |= {"load_before": load_average, "commit": commit,
+        row |= {"load_before": load_average, "metrics": args.metrics, "commit": commit,
                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         append_row(out, row)
         rows.append(row)

@@ -20,7 +20,7 @@ from databases.families import get_family
 from databases.location import DTZ50, table_path
 from retrograde import chess_dtz50, chess_dtz50_pawns
 from retrograde.build import build_tables
-from retrograde.dtz50 import solve_dtz50_by_unmoves, solve_dtz50_in_one_byte
+from retrograde.dtz50 import solve_dtz50_by_unmoves
 from retrograde.progress import Silent
 from retrograde.tables import load_children, read_codes
 

@@ -310,7 +310,7 @@ def test_a_build_logged_to_a_file_names_each_table_as_it_finishes(capsys, tmp_pa
               for line in err.splitlines()]
     assert all(phases), err
     assert [(m[1], m[2], m[3]) for m in phases] == [
-        (phase, str(n), table) for phase in ("tables", "DTZ50 tables", "WDL50 packs")
-        for n, table in ((1, "KvK"), (2, "KQvK"))]
+        (phase, str(n), table) for phase in ("DTZ50 tables", "WDL50 packs", "tables")
+        for n, table in ((1, "KvK"), (2, "KQvK"))]  # what the search uses first
     status, out, err = run(capsys, "build", "chess", "KQvK", "--db", str(tmp_path), "--json")
     assert status == 0 and err == ""  # --json keeps stderr for errors
