@@ -54,6 +54,7 @@ from games.chess.attacks import (bishop_attacks, king_attacks, knight_attacks, p
                                  queen_attacks, rook_attacks)
 from games.chess.bitops import lsb
 from games.chess.position import BISHOP, KING, KNIGHT, PAWN, ROOK
+from retrograde.unmove import has_byte, scatter_stride
 from games.value_codes import (CODE_DRAW, CURSED_WORTH, INVALID, code_distance, is_win,
                                loss_code, win_code, within_rule)
 
@@ -76,8 +77,6 @@ NO_CAPTURE, CAPTURE_LOSES, CAPTURE_CLOSS, CAPTURE_DRAWS, CAPTURE_CWIN, CAPTURE_W
 
 BLOCK = 1 << 12  # entries per parallel task
 WORDS_PER_BLOCK = BLOCK // 8  # the level scans read 8 entries at a time
-ONES = types.uint64(0x0101010101010101)
-HIGHS = types.uint64(0x8080808080808080)
 MISSING_CHILD = -1
 PLAN_TABLE, PLAN_SWAPPED, PLAN_OFFSET, PLAN_SLOTS = 0, 1, 2, 3  # capture_plans' columns
 KINGS_STRIDE_AT = E.MAX_PIECES - 1  # where index_strides keeps the king pair's stride
@@ -88,24 +87,6 @@ U8 = types.Array(types.uint8, 1, "C")
 U16 = types.Array(types.uint16, 1, "C")
 I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
-
-
-@nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
-def has_byte(word, value):
-    """Whether one of the 8 bytes of ``word`` equals ``value``."""
-    x = word ^ (ONES * types.uint64(value))
-    return ((x - ONES) & ~x & HIGHS) != 0
-
-
-@nb.njit(types.int64(types.int64), cache=True)
-def scatter_stride(blocks):
-    """A stride coprime to ``blocks`` near 0.618 of it: visiting block ``k * stride % blocks``
-    spreads each thread's contiguous share of a ``prange`` over the whole table (a level's
-    work clusters)."""
-    stride = max(1, (blocks * 618) // 1000)
-    while np.gcd(stride, blocks) != 1:
-        stride += 1
-    return stride
 
 
 @nb.njit(types.uint64(types.int64, types.int64, types.uint64), cache=True, inline="always")
@@ -415,6 +396,32 @@ def capture_class(child):
     return CAPTURE_WINS if within_rule(child) else CAPTURE_CWIN
 
 
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.boolean, types.boolean), cache=True,
+         inline="always")
+def byte_of_exits(best, quiet, in_check):
+    """``(byte, level)`` of a legal position whose best exit has class ``best``, with or
+    without a legal ``quiet`` move (``in_check``: mated rather than stalemated when it has no
+    move at all): decided by its exits alone when it has no quiet move (``level``: the level
+    it counts as decided at), else its open state (level -1)."""
+    if not quiet:
+        if best == NO_CAPTURE:  # no legal move: mated or stalemated
+            return (loss_code(0), 0) if in_check else (CODE_DRAW, -1)
+        if best == CAPTURE_LOSES:
+            return loss_code(1), 1
+        if best == CAPTURE_CLOSS:
+            return loss_code(CURSED_WORTH), CURSE_LEVEL
+        if best == CAPTURE_DRAWS:
+            return CODE_DRAW, -1
+        return win_code(CURSED_WORTH), CURSE_LEVEL
+    if best == CAPTURE_CLOSS:
+        return OPEN_CLOSS, -1
+    if best == CAPTURE_DRAWS:
+        return HOLDS_DRAW, -1
+    if best == CAPTURE_CWIN:
+        return HOLDS_CWIN, -1
+    return OPEN, -1
+
+
 @nb.njit(types.boolean(types.int64, types.int64, I64, I64, types.int64), cache=True)
 def holds_position(table, index, codes, squares, n):
     """Whether storage ``index`` holds a legal position: one ``storage_index_packed`` gives
@@ -482,24 +489,9 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
                     child_index = moved_index(table, index, strides, squares, i, start, stm)
                 squares[i] = start
                 quiet = work[child_index] != INVALID
-    if not quiet:
-        if best == NO_CAPTURE:  # no legal move: mated or stalemated
-            in_check = attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
-            return (loss_code(0), 0) if in_check else (CODE_DRAW, -1)
-        if best == CAPTURE_LOSES:
-            return loss_code(1), 1
-        if best == CAPTURE_CLOSS:
-            return loss_code(CURSED_WORTH), CURSE_LEVEL
-        if best == CAPTURE_DRAWS:
-            return CODE_DRAW, -1
-        return win_code(CURSED_WORTH), CURSE_LEVEL
-    if best == CAPTURE_CLOSS:
-        return OPEN_CLOSS, -1
-    if best == CAPTURE_DRAWS:
-        return HOLDS_DRAW, -1
-    if best == CAPTURE_CWIN:
-        return HOLDS_CWIN, -1
-    return OPEN, -1
+    in_check = not quiet and best == NO_CAPTURE \
+        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
+    return byte_of_exits(best, quiet, in_check)
 
 
 @nb.njit(types.void(types.int64, U8), cache=True, parallel=True)

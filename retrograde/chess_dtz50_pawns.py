@@ -26,15 +26,14 @@ from games.chess import endgames as E
 from games.chess.attacks import pawn_attacks
 from games.chess.bitops import lsb
 from games.chess.position import BISHOP, KNIGHT, PAWN, QUEEN, ROOK
-from games.value_codes import (CODE_DRAW, CURSED_WORTH, INVALID, better, loss_code, win_code,
+from games.value_codes import (CODE_DRAW, INVALID, better, loss_code, win_code,
                                zeroing_value)
-from retrograde.chess_dtz50 import (CAPTURE_CLOSS, CAPTURE_CWIN, CAPTURE_DRAWS, CAPTURE_LOSES,
-                                    CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED, FLAGGED_CLOSS,
-                                    HOLDS_CWIN, HOLDS_DRAW, LONGEST, LOSS_NOW, LOSS_OLD,
-                                    MISSING_CHILD, NO_CAPTURE, OPEN, OPEN_CLOSS, WIN_NOW,
-                                    attacked, capture_child_code,
-                                    capture_class, capture_plans, decode_valid, fill_offsets,
-                                    every_quiet_move_loses, frontier_byte, gather_predecessors,
+from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED, FLAGGED_CLOSS,
+                                    HOLDS_CWIN, LONGEST, LOSS_NOW, LOSS_OLD, MISSING_CHILD,
+                                    NO_CAPTURE, OPEN, OPEN_CLOSS, WIN_NOW, attacked,
+                                    byte_of_exits, capture_child_code, capture_class,
+                                    capture_plans, decode_valid, every_quiet_move_loses,
+                                    fill_offsets, frontier_byte, gather_predecessors,
                                     index_strides, king_moved_index, mark_positions, moved_index,
                                     piece_attacks, plan_row)
 
@@ -221,24 +220,9 @@ def initial_byte(table, index, strides, codes, squares, n, work, far, child_dtz,
                     child_index = moved_index(table, index, strides, squares, i, start, stm)
                 squares[i] = start
                 quiet = work[child_index] != INVALID
-    if not quiet:
-        if best == NO_CAPTURE:  # no legal move: mated or stalemated
-            in_check = attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
-            return (loss_code(0), 0) if in_check else (CODE_DRAW, -1)
-        if best == CAPTURE_LOSES:
-            return loss_code(1), 1
-        if best == CAPTURE_CLOSS:
-            return loss_code(CURSED_WORTH), CURSE_LEVEL
-        if best == CAPTURE_DRAWS:
-            return CODE_DRAW, -1
-        return win_code(CURSED_WORTH), CURSE_LEVEL
-    if best == CAPTURE_CLOSS:
-        return OPEN_CLOSS, -1
-    if best == CAPTURE_DRAWS:
-        return HOLDS_DRAW, -1
-    if best == CAPTURE_CWIN:
-        return HOLDS_CWIN, -1
-    return OPEN, -1
+    in_check = not quiet and best == NO_CAPTURE \
+        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
+    return byte_of_exits(best, quiet, in_check)
 
 
 @nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
