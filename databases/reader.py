@@ -329,32 +329,35 @@ class TableFile:
         return self.read_pages(page)
 
     def read_all(self, pages_per_read: int = 64, keep: bool = True,
-                 out: np.ndarray | None = None) -> np.ndarray | None:
+                 out: np.ndarray | None = None, convert=None) -> np.ndarray | None:
         """Every code as uint16 (every page checked), into ``out`` if given (``entries`` long:
-        no second copy of a large table); with ``keep`` False only the check."""
+        no second copy of a large table); with ``keep`` False only the check. ``convert``
+        (uint16 codes -> ``out``'s values), if given, is applied to each chunk as it is read:
+        a table stored smaller than its codes never exists as uint16 whole."""
         codes = (out if out is not None else np.empty(self.entries, dtype=np.uint16)) \
             if keep else None
-        self._read_pages_into(codes, 0, self.pages, pages_per_read)
+        self._read_pages_into(codes, 0, self.pages, pages_per_read, convert)
         return codes
 
     def read_range(self, out: np.ndarray, start: int, stop: int,
-                   pages_per_read: int = 64) -> None:
+                   pages_per_read: int = 64, convert=None) -> None:
         """The codes of entries ``start..stop`` (and the rest of the pages holding them) into
         ``out`` (``entries`` long) at their own indices, every page read checked; the other
-        entries of ``out`` are left as they are."""
+        entries of ``out`` are left as they are. ``convert``: as :meth:`read_all`."""
         if start < stop:
             last = (min(stop, self.entries) - 1) >> F.PAGE_SHIFT
-            self._read_pages_into(out, start >> F.PAGE_SHIFT, last + 1, pages_per_read)
+            self._read_pages_into(out, start >> F.PAGE_SHIFT, last + 1, pages_per_read,
+                                  convert)
 
     def _read_pages_into(self, out, first_page: int, stop_page: int,
-                         pages_per_read: int) -> None:
+                         pages_per_read: int, convert=None) -> None:
         """Pages ``first_page..stop_page`` read (and checked) into ``out`` at their own
-        indices; only checked when ``out`` is None."""
+        indices, through ``convert`` if given; only checked when ``out`` is None."""
         for first in range(first_page, stop_page, pages_per_read):
             chunk = self.read_pages(first, min(pages_per_read, stop_page - first))
             if out is not None:
                 start = first * F.PAGE_ENTRIES
-                out[start:start + chunk.size] = chunk
+                out[start:start + chunk.size] = chunk if convert is None else convert(chunk)
 
     def close(self) -> None:
         """Close the file."""

@@ -210,6 +210,19 @@ def rule_class(code):
 
 
 @nb.njit(cache=True, inline="always")
+def zeroing_class(code):
+    """A decided DTZ50 code cut to the least that tells what a zeroing move into it is worth,
+    small enough for a byte: distance 0 when its result holds under the rule,
+    ``CURSED_WORTH`` when the rule overturns it (draws and invalid entries unchanged).
+    Unlike :func:`rule_class` the cut keeps :func:`within_rule`, so
+    ``zeroing_value(zeroing_class(c)) == zeroing_value(c)``."""
+    if code < 2:
+        return code
+    far = 0 if within_rule(code) else CURSED_WORTH
+    return (code & 1) + loss_code(far)
+
+
+@nb.njit(cache=True, inline="always")
 def wdl50(code):
     """python-chess's WDL of a decided DTZ50 code: 2 win, 1 cursed win, 0 draw, -1 blessed
     loss, -2 loss, for the side to move."""
@@ -288,5 +301,5 @@ __all__ = ["INVALID", "CODE_DRAW", "GEN_UNKNOWN", "GEN_FLAGGED", "COUNT_BASE", "
            "STORE_UNKNOWN", "LONGEST_BYTE_DISTANCE", "INVALID_VALUE", "win_code", "loss_code",
            "code_distance", "is_win", "is_loss", "parent_code", "better", "is_unresolved",
            "count_code", "is_count", "shifted", "stored_code", "encode", "decode", "CURSE_PLIES",
-           "ZEROING_WORTH", "CURSED_WORTH", "within_rule", "zeroing_value", "rule_class", "wdl50",
-           "python_chess_dtz", "longest_distance", "code_distances", "byte_holds", "terminal_code"]
+           "ZEROING_WORTH", "CURSED_WORTH", "within_rule", "zeroing_value", "rule_class",
+           "zeroing_class", "wdl50", "python_chess_dtz", "longest_distance", "code_distances", "byte_holds", "terminal_code"]

@@ -82,9 +82,12 @@ PLAN_TABLE, PLAN_SWAPPED, PLAN_OFFSET, PLAN_SLOTS = 0, 1, 2, 3  # capture_plans'
 KINGS_STRIDE_AT = E.MAX_PIECES - 1  # where index_strides keeps the king pair's stride
 GATHERED = 1024  # predecessors gathered before their bytes are touched
 MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one position, twins included (generous)
+WORD_OPEN = 0x8000  # two-byte words (retrograde.chess_dtm): resolved codes are below
 
 U8 = types.Array(types.uint8, 1, "C")
 U16 = types.Array(types.uint16, 1, "C")
+ZEROING_CLASSES = U8  # the children's DTZ50 codes cut to their zeroing class, a byte each
+# (retrograde.dtz50.load_zeroing_classes): what a zeroing move is worth
 I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 
@@ -366,13 +369,15 @@ def fill_offsets(plans: np.ndarray, child_offsets: np.ndarray) -> np.ndarray:
     return plans
 
 
-@nb.njit(types.int64(I64, types.int64, types.int64, types.int64, I64, U16), cache=True,
+@nb.njit([types.int64(I64, types.int64, types.int64, types.int64, I64, ZEROING_CLASSES),
+          types.int64(I64, types.int64, types.int64, types.int64, I64, U16)], cache=True,
          inline="always")
 def capture_child_code(squares, n, captured, victim, plan, child_dtz):
-    """The DTZ50 code of the child reached by a capture of slot ``captured`` (the mover's
-    piece already on its square in ``squares``), with ``victim`` (the captured side) to
-    move, by the row ``plan`` of :func:`capture_plans`; MISSING_CHILD when its table is not
-    loaded."""
+    """The code of the child reached by a capture of slot ``captured`` (the mover's piece
+    already on its square in ``squares``), with ``victim`` (the captured side) to move, by
+    the row ``plan`` of :func:`capture_plans`, from the children's codes ``child_dtz``
+    (DTZ50 zeroing classes here, DTM codes for :mod:`retrograde.chess_dtm`); MISSING_CHILD
+    when its table is not loaded."""
     offset = plan[PLAN_OFFSET]
     if offset < 0:
         return MISSING_CHILD
@@ -440,7 +445,7 @@ def holds_position(table, index, codes, squares, n):
 
 
 @nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                        U8, U16, I64_2D), cache=True)
+                                        U8, ZEROING_CLASSES, I64_2D), cache=True)
 def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plans):
     """``(byte, level)`` of the legal position at storage ``index`` before the levels: its
     code if its captures or the lack of moves decide it (``level``: the level it counts as
@@ -494,9 +499,11 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
     return byte_of_exits(best, quiet, in_check)
 
 
-@nb.njit(types.void(types.int64, U8), cache=True, parallel=True)
-def mark_positions(table, work):
-    """``work``: OPEN where the index holds a legal position, else INVALID."""
+@nb.njit([types.void(types.int64, U8, types.int64), types.void(types.int64, U16, types.int64)],
+         cache=True, parallel=True)
+def mark_positions(table, work, open_value):
+    """``work``: ``open_value`` where the index holds a legal position, else INVALID (a
+    byte per position here, two for :mod:`retrograde.chess_dtm`)."""
     n = E.COUNT[table]
     size = work.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
@@ -506,10 +513,11 @@ def mark_positions(table, work):
             codes[i] = E.SPEC[table, i]
         squares = np.empty(n, dtype=np.int64)
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            work[index] = OPEN if holds_position(table, index, codes, squares, n) else INVALID
+            work[index] = open_value if holds_position(table, index, codes, squares, n) \
+                else INVALID
 
 
-@nb.njit(types.int64(types.int64, U8, U16, I64_2D, U8, U8), cache=True, parallel=True)
+@nb.njit(types.int64(types.int64, U8, ZEROING_CLASSES, I64_2D, U8, U8), cache=True, parallel=True)
 def initialise(table, work, child_dtz, plans, first_level, curse_level):
     """Every legal position's :func:`initial_byte` (``work`` as :func:`mark_positions` left
     it); a block holding an entry decided at level 1 (or at the curse level) is marked in
@@ -662,17 +670,21 @@ def replace_all(work, old, new, far, code, touched):
     return count.sum()
 
 
-@nb.njit(types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U8,
-                       types.int64), cache=True)
+@nb.njit([types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U8,
+                        types.int64),
+          types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U16,
+                        types.int64)], cache=True)
 def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
-    """Whether every legal quiet move of ``stm`` reaches a position won (for the opponent)
-    below ``d``."""
+    """Whether every legal quiet move of ``stm`` (no capture, no pawn move: those are exits)
+    reaches a position won (for the opponent) below ``d``: in ``work`` of bytes (this
+    module's, markers past LONGEST) or of two-byte words (:mod:`retrograde.chess_dtm`'s,
+    codes below ``WORD_OPEN``)."""
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
     for i in range(n):
         if codes[i] // 6 != stm or codes[i] % 6 == PAWN:
-            continue  # (a pawn's moves are exits, valued in the byte)
+            continue
         start = squares[i]
         targets = piece_attacks(codes[i] % 6, start, occupied) & ~occupied
         while targets:
@@ -685,8 +697,13 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
                 child_index = moved_index(table, index, strides, squares, i, start, stm)
             squares[i] = start
             child = np.int64(work[child_index])
-            # INVALID: the move leaves the king in check (the child's side not to move)
-            if child != INVALID and not won_before(child, d):
+            if child == INVALID:  # the move leaves the king in check
+                continue
+            if work.itemsize == 1:
+                lost = won_before(child, d)
+            else:
+                lost = child < WORD_OPEN and is_win(child) and code_distance(child) < d
+            if not lost:
                 return False
     return True
 
@@ -792,7 +809,7 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     first_level = np.zeros(blocks, dtype=np.uint8)
     curse_level = np.zeros(blocks, dtype=np.uint8)
     plans = fill_offsets(capture_plans(table), child_offsets)
-    mark_positions(table_id, work[:size])
+    mark_positions(table_id, work[:size], OPEN)
     missing = initialise(table_id, work[:size], child_dtz, plans, first_level, curse_level)
     if missing:
         raise RuntimeError(f"{table}: {missing} captures lead to tables that are not loaded")

@@ -30,7 +30,8 @@ from games.value_codes import (CODE_DRAW, INVALID, better, loss_code, win_code,
                                zeroing_value)
 from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED, FLAGGED_CLOSS,
                                     HOLDS_CWIN, LONGEST, LOSS_NOW, LOSS_OLD, MISSING_CHILD,
-                                    NO_CAPTURE, OPEN, OPEN_CLOSS, WIN_NOW, attacked,
+                                    NO_CAPTURE, OPEN, OPEN_CLOSS, WIN_NOW,
+                                    ZEROING_CLASSES, attacked,
                                     byte_of_exits, capture_child_code, capture_class,
                                     capture_plans, decode_valid, every_quiet_move_loses,
                                     fill_offsets, frontier_byte, gather_predecessors,
@@ -81,7 +82,7 @@ def final_code(work, far, index):
 
 
 @nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
-                     types.int64, U8, U16, U16, I64_2D), cache=True)
+                     types.int64, U8, U16, ZEROING_CLASSES, I64_2D), cache=True)
 def double_push_code(table, index, codes, squares, n, pawn, stm, work, far, child_dtz, plans):
     """The DTZ50 code, for the opponent, of the position a double push of the pawn in slot
     ``pawn`` (already on its square in ``squares``) reaches, whose entry is ``index``: the
@@ -111,7 +112,7 @@ def double_push_code(table, index, codes, squares, n, pawn, stm, work, far, chil
 
 
 @nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                        U8, U16, U16, I64_2D), cache=True)
+                                        U8, U16, ZEROING_CLASSES, I64_2D), cache=True)
 def initial_byte(table, index, strides, codes, squares, n, work, far, child_dtz, plans):
     """:func:`retrograde.chess_dtz50.initial_byte` with pawns: ``(byte, level)`` of the legal
     position at ``index`` before its slice's levels; pushes read the table's solved slices
@@ -251,7 +252,7 @@ def mark_entry(table, parent, d, wins, won, work, far, longest):
     return 0
 
 
-@nb.njit(types.int64(types.int64, U8, U16, I64, types.int64, I64, I64, U16, I64_2D,
+@nb.njit(types.int64(types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D,
                      types.int64), cache=True)
 def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans, longest):
     """The levels of one slice, on this thread: its entries are ``bases[v * 2 * KINGS + u] +
@@ -408,7 +409,7 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
     return 0
 
 
-@nb.njit(types.void(types.int64, U8, U16, I64_2D, I64, I64, I64, U16, I64_2D, types.int64,
+@nb.njit(types.void(types.int64, U8, U16, I64_2D, I64, I64, I64, ZEROING_CLASSES, I64_2D, types.int64,
                     I64), cache=True, parallel=True)
 def solve_slices(table, work, far, slice_bases, variants, inner, strides, child_dtz, plans,
                  longest, results):
@@ -508,7 +509,7 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     plans = child_plans(table, child_offsets)
     strides = index_strides(table_id)
     pawn_strides, unit_bases, inner = slice_layout(table)
-    mark_positions(table_id, work)
+    mark_positions(table_id, work, OPEN)
     progress.update("legal positions", 1, 1, size)
     groups: dict[int, list] = {}
     for advancement, variants in slices(table):

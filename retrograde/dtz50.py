@@ -52,7 +52,8 @@ from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKer
                                 UnrankKernel)
 from games.value_codes import (CODE_DRAW, CURSE_PLIES, INVALID, STORE_UNKNOWN,
                                better, code_distance, is_loss, is_win, loss_code, parent_code,
-                               rule_class, win_code, within_rule, zeroing_value)
+                               rule_class, win_code, within_rule, zeroing_class,
+                               zeroing_value)
 from runtime.borrow import borrowed
 
 NO_EXIT = 0  # an exit level: no zeroing move decides the position
@@ -291,6 +292,31 @@ def can_use_unmoves(family, table: str) -> bool:
                                     or kernels.zeroing_space is not None)
 
 
+@nb.njit(types.Array(types.uint8, 1, "C")(types.Array(types.uint16, 1, "C")),
+          cache=True)
+def zeroing_classes(codes):
+    """DTZ50 codes cut to their ``zeroing_class``, a byte each."""
+    out = np.empty(codes.shape[0], dtype=np.uint8)
+    for index in range(codes.shape[0]):
+        out[index] = zeroing_class(codes[index])
+    return out
+
+
+def load_zeroing_classes(root, family, tables: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The DTZ50 codes of ``tables`` (a table's children) cut to their ``zeroing_class``
+    (``uint8``, concatenated) and their offsets by table id, as
+    :func:`retrograde.tables.load_children` (cut page by page as they are read: no child is
+    ever held as ``uint16`` whole). What a capture or a promotion into a child is worth under
+    the rule depends on nothing more."""
+    from retrograde.tables import load_children
+
+    codes, offsets, _ = load_children(root, family, tables, metric=DTZ50,
+                                      convert=lambda chunk: zeroing_classes(
+                                          np.ascontiguousarray(chunk, dtype=np.uint16)),
+                                      dtype=np.uint8)
+    return codes, offsets
+
+
 def solve_dtz50_in_one_byte(family, table: str, root, progress) -> np.ndarray | None:
     """The DTZ50 codes of a chess ``table`` by the one-byte generators
     (:mod:`retrograde.chess_dtz50` without pawns, :mod:`retrograde.chess_dtz50_pawns` by pawn
@@ -299,10 +325,8 @@ def solve_dtz50_in_one_byte(family, table: str, root, progress) -> np.ndarray | 
     if family.game.name != "chess":
         return None
     from retrograde import chess_dtz50, chess_dtz50_pawns
-    from retrograde.tables import load_children
 
-    children, offsets, _ = load_children(root, family, family.dependencies(table),
-                                         metric=DTZ50)
+    children, offsets = load_zeroing_classes(root, family, family.dependencies(table))
     generator = chess_dtz50_pawns if "P" in table else chess_dtz50
     return generator.solve(table, children, offsets, progress)
 

@@ -18,20 +18,22 @@ READ_PAGES = 64  # pages read at a time
 
 
 def read_codes(root, game: str, table: str, out: np.ndarray | None = None,
-               entries: tuple[int, int] | None = None, metric: str = DTM) -> np.ndarray:
+               entries: tuple[int, int] | None = None, metric: str = DTM,
+               convert=None) -> np.ndarray:
     """Every code of a table, as uint16 (header and every page read checked), into ``out`` if
     given (UnusableTableError if its size differs); with ``entries`` = ``(start, stop)`` only
     the pages holding those entries are read into ``out`` (required then). MissingTableError
     or UnusableTableError (damaged, another format or index) naming the file. ``metric``:
-    the rule-free table or its DTZ50 table (:mod:`databases.location`)."""
+    the rule-free table or its DTZ50 table (:mod:`databases.location`); ``convert``: applied
+    to the codes page by page as they are read (:meth:`TableFile.read_all`)."""
     handle = TableFile(table_path(root, game, table, metric), game, table)
     try:
         if out is not None and out.size != handle.entries:
             raise UnusableTableError(f"{game}/{table}: {handle.entries} entries, expected "
                                      f"{out.size}")
         if entries is None:
-            return handle.read_all(out=out)
-        handle.read_range(out, *entries)
+            return handle.read_all(out=out, convert=convert)
+        handle.read_range(out, *entries, convert=convert)
         return out
     finally:
         handle.close()
@@ -64,22 +66,25 @@ def is_built(root, family, table: str) -> bool:
 
 def load_children(root, family, tables: list[str],
                   ranges: Mapping[str, tuple[int, int]] | None = None, metric: str = DTM,
-                  extra: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
-    """Codes of ``tables`` concatenated (``uint16``), offsets by table id (-1 when absent),
+                  extra: int = 0, convert=None,
+                  dtype=np.uint16) -> tuple[np.ndarray, np.ndarray, int]:
+    """Codes of ``tables`` concatenated (``dtype``), offsets by table id (-1 when absent),
     and their longest distance. Each table is read straight into its place (no second copy of
     any of them); of a table in ``ranges`` only the pages holding its index range
     ``(start, stop)`` are read, the other entries are 0 and cost no memory. ``metric``: the
     rule-free tables or their DTZ50 tables. ``extra`` entries (0) are reserved after them,
-    for codes the caller adds without a copy of the others."""
+    for codes the caller adds without a copy of the others. ``convert`` (uint16 codes ->
+    ``dtype`` values) is applied page by page as they are read (the longest distance is then
+    that of the converted codes)."""
     names = family.table_names()
     offsets = np.full(max(1, len(names)), -1, dtype=np.int64)
     sizes = [family.size(table) for table in tables]
-    merged = np.zeros(max(1, sum(sizes) + extra), dtype=np.uint16)
+    merged = np.zeros(max(1, sum(sizes) + extra), dtype=dtype)
     total, longest = 0, 0
     for table, size in zip(tables, sizes):
         start, stop = (ranges or {}).get(table, (0, size))
         read_codes(root, family.game.name, table, out=merged[total:total + size],
-                   entries=(start, stop), metric=metric)
+                   entries=(start, stop), metric=metric, convert=convert)
         offsets[family.table_id(table)] = total
         top = int(merged[total + start:total + stop].max()) if stop > start else 0
         longest = max(longest, longest_distance(top))

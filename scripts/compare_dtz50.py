@@ -27,10 +27,11 @@ def compare(root: str, table: str) -> int:
     from databases.location import DTZ50
     from retrograde import chess_dtz50, chess_dtz50_pawns
     from retrograde.progress import Silent
-    from retrograde.tables import load_children, read_codes
+    from retrograde.dtz50 import load_zeroing_classes
+    from retrograde.tables import read_codes
 
     family = get_family("chess")
-    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
+    children, offsets = load_zeroing_classes(root, family, family.dependencies(table))
     generator = chess_dtz50_pawns if "P" in table else chess_dtz50
     started = time.perf_counter()
     ours = generator.solve(table, children, offsets, Silent())

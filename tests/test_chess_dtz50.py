@@ -20,9 +20,9 @@ from databases.families import get_family
 from databases.location import DTZ50, table_path
 from retrograde import chess_dtz50, chess_dtz50_pawns
 from retrograde.build import build_tables
-from retrograde.dtz50 import solve_dtz50_by_unmoves
+from retrograde.dtz50 import load_zeroing_classes, solve_dtz50_by_unmoves
 from retrograde.progress import Silent
-from retrograde.tables import load_children, read_codes
+from retrograde.tables import read_codes
 
 # Two kings and a queen against a rook (long wins, captures both ways), a rook against a
 # knight (mostly drawn, captures that draw), two bishops (like pieces: a pair in the index);
@@ -45,7 +45,7 @@ def db(tmp_path_factory):
 def one_byte_codes(root, table: str, **options) -> np.ndarray:
     """The DTZ50 codes of ``table`` by its one-byte generator, from its children on disk."""
     family = get_family("chess")
-    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
+    children, offsets = load_zeroing_classes(root, family, family.dependencies(table))
     generator = chess_dtz50_pawns if "P" in table else chess_dtz50
     return generator.solve(table, children, offsets, Silent(), **options)
 
@@ -77,7 +77,7 @@ def test_levels_past_the_bytes_codes_give_the_same_codes(db, table, longest):
 
 def test_a_missing_child_table_is_an_error(db, tmp_path):
     family = get_family("chess")
-    children, offsets, _ = load_children(db, family, ["KQvK"], metric=DTZ50)
+    children, offsets = load_zeroing_classes(db, family, ["KQvK"])
     with pytest.raises(RuntimeError, match="not loaded"):
         chess_dtz50.solve("KQvKR", children, offsets, Silent())  # KRvK (the queen taken) is not
 

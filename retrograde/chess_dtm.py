@@ -1,0 +1,383 @@
+"""The two-byte DTM generator for chess tables without pawns: value and distance to mate
+(the rule-free table), on the level loop of :mod:`retrograde.chess_dtz50`.
+
+Two bytes per position of the table's storage index (the file's index: the working array
+becomes the table). A resolved word is the position's final code (:mod:`games.value_codes`:
+INVALID, CODE_DRAW, ``loss_code(d)``, ``win_code(d)``, below ``OPEN``). An open word holds
+what the position's exits (captures: they leave the table) are worth and from which level
+on, since under DTM a capture carries the child's distance::
+
+    OPEN | FLAG? | class << 12 | level
+    NO_EXIT      no capture
+    EXIT_LOSES   every capture loses, the slowest in ``level`` plies: lost no sooner
+    EXIT_DRAWS   a capture draws: never lost
+    EXIT_WINS    the quickest capture wins in ``level`` plies: won then at the latest
+
+A position with no quiet move is decided by its captures alone: it waits in the same form
+(the settle pass finds no quiet move against it), except a draw, decided at once.
+
+Level ``d`` = 1, 2, ...:
+
+1. wins: the un-moves of every position lost at ``d - 1`` reach open positions: won in ``d``;
+2. exits due: an EXIT_WINS position whose level is ``d`` is won in ``d``; an EXIT_LOSES one
+   is flagged (its captures now allow the loss);
+3. flags: the un-moves of every position won at ``d - 1`` flag open positions that might now
+   be lost (NO_EXIT, or EXIT_LOSES from its level on);
+4. settle: a flagged position whose quiet moves all reach positions won below ``d`` is lost
+   in ``d``; the others are unflagged.
+
+A child counts as known only below ``d``, so the result does not depend on the order of the
+scan or the number of threads. Step 2 reads only blocks whose earliest pending exit is due
+(``due``, per block); levels with nothing to do are skipped to the next exit due. The loop
+ends when a level decides nothing and no exit is pending; what is still open is drawn.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import prange, types
+
+from games.chess import endgames as E
+from games.chess.bitops import lsb
+from games.value_codes import (CODE_DRAW, INVALID, better, code_distance, is_win, loss_code,
+                               parent_code, win_code)
+from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS,
+                                    WORD_OPEN, attacked, capture_child_code, capture_plans,
+                                    decode_valid, every_quiet_move_loses, fill_offsets,
+                                    gather_predecessors, index_strides, king_moved_index,
+                                    mark_positions, moved_index, piece_attacks)
+from retrograde.unmove import scatter_stride
+
+OPEN = WORD_OPEN  # resolved codes are below
+FLAG = 0x4000
+CLASS_SHIFT = 12
+LEVEL_MASK = (1 << CLASS_SHIFT) - 1
+NO_EXIT, EXIT_LOSES, EXIT_DRAWS, EXIT_WINS = range(4)
+NONE_DUE = 0xFFFF  # a block with no exit pending
+WORDS_PER_BLOCK = BLOCK // 4  # the level scans read 4 entries at a time
+LANES = types.uint64(0x0001000100010001)
+LANE_HIGHS = types.uint64(0x8000800080008000)
+
+U8 = types.Array(types.uint8, 1, "C")
+U16 = types.Array(types.uint16, 1, "C")
+I64 = types.Array(types.int64, 1, "C")
+I64_2D = types.Array(types.int64, 2, "C")
+
+
+@nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
+def has_word(word, value):
+    """Whether one of the 4 two-byte entries of ``word`` equals ``value``."""
+    x = word ^ (LANES * types.uint64(value))
+    return ((x - LANES) & ~x & LANE_HIGHS) != 0
+
+
+@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+def open_word(exit_class, level):
+    """The open word of a position whose captures are worth ``exit_class`` from ``level``."""
+    return OPEN | (exit_class << CLASS_SHIFT) | level
+
+
+@nb.njit(types.int64(types.int64), cache=True, inline="always")
+def pending_level(word):
+    """The level at which an open word's captures come due (EXIT_WINS, EXIT_LOSES), else -1."""
+    if word < OPEN:
+        return -1
+    exit_class = (word >> CLASS_SHIFT) & 3
+    if exit_class == EXIT_WINS or exit_class == EXIT_LOSES:
+        return word & LEVEL_MASK
+    return -1
+
+
+@nb.njit(types.boolean(types.int64, types.int64), cache=True, inline="always")
+def may_lose_at(word, d):
+    """Whether an open, unflagged word may be lost at level ``d``: no capture, or every
+    capture lost by ``d``."""
+    if word < OPEN or word & FLAG:
+        return False
+    exit_class = (word >> CLASS_SHIFT) & 3
+    return exit_class == NO_EXIT or (exit_class == EXIT_LOSES and (word & LEVEL_MASK) <= d)
+
+
+@nb.njit(types.int64(types.int64, types.int64, types.boolean, types.boolean), cache=True,
+         inline="always")
+def word_of_exits(best, moves, quiet, in_check):
+    """The initial word of a legal position whose best capture has code ``best`` (if it has
+    ``moves``, i.e. a capture), with or without a legal ``quiet`` move (``in_check``: mated
+    rather than stalemated when it has no move at all)."""
+    if not moves:
+        if quiet:
+            return open_word(NO_EXIT, 0)
+        return loss_code(0) if in_check else CODE_DRAW
+    if best == CODE_DRAW:
+        return open_word(EXIT_DRAWS, 0) if quiet else CODE_DRAW
+    if is_win(best):
+        return open_word(EXIT_WINS, code_distance(best))
+    return open_word(EXIT_LOSES, code_distance(best))
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, I64, types.int64, U16, U16, I64_2D),
+         cache=True)
+def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plans):
+    """The word of the legal position at storage ``index`` before the levels (see the
+    module docstring); MISSING_CHILD if a capture's table is not loaded. A move is legal
+    when the entry it reaches is not INVALID (in this table or the child's)."""
+    stm = decode_valid(table, index, squares)
+    occupied = types.uint64(0)
+    own = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        occupied |= bit
+        if codes[i] // 6 == stm:
+            own |= bit
+    best = CODE_DRAW
+    captures = False
+    quiet = False
+    for i in range(n):
+        if codes[i] // 6 != stm:
+            continue
+        start = squares[i]
+        targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            if occupied & (types.uint64(1) << types.uint64(to)):
+                captured = -1
+                for j in range(n):
+                    if squares[j] == to:
+                        captured = j
+                squares[i] = to
+                child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
+                                           child_dtm)
+                squares[i] = start
+                if child == MISSING_CHILD:
+                    return MISSING_CHILD
+                if child == INVALID:  # the capture leaves the king in check
+                    continue
+                value = parent_code(child)
+                if not captures or better(value, best):
+                    best = value
+                captures = True
+            elif not quiet:  # one legal quiet move is all the position needs to know
+                squares[i] = to
+                if i < 2:
+                    child_index = king_moved_index(table, index, strides, squares, i, start, stm)
+                else:
+                    child_index = moved_index(table, index, strides, squares, i, start, stm)
+                squares[i] = start
+                quiet = work[child_index] != INVALID
+    in_check = not quiet and not captures \
+        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
+    return word_of_exits(best, captures, quiet, in_check)
+
+
+@nb.njit(types.int64(types.int64, U16, U16, I64_2D, U16), cache=True, parallel=True)
+def initialise(table, work, child_dtm, plans, due):
+    """Every legal position's :func:`initial_word` (``work`` as ``mark_positions`` left it)
+    and per block its earliest exit level in ``due``. Returns the number of captures whose
+    table is not loaded."""
+    n = E.COUNT[table]
+    size = work.shape[0]
+    blocks = (size + BLOCK - 1) // BLOCK
+    missing = np.zeros(blocks, dtype=np.int64)
+    strides = index_strides(table)
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
+        codes = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            codes[i] = E.SPEC[table, i]
+        squares = np.empty(n, dtype=np.int64)
+        earliest = NONE_DUE
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            if work[index] == INVALID:
+                continue
+            word = initial_word(table, index, strides, codes, squares, n, work, child_dtm,
+                                plans)
+            if word == MISSING_CHILD:
+                missing[block] += 1
+                word = OPEN
+            work[index] = word
+            if pending_level(word) >= 0:
+                earliest = min(earliest, pending_level(word))
+        due[block] = earliest
+    return missing.sum()
+
+
+@nb.njit(types.int64(I64, types.int64, U16, types.int64, types.boolean, U8), cache=True)
+def mark_all(parents, count, work, d, wins, marked):
+    """Each of the first ``count`` ``parents``: won in ``d`` if open (``wins``), else flagged
+    if it may now be lost; its block set in ``marked``. Returns how many were written."""
+    written = 0
+    for k in range(count):
+        parent = parents[k]
+        word = np.int64(work[parent])
+        if wins:
+            if word >= OPEN:
+                work[parent] = win_code(d)
+            else:
+                continue
+        elif may_lose_at(word, d):
+            work[parent] = word | FLAG
+        else:
+            continue
+        marked[parent // BLOCK] = 1
+        written += 1
+    return written
+
+
+@nb.njit(types.int64(types.int64, U16, types.int64, types.boolean, U8, U8), cache=True,
+         parallel=True)
+def spread(table, work, d, wins, frontier_blocks, marked):
+    """Level ``d``, steps 1 and 3: from every position lost (``wins``) or won at ``d - 1``
+    in the blocks ``frontier_blocks``, :func:`mark_all` its predecessors. Returns how many
+    were written."""
+    n = E.COUNT[table]
+    words = work.view(np.uint64)
+    blocks = frontier_blocks.shape[0]
+    target = loss_code(d - 1) if wins else win_code(d - 1)
+    written = np.zeros(blocks, dtype=np.int64)
+    strides = index_strides(table)
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
+        if not frontier_blocks[block]:
+            continue
+        codes = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            codes[i] = E.SPEC[table, i]
+        squares = np.empty(n, dtype=np.int64)
+        parents = np.empty(GATHERED + MOST_PREDECESSORS, dtype=np.int64)
+        count = 0
+        for w in range(block * WORDS_PER_BLOCK,
+                       min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
+            if not has_word(words[w], target):
+                continue
+            for index in range(4 * w, 4 * w + 4):
+                if work[index] != target:
+                    continue
+                child_stm = decode_valid(table, index, squares)
+                count = gather_predecessors(table, index, strides, codes, squares, n,
+                                            child_stm, parents, count)
+                if count >= GATHERED:
+                    written[block] += mark_all(parents, count, work, d, wins, marked)
+                    count = 0
+        written[block] += mark_all(parents, count, work, d, wins, marked)
+    return written.sum()
+
+
+@nb.njit(types.int64(U16, types.int64, U16, U8, U8), cache=True, parallel=True)
+def come_due(work, d, due, touched, flagged):
+    """Level ``d``, step 2: in every block whose earliest pending exit is due at ``d``, an
+    EXIT_WINS position due now is won in ``d`` and an EXIT_LOSES one flagged; ``due`` then
+    holds the block's next pending level. Returns how many were won."""
+    size = work.shape[0]
+    blocks = due.shape[0]
+    won = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        if due[block] != d:
+            continue
+        earliest = NONE_DUE
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            word = np.int64(work[index])
+            level = pending_level(word)
+            if level < 0:
+                continue
+            if level > d:
+                earliest = min(earliest, level)
+            elif level == d:
+                if (word >> CLASS_SHIFT) & 3 == EXIT_WINS:
+                    work[index] = win_code(d)
+                    won[block] += 1
+                    touched[block] = 1
+                elif not word & FLAG:
+                    work[index] = word | FLAG
+                    flagged[block] = 1
+        due[block] = earliest
+    return won.sum()
+
+
+@nb.njit(types.int64(types.int64, U16, types.int64, U8, U8), cache=True, parallel=True)
+def settle(table, work, d, flagged_blocks, touched):
+    """Level ``d``, step 4: every flagged position (in ``flagged_blocks``) whose quiet moves
+    all reach positions won below ``d`` is lost in ``d``, the others are unflagged. A thread
+    writes only in its own block. Returns how many were lost."""
+    n = E.COUNT[table]
+    blocks = flagged_blocks.shape[0]
+    size = work.shape[0]
+    lost = np.zeros(blocks, dtype=np.int64)
+    strides = index_strides(table)
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
+        if not flagged_blocks[block]:
+            continue
+        codes = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            codes[i] = E.SPEC[table, i]
+        squares = np.empty(n, dtype=np.int64)
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            word = np.int64(work[index])
+            if word < OPEN or not word & FLAG:
+                continue
+            stm = decode_valid(table, index, squares)
+            if every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
+                work[index] = loss_code(d)
+                lost[block] += 1
+            else:
+                work[index] = word & ~FLAG
+        if lost[block]:
+            touched[block] = 1
+    return lost.sum()
+
+
+@nb.njit(types.void(U16), cache=True, parallel=True)
+def close(work):
+    """What is still open is drawn."""
+    for index in prange(work.shape[0]):
+        if work[index] >= OPEN:
+            work[index] = CODE_DRAW
+
+
+def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
+          progress) -> np.ndarray:
+    """The DTM codes (``uint16``, storage index) of the pawnless chess ``table``, from its
+    children's DTM codes (``child_dtm`` at ``child_offsets[table id]``, as
+    :func:`retrograde.tables.load_children` gives them). RuntimeError if a child is
+    missing."""
+    table_id = E.TABLE_IDS[table]
+    if E.PAWNFUL[table_id]:
+        raise ValueError(f"{table}: the two-byte DTM generator is for tables without pawns")
+    size = 2 * int(E.PER_SIDE[table_id])
+    work = np.zeros(size + (-size) % 4, dtype=np.uint16)  # whole words (the rest INVALID)
+    blocks = (size + BLOCK - 1) // BLOCK
+    due = np.zeros(blocks, dtype=np.uint16)
+    plans = fill_offsets(capture_plans(table), child_offsets)
+    mark_positions(table_id, work[:size], OPEN)
+    missing = initialise(table_id, work[:size], np.ascontiguousarray(child_dtm, np.uint16),
+                         plans, due)
+    if missing:
+        raise RuntimeError(f"{table}: {missing} captures lead to tables that are not loaded")
+    progress.update("initialise", 1, 1, size)
+    frontier = np.ones(blocks, dtype=np.uint8)  # the mates: anywhere
+    touched = np.zeros(blocks, dtype=np.uint8)
+    flagged = np.zeros(blocks, dtype=np.uint8)
+    d = 1
+    while True:
+        decided = spread(table_id, work, d, True, frontier, touched)
+        decided += come_due(work[:size], d, due, touched, flagged)
+        spread(table_id, work, d, False, frontier, flagged)
+        decided += settle(table_id, work[:size], d, flagged, touched)
+        progress.update(f"dtm level {d}", 0, 0, int(decided))
+        frontier, touched = touched, frontier
+        touched[:] = 0
+        flagged[:] = 0
+        if decided:
+            d += 1
+            continue
+        pending = int(due.min()) if blocks else NONE_DUE
+        if pending == NONE_DUE:
+            break
+        d = pending  # nothing decided: the next level with work is the next exit due
+        frontier[:] = 0
+    close(work)
+    return work[:size]

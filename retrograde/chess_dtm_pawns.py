@@ -1,0 +1,414 @@
+"""The two-byte DTM generator for chess tables with pawns, by pawn slices.
+
+The words and the levels are :mod:`retrograde.chess_dtm`'s, the slices
+:mod:`retrograde.chess_dtz50_pawns`'s: a pawn move leaves its slice for one whose pawns stand
+further advanced, so the slices are solved most advanced first, each alone in a thread (the
+slices of one advancement side by side), and within a slice a pawn move is an exit like a
+capture. Under DTM an exit carries its distance: a push is worth the code of the position it
+reaches (final, its slice solved), a capture or a promotion the child table's code, a double
+push after which the opponent may capture en passant the better, for the opponent, of the
+entry and those captures.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import prange, types
+
+from games.chess import endgames as E
+from games.chess.attacks import pawn_attacks
+from games.chess.bitops import lsb
+from games.chess.position import PAWN
+from games.value_codes import CODE_DRAW, INVALID, better, loss_code, parent_code, win_code
+from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN,
+                                  may_lose_at, pending_level, word_of_exits)
+from retrograde.chess_dtz50 import (MISSING_CHILD, attacked, capture_child_code, decode_valid,
+                                    every_quiet_move_loses, gather_predecessors, index_strides,
+                                    king_moved_index, mark_positions, moved_index,
+                                    piece_attacks)
+from retrograde.chess_dtz50_pawns import (CAPTURE_PROMOTION_BASE, KINGS, PROMOTION_BASE,
+                                          child_plans, slice_layout, slices)
+
+U16 = types.Array(types.uint16, 1, "C")
+I64 = types.Array(types.int64, 1, "C")
+I64_2D = types.Array(types.int64, 2, "C")
+I32 = types.Array(types.int32, 1, "C")
+UNITS = 2 * KINGS  # a slice's units: side to move and king pair
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
+                     types.int64, U16, U16, I64_2D), cache=True)
+def double_push_code(table, index, codes, squares, n, pawn, stm, work, child_dtm, plans):
+    """The DTM code, for the opponent, of the position a double push of the pawn in slot
+    ``pawn`` (already on its square in ``squares``) reaches, whose entry is ``index``: the
+    entry's code, or better for the opponent an en-passant capture of that pawn; INVALID if
+    the push is illegal, MISSING_CHILD if a child table is not loaded."""
+    entry = np.int64(work[index])
+    if entry == INVALID:
+        return INVALID
+    best = entry
+    landing = squares[pawn]
+    passed = landing - 8 if stm == 0 else landing + 8
+    for j in range(n):
+        if codes[j] != (1 - stm) * 6 + PAWN or (squares[j] >> 3) != (landing >> 3) \
+                or abs((squares[j] & 7) - (landing & 7)) != 1:
+            continue
+        start = squares[j]
+        squares[j] = passed
+        child = capture_child_code(squares, n, pawn, stm, plans[pawn], child_dtm)
+        squares[j] = start
+        if child == MISSING_CHILD:
+            return MISSING_CHILD
+        if child != INVALID:  # (INVALID: the capture would leave its king in check)
+            theirs = parent_code(child)
+            if better(theirs, best):
+                best = theirs
+    return best
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, I64, types.int64, U16, U16, I64_2D),
+         cache=True)
+def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plans):
+    """:func:`retrograde.chess_dtm.initial_word` with pawns: pushes read the table's solved
+    slices (``work``), the other exits the child tables."""
+    stm = decode_valid(table, index, squares)
+    occupied = types.uint64(0)
+    own = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        occupied |= bit
+        if codes[i] // 6 == stm:
+            own |= bit
+    enemy = occupied & ~own
+    best = CODE_DRAW
+    exits = False
+    quiet = False
+    last_rank = 7 if stm == 0 else 0
+    forward = 8 if stm == 0 else -8
+    for i in range(n):
+        if codes[i] // 6 != stm:
+            continue
+        start = squares[i]
+        if codes[i] % 6 == PAWN:
+            targets = pawn_attacks(stm, start) & enemy
+            one = start + forward
+            if not (occupied >> types.uint64(one)) & types.uint64(1):
+                targets |= types.uint64(1) << types.uint64(one)
+            while targets:
+                to = lsb(targets)
+                targets &= targets - types.uint64(1)
+                captured = -1
+                if enemy & (types.uint64(1) << types.uint64(to)):
+                    for j in range(n):
+                        if squares[j] == to:
+                            captured = j
+                squares[i] = to
+                for k in range(4 if (to >> 3) == last_rank else 1):
+                    if (to >> 3) == last_rank:  # a promotion, with or without a capture
+                        if captured >= 0:
+                            row = CAPTURE_PROMOTION_BASE + 4 * (i * E.MAX_PIECES + captured) + k
+                        else:
+                            row = PROMOTION_BASE + 4 * i + k
+                        child = capture_child_code(squares, n, captured, 1 - stm, plans[row],
+                                                   child_dtm)
+                    elif captured >= 0:
+                        child = capture_child_code(squares, n, captured, 1 - stm,
+                                                   plans[captured], child_dtm)
+                    else:  # a single push: into a solved slice of this table
+                        child = np.int64(work[moved_index(table, index, strides, squares, i,
+                                                          start, stm)])
+                    if child == MISSING_CHILD:
+                        squares[i] = start
+                        return MISSING_CHILD
+                    if child != INVALID:
+                        value = parent_code(child)
+                        if not exits or better(value, best):
+                            best = value
+                        exits = True
+                two = to + forward
+                if captured < 0 and (to >> 3) != last_rank \
+                        and (start >> 3) == (1 if stm == 0 else 6) \
+                        and not (occupied >> types.uint64(two)) & types.uint64(1):
+                    squares[i] = two
+                    child = double_push_code(
+                        table, moved_index(table, index, strides, squares, i, start, stm),
+                        codes, squares, n, i, stm, work, child_dtm, plans)
+                    if child == MISSING_CHILD:
+                        squares[i] = start
+                        return MISSING_CHILD
+                    if child != INVALID:
+                        value = parent_code(child)
+                        if not exits or better(value, best):
+                            best = value
+                        exits = True
+                squares[i] = start
+            continue
+        targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            if occupied & (types.uint64(1) << types.uint64(to)):
+                captured = -1
+                for j in range(n):
+                    if squares[j] == to:
+                        captured = j
+                squares[i] = to
+                child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
+                                           child_dtm)
+                squares[i] = start
+                if child == MISSING_CHILD:
+                    return MISSING_CHILD
+                if child == INVALID:
+                    continue
+                value = parent_code(child)
+                if not exits or better(value, best):
+                    best = value
+                exits = True
+            elif not quiet:
+                squares[i] = to
+                if i < 2:
+                    child_index = king_moved_index(table, index, strides, squares, i, start, stm)
+                else:
+                    child_index = moved_index(table, index, strides, squares, i, start, stm)
+                squares[i] = start
+                quiet = work[child_index] != INVALID
+    in_check = not quiet and not exits \
+        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
+    return word_of_exits(best, exits, quiet, in_check)
+
+
+LIST = types.Tuple((I64, types.int64))  # a growing list of entries and its length
+
+
+@nb.njit(LIST(I64, types.int64, types.int64), cache=True, inline="always")
+def push(items, count, value):
+    """``items`` with ``value`` appended at ``count`` (grown twice as large when full), and
+    the new count."""
+    if count == items.shape[0]:
+        grown = np.empty(2 * count, dtype=np.int64)
+        grown[:count] = items
+        items = grown
+    items[count] = value
+    return items, count + 1
+
+
+@nb.njit(types.Tuple((types.int64, I64, types.int64, I64, types.int64))(
+    types.int64, U16, I64, types.int64, I64, I64, U16, I64_2D), cache=True)
+def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, plans):
+    """Every legal position's :func:`initial_word` in a slice. Returns how many captures lead
+    to tables not loaded, the mates (a list and its length: the first level's frontier), and
+    the positions whose captures come due (a list and its length)."""
+    n = E.COUNT[table]
+    codes = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        codes[i] = E.SPEC[table, i]
+    squares = np.empty(n, dtype=np.int64)
+    missing = 0
+    mates = np.empty(1024, dtype=np.int64)
+    mated = 0
+    pending = np.empty(1024, dtype=np.int64)
+    count = 0
+    for v in range(variants):
+        for u in range(UNITS):
+            base = bases[v * UNITS + u]
+            for k in range(inner.shape[0]):
+                index = base + inner[k]
+                if work[index] == INVALID:
+                    continue
+                word = initial_word(table, index, strides, codes, squares, n, work, child_dtm,
+                                    plans)
+                if word == MISSING_CHILD:
+                    missing += 1
+                    word = OPEN
+                work[index] = word
+                if word == loss_code(0):
+                    mates, mated = push(mates, mated, index)
+                elif pending_level(word) >= 0:
+                    pending, count = push(pending, count, index)
+    return missing, mates, mated, pending, count
+
+
+@nb.njit(I32(U16, I64, types.int64, I64), cache=True)
+def chain_by_level(work, pending, count, first_due):
+    """The first ``count`` ``pending`` positions chained by the level their captures come
+    due at: the first of level ``L`` at ``first_due[L]``, each one's next in the returned
+    array (-1 ends a chain); each chain in the list's order."""
+    next_due = np.empty(count, dtype=np.int32)
+    for p in range(count - 1, -1, -1):
+        level = np.int64(work[pending[p]]) & LEVEL_MASK
+        next_due[p] = first_due[level]
+        first_due[level] = p
+    return next_due
+
+
+@nb.njit(LIST(types.int64, U16, I64, I64, types.int64, types.int64, types.boolean, I64,
+              types.int64), cache=True)
+def spread_slice(table, work, strides, sources, count, d, wins, out, written):
+    """:func:`retrograde.chess_dtm.spread` from a list: the predecessors of the first
+    ``count`` ``sources`` (lost at ``d - 1`` if ``wins``, else won) won in ``d`` or
+    flagged, each appended to ``out`` (``written`` long) as it is written; returns ``out``
+    and its length."""
+    n = E.COUNT[table]
+    codes = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        codes[i] = E.SPEC[table, i]
+    squares = np.empty(n, dtype=np.int64)
+    parents = np.empty(512, dtype=np.int64)
+    for s in range(count):
+        index = sources[s]
+        child_stm = decode_valid(table, index, squares)
+        found = gather_predecessors(table, index, strides, codes, squares, n, child_stm,
+                                    parents, 0)
+        for p in range(found):
+            parent = parents[p]
+            word = np.int64(work[parent])
+            if wins and word >= OPEN:
+                work[parent] = win_code(d)
+            elif not wins and may_lose_at(word, d):
+                work[parent] = word | FLAG
+            else:
+                continue
+            out, written = push(out, written, parent)
+    return out, written
+
+
+@nb.njit(types.Tuple((I64, types.int64, I64, types.int64))(
+    U16, types.int64, I64, I64, I32, I64, types.int64, I64, types.int64), cache=True)
+def come_due_slice(work, d, pending, first_due, next_due, won, won_count, flagged,
+                   flagged_count):
+    """:func:`retrograde.chess_dtm.come_due` in a slice, along the chain of level ``d``
+    (:func:`initialise_slice`): the positions won appended to ``won``, those flagged to
+    ``flagged``; returns both lists and lengths."""
+    p = first_due[d]
+    while p >= 0:
+        index = pending[p]
+        word = np.int64(work[index])
+        if pending_level(word) == d:  # (not decided since)
+            if (word >> CLASS_SHIFT) & 3 == EXIT_WINS:
+                work[index] = win_code(d)
+                won, won_count = push(won, won_count, index)
+            elif not word & FLAG:
+                work[index] = word | FLAG
+                flagged, flagged_count = push(flagged, flagged_count, index)
+        p = next_due[p]
+    return won, won_count, flagged, flagged_count
+
+
+@nb.njit(LIST(types.int64, U16, I64, I64, types.int64, types.int64, I64, types.int64),
+         cache=True)
+def settle_slice(table, work, strides, flagged, count, d, lost, lost_count):
+    """:func:`retrograde.chess_dtm.settle` of the first ``count`` ``flagged`` positions: the
+    lost ones appended to ``lost``; returns it and its length."""
+    n = E.COUNT[table]
+    codes = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        codes[i] = E.SPEC[table, i]
+    squares = np.empty(n, dtype=np.int64)
+    for f in range(count):
+        index = flagged[f]
+        word = np.int64(work[index])
+        stm = decode_valid(table, index, squares)
+        if every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
+            work[index] = loss_code(d)
+            lost, lost_count = push(lost, lost_count, index)
+        else:
+            work[index] = word & ~FLAG
+    return lost, lost_count
+
+
+@nb.njit(types.int64(types.int64, U16, I64, types.int64, I64, I64, U16, I64_2D), cache=True)
+def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans):
+    """The levels of one slice, on this thread: its entries are ``bases[v * UNITS + u] +
+    inner[k]`` for ``v < variants`` (variant ``v``: the pawn placement or its mirror image;
+    unit ``u``: side to move and king pair). A level's frontier is a list of the positions
+    the level before decided (no scan of the slice: a slice is as large as a table of one
+    piece fewer, and DTM has many levels). Returns MISSING_CHILD if a child table is not
+    loaded, else 0."""
+    missing, lost, lost_count, pending, count = initialise_slice(
+        table, work, bases, variants, inner, strides, child_dtm, plans)
+    if missing:
+        return MISSING_CHILD
+    first_due = np.full(LEVEL_MASK + 1, -1, dtype=np.int64)
+    next_due = chain_by_level(work, pending, count, first_due)
+    won = np.empty(1024, dtype=np.int64)  # decided at the level before
+    won_count = 0
+    new_won = np.empty(1024, dtype=np.int64)
+    new_lost = np.empty(1024, dtype=np.int64)
+    flagged = np.empty(1024, dtype=np.int64)
+    d = 1
+    while True:
+        new_won, new_won_count = spread_slice(table, work, strides, lost, lost_count, d, True,
+                                              new_won, 0)
+        new_won, new_won_count, flagged, flagged_count = come_due_slice(
+            work, d, pending, first_due, next_due, new_won, new_won_count, flagged, 0)
+        flagged, flagged_count = spread_slice(table, work, strides, won, won_count, d, False,
+                                              flagged, flagged_count)
+        new_lost, new_lost_count = settle_slice(table, work, strides, flagged, flagged_count,
+                                                d, new_lost, 0)
+        won, new_won = new_won, won
+        lost, new_lost = new_lost, lost
+        won_count, lost_count = new_won_count, new_lost_count
+        if won_count + lost_count:
+            d += 1
+            continue
+        d += 1  # nothing decided: the next level with work is the next one with exits due
+        while d <= LEVEL_MASK and first_due[d] < 0:
+            d += 1
+        if d > LEVEL_MASK:
+            break
+    for v in range(variants):  # what is still open is drawn
+        for u in range(UNITS):
+            base = bases[v * UNITS + u]
+            for k in range(inner.shape[0]):
+                index = base + inner[k]
+                if work[index] >= OPEN:
+                    work[index] = CODE_DRAW
+    return 0
+
+
+@nb.njit(types.void(types.int64, U16, I64_2D, I64, I64, I64, U16, I64_2D, I64), cache=True,
+         parallel=True)
+def solve_slices(table, work, slice_bases, variants, inner, strides, child_dtm, plans,
+                 results):
+    """:func:`solve_slice` of every row of ``slice_bases`` (independent slices, with
+    ``variants`` each), side by side; their results in ``results``."""
+    for s in prange(slice_bases.shape[0]):
+        results[s] = solve_slice(table, work, slice_bases[s], variants[s], inner, strides,
+                                 child_dtm, plans)
+
+
+def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
+          progress) -> np.ndarray:
+    """The DTM codes (``uint16``, storage index) of the chess ``table`` with pawns, slice by
+    slice, from its children's DTM codes (as :func:`retrograde.chess_dtm.solve`)."""
+    table_id = E.TABLE_IDS[table]
+    if not E.PAWNFUL[table_id]:
+        raise ValueError(f"{table}: no pawns (retrograde.chess_dtm builds it)")
+    size = 2 * int(E.PER_SIDE[table_id])
+    work = np.zeros(size, dtype=np.uint16)
+    plans = child_plans(table, child_offsets)
+    strides = index_strides(table_id)
+    child_dtm = np.ascontiguousarray(child_dtm, dtype=np.uint16)
+    pawn_strides, unit_bases, inner = slice_layout(table)
+    mark_positions(table_id, work, OPEN)
+    progress.update("legal positions", 1, 1, size)
+    groups: dict[int, list] = {}
+    for advancement, variants in slices(table):
+        groups.setdefault(advancement, []).append(variants)
+    done = 0
+    for advancement in sorted(groups, reverse=True):
+        batch = groups[advancement]
+        slice_bases = np.zeros((len(batch), 2 * unit_bases.size), dtype=np.int64)
+        variants = np.array([len(v) for v in batch], dtype=np.int64)
+        for row, placements in enumerate(batch):
+            for v, digits in enumerate(placements):
+                slice_bases[row, v * unit_bases.size:(v + 1) * unit_bases.size] = \
+                    unit_bases + int(np.dot(digits, pawn_strides))
+        results = np.zeros(len(batch), dtype=np.int64)
+        solve_slices(table_id, work, slice_bases, variants, inner, strides, child_dtm, plans,
+                     results)
+        if (results == MISSING_CHILD).any():
+            raise RuntimeError(f"{table}: exits lead to tables that are not loaded")
+        done += len(batch)
+        progress.update(f"dtm slices (advancement {advancement})", done, done, 0)
+    return work
