@@ -38,14 +38,13 @@ import numpy as np
 from numba import prange, types
 
 from games.chess import endgames as E
-from games.chess.bitops import lsb
 from games.value_codes import (CODE_DRAW, INVALID, better, code_distance, is_win, loss_code,
                                parent_code, win_code)
 from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS,
-                                    WORD_OPEN, attacked, capture_child_code, capture_plans,
-                                    decode_valid, every_quiet_move_loses, fill_offsets,
-                                    gather_predecessors, index_strides, king_moved_index,
-                                    mark_positions, moved_index, piece_attacks)
+                                    WORD_OPEN, capture_plans, decode_valid,
+                                    every_quiet_move_loses, fill_offsets, gather_predecessors,
+                                    index_strides, mark_positions)
+from retrograde.chess_exits import MOST_EXITS, exit_codes
 from retrograde.unmove import scatter_stride
 
 OPEN = WORD_OPEN  # resolved codes are below
@@ -115,59 +114,24 @@ def word_of_exits(best, moves, quiet, in_check):
     return open_word(EXIT_LOSES, code_distance(best))
 
 
-@nb.njit(types.int64(types.int64, types.int64, I64, I64, I64, types.int64, U16, U16, I64_2D),
-         cache=True)
-def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plans):
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, I64, types.int64, U16, U16, I64_2D,
+                     I64), cache=True)
+def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plans, found):
     """The word of the legal position at storage ``index`` before the levels (see the
-    module docstring); MISSING_CHILD if a capture's table is not loaded. A move is legal
-    when the entry it reaches is not INVALID (in this table or the child's)."""
-    stm = decode_valid(table, index, squares)
-    occupied = types.uint64(0)
-    own = types.uint64(0)
-    for i in range(n):
-        bit = types.uint64(1) << types.uint64(squares[i])
-        occupied |= bit
-        if codes[i] // 6 == stm:
-            own |= bit
+    module docstring), from its exits (:func:`retrograde.chess_exits.exit_codes`; ``found``:
+    room for them); MISSING_CHILD if a child table is not loaded."""
+    # (words hold their codes: exit_codes reads no two-byte result beside them, ``work``
+    # stands in for it)
+    count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, work,
+                                        child_dtm, plans, found)
+    if count == MISSING_CHILD:
+        return MISSING_CHILD
     best = CODE_DRAW
-    captures = False
-    quiet = False
-    for i in range(n):
-        if codes[i] // 6 != stm:
-            continue
-        start = squares[i]
-        targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
-        while targets:
-            to = lsb(targets)
-            targets &= targets - types.uint64(1)
-            if occupied & (types.uint64(1) << types.uint64(to)):
-                captured = -1
-                for j in range(n):
-                    if squares[j] == to:
-                        captured = j
-                squares[i] = to
-                child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
-                                           child_dtm)
-                squares[i] = start
-                if child == MISSING_CHILD:
-                    return MISSING_CHILD
-                if child == INVALID:  # the capture leaves the king in check
-                    continue
-                value = parent_code(child)
-                if not captures or better(value, best):
-                    best = value
-                captures = True
-            elif not quiet:  # one legal quiet move is all the position needs to know
-                squares[i] = to
-                if i < 2:
-                    child_index = king_moved_index(table, index, strides, squares, i, start, stm)
-                else:
-                    child_index = moved_index(table, index, strides, squares, i, start, stm)
-                squares[i] = start
-                quiet = work[child_index] != INVALID
-    in_check = not quiet and not captures \
-        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
-    return word_of_exits(best, captures, quiet, in_check)
+    for e in range(count):
+        value = parent_code(found[e])
+        if e == 0 or better(value, best):
+            best = value
+    return word_of_exits(best, count > 0, quiet == 1, in_check == 1)
 
 
 @nb.njit(types.int64(types.int64, U16, U16, I64_2D, U16), cache=True, parallel=True)
@@ -187,12 +151,13 @@ def initialise(table, work, child_dtm, plans, due):
         for i in range(n):
             codes[i] = E.SPEC[table, i]
         squares = np.empty(n, dtype=np.int64)
+        found = np.empty(MOST_EXITS, dtype=np.int64)
         earliest = NONE_DUE
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
             if work[index] == INVALID:
                 continue
             word = initial_word(table, index, strides, codes, squares, n, work, child_dtm,
-                                plans)
+                                plans, found)
             if word == MISSING_CHILD:
                 missing[block] += 1
                 word = OPEN

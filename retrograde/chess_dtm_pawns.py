@@ -16,165 +16,19 @@ import numpy as np
 from numba import prange, types
 
 from games.chess import endgames as E
-from games.chess.attacks import pawn_attacks
-from games.chess.bitops import lsb
-from games.chess.position import PAWN
-from games.value_codes import CODE_DRAW, INVALID, better, loss_code, parent_code, win_code
-from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN,
-                                  may_lose_at, pending_level, word_of_exits)
-from retrograde.chess_dtz50 import (MISSING_CHILD, attacked, capture_child_code, decode_valid,
-                                    every_quiet_move_loses, gather_predecessors, index_strides,
-                                    king_moved_index, mark_positions, moved_index,
-                                    piece_attacks)
-from retrograde.chess_dtz50_pawns import (CAPTURE_PROMOTION_BASE, KINGS, PROMOTION_BASE,
-                                          child_plans, slice_layout, slices)
+from games.value_codes import CODE_DRAW, INVALID, loss_code, win_code
+from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN, initial_word,
+                                  may_lose_at, pending_level)
+from retrograde.chess_dtz50 import (MISSING_CHILD, decode_valid, every_quiet_move_loses,
+                                    gather_predecessors, index_strides, mark_positions)
+from retrograde.chess_dtz50_pawns import KINGS, slice_layout, slices
+from retrograde.chess_exits import MOST_EXITS, child_plans
 
 U16 = types.Array(types.uint16, 1, "C")
 I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 I32 = types.Array(types.int32, 1, "C")
 UNITS = 2 * KINGS  # a slice's units: side to move and king pair
-
-
-@nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
-                     types.int64, U16, U16, I64_2D), cache=True)
-def double_push_code(table, index, codes, squares, n, pawn, stm, work, child_dtm, plans):
-    """The DTM code, for the opponent, of the position a double push of the pawn in slot
-    ``pawn`` (already on its square in ``squares``) reaches, whose entry is ``index``: the
-    entry's code, or better for the opponent an en-passant capture of that pawn; INVALID if
-    the push is illegal, MISSING_CHILD if a child table is not loaded."""
-    entry = np.int64(work[index])
-    if entry == INVALID:
-        return INVALID
-    best = entry
-    landing = squares[pawn]
-    passed = landing - 8 if stm == 0 else landing + 8
-    for j in range(n):
-        if codes[j] != (1 - stm) * 6 + PAWN or (squares[j] >> 3) != (landing >> 3) \
-                or abs((squares[j] & 7) - (landing & 7)) != 1:
-            continue
-        start = squares[j]
-        squares[j] = passed
-        child = capture_child_code(squares, n, pawn, stm, plans[pawn], child_dtm)
-        squares[j] = start
-        if child == MISSING_CHILD:
-            return MISSING_CHILD
-        if child != INVALID:  # (INVALID: the capture would leave its king in check)
-            theirs = parent_code(child)
-            if better(theirs, best):
-                best = theirs
-    return best
-
-
-@nb.njit(types.int64(types.int64, types.int64, I64, I64, I64, types.int64, U16, U16, I64_2D),
-         cache=True)
-def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plans):
-    """:func:`retrograde.chess_dtm.initial_word` with pawns: pushes read the table's solved
-    slices (``work``), the other exits the child tables."""
-    stm = decode_valid(table, index, squares)
-    occupied = types.uint64(0)
-    own = types.uint64(0)
-    for i in range(n):
-        bit = types.uint64(1) << types.uint64(squares[i])
-        occupied |= bit
-        if codes[i] // 6 == stm:
-            own |= bit
-    enemy = occupied & ~own
-    best = CODE_DRAW
-    exits = False
-    quiet = False
-    last_rank = 7 if stm == 0 else 0
-    forward = 8 if stm == 0 else -8
-    for i in range(n):
-        if codes[i] // 6 != stm:
-            continue
-        start = squares[i]
-        if codes[i] % 6 == PAWN:
-            targets = pawn_attacks(stm, start) & enemy
-            one = start + forward
-            if not (occupied >> types.uint64(one)) & types.uint64(1):
-                targets |= types.uint64(1) << types.uint64(one)
-            while targets:
-                to = lsb(targets)
-                targets &= targets - types.uint64(1)
-                captured = -1
-                if enemy & (types.uint64(1) << types.uint64(to)):
-                    for j in range(n):
-                        if squares[j] == to:
-                            captured = j
-                squares[i] = to
-                for k in range(4 if (to >> 3) == last_rank else 1):
-                    if (to >> 3) == last_rank:  # a promotion, with or without a capture
-                        if captured >= 0:
-                            row = CAPTURE_PROMOTION_BASE + 4 * (i * E.MAX_PIECES + captured) + k
-                        else:
-                            row = PROMOTION_BASE + 4 * i + k
-                        child = capture_child_code(squares, n, captured, 1 - stm, plans[row],
-                                                   child_dtm)
-                    elif captured >= 0:
-                        child = capture_child_code(squares, n, captured, 1 - stm,
-                                                   plans[captured], child_dtm)
-                    else:  # a single push: into a solved slice of this table
-                        child = np.int64(work[moved_index(table, index, strides, squares, i,
-                                                          start, stm)])
-                    if child == MISSING_CHILD:
-                        squares[i] = start
-                        return MISSING_CHILD
-                    if child != INVALID:
-                        value = parent_code(child)
-                        if not exits or better(value, best):
-                            best = value
-                        exits = True
-                two = to + forward
-                if captured < 0 and (to >> 3) != last_rank \
-                        and (start >> 3) == (1 if stm == 0 else 6) \
-                        and not (occupied >> types.uint64(two)) & types.uint64(1):
-                    squares[i] = two
-                    child = double_push_code(
-                        table, moved_index(table, index, strides, squares, i, start, stm),
-                        codes, squares, n, i, stm, work, child_dtm, plans)
-                    if child == MISSING_CHILD:
-                        squares[i] = start
-                        return MISSING_CHILD
-                    if child != INVALID:
-                        value = parent_code(child)
-                        if not exits or better(value, best):
-                            best = value
-                        exits = True
-                squares[i] = start
-            continue
-        targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
-        while targets:
-            to = lsb(targets)
-            targets &= targets - types.uint64(1)
-            if occupied & (types.uint64(1) << types.uint64(to)):
-                captured = -1
-                for j in range(n):
-                    if squares[j] == to:
-                        captured = j
-                squares[i] = to
-                child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
-                                           child_dtm)
-                squares[i] = start
-                if child == MISSING_CHILD:
-                    return MISSING_CHILD
-                if child == INVALID:
-                    continue
-                value = parent_code(child)
-                if not exits or better(value, best):
-                    best = value
-                exits = True
-            elif not quiet:
-                squares[i] = to
-                if i < 2:
-                    child_index = king_moved_index(table, index, strides, squares, i, start, stm)
-                else:
-                    child_index = moved_index(table, index, strides, squares, i, start, stm)
-                squares[i] = start
-                quiet = work[child_index] != INVALID
-    in_check = not quiet and not exits \
-        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
-    return word_of_exits(best, exits, quiet, in_check)
 
 
 LIST = types.Tuple((I64, types.int64))  # a growing list of entries and its length
@@ -203,6 +57,7 @@ def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, pl
     for i in range(n):
         codes[i] = E.SPEC[table, i]
     squares = np.empty(n, dtype=np.int64)
+    found = np.empty(MOST_EXITS, dtype=np.int64)
     missing = 0
     mates = np.empty(1024, dtype=np.int64)
     mated = 0
@@ -216,7 +71,7 @@ def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, pl
                 if work[index] == INVALID:
                     continue
                 word = initial_word(table, index, strides, codes, squares, n, work, child_dtm,
-                                    plans)
+                                    plans, found)
                 if word == MISSING_CHILD:
                     missing += 1
                     word = OPEN

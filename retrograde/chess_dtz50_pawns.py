@@ -23,25 +23,16 @@ import numpy as np
 from numba import prange, types
 
 from games.chess import endgames as E
-from games.chess.attacks import pawn_attacks
-from games.chess.bitops import lsb
-from games.chess.position import BISHOP, KNIGHT, PAWN, QUEEN, ROOK
-from games.value_codes import (CODE_DRAW, INVALID, better, loss_code, win_code,
-                               zeroing_value)
+from games.chess.position import PAWN
+from games.value_codes import CODE_DRAW, INVALID, loss_code, win_code
 from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED, FLAGGED_CLOSS,
                                     HOLDS_CWIN, LONGEST, LOSS_NOW, LOSS_OLD, MISSING_CHILD,
-                                    NO_CAPTURE, OPEN, OPEN_CLOSS, WIN_NOW,
-                                    ZEROING_CLASSES, attacked,
-                                    byte_of_exits, capture_child_code, capture_class,
-                                    capture_plans, decode_valid, every_quiet_move_loses,
-                                    fill_offsets, frontier_byte, gather_predecessors,
-                                    index_strides, king_moved_index, mark_positions, moved_index,
-                                    piece_attacks, plan_row)
+                                    NO_CAPTURE, OPEN, OPEN_CLOSS, WIN_NOW, ZEROING_CLASSES,
+                                    byte_of_exits, capture_class, decode_valid,
+                                    every_quiet_move_loses, frontier_byte, gather_predecessors,
+                                    index_strides, mark_positions)
+from retrograde.chess_exits import MOST_EXITS, child_plans, exit_codes, final_code
 
-PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
-PROMOTION_BASE = E.MAX_PIECES  # plan rows: captures 0..4, then promotions, then both
-CAPTURE_PROMOTION_BASE = PROMOTION_BASE + E.MAX_PIECES * 4
-PLAN_ROWS = CAPTURE_PROMOTION_BASE + E.MAX_PIECES * E.MAX_PIECES * 4
 KINGS = 2048  # the king pairs of a table with pawns (the white king on files a-d)
 TOO_FAR = -2  # solve_slice: a distance passed the byte's codes (run the slice again with far)
 
@@ -51,179 +42,23 @@ I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 
 
-def child_plans(table: str, child_offsets: np.ndarray) -> np.ndarray:
-    """Where every exit of ``table`` that leaves it lands, a row per kind
-    (``chess_dtz50.plan_row``): a capture of slot ``c`` (row ``c``), a promotion of the
-    pawn in slot ``p`` to the ``k``-th of Q R B N (``PROMOTION_BASE + 4p + k``), both at once
-    (``CAPTURE_PROMOTION_BASE + 4 (p * MAX_PIECES + c) + k``)."""
-    spec = E.spec_of(table)
-    plans = capture_plans(table, PLAN_ROWS)
-    for pawn, code in enumerate(spec):
-        if code % 6 != PAWN:
-            continue
-        for k, kind in enumerate(PROMOTIONS):
-            new_code = (code // 6) * 6 + kind
-            plans[PROMOTION_BASE + 4 * pawn + k] = plan_row(spec, -1, pawn, new_code)
-            for captured in range(2, len(spec)):
-                if spec[captured] // 6 != code // 6:
-                    plans[CAPTURE_PROMOTION_BASE + 4 * (pawn * E.MAX_PIECES + captured) + k] = \
-                        plan_row(spec, captured, pawn, new_code)
-    return fill_offsets(plans, child_offsets)
-
-
-@nb.njit(types.int64(U8, U16, types.int64), cache=True, inline="always")
-def final_code(work, far, index):
-    """The DTZ50 code of an entry of a solved slice (its code in ``far`` where the byte holds
-    a marker)."""
-    byte = np.int64(work[index])
-    if LOSS_OLD <= byte <= WIN_NOW:
-        return np.int64(far[index])
-    return byte
-
-
-@nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
-                     types.int64, U8, U16, ZEROING_CLASSES, I64_2D), cache=True)
-def double_push_code(table, index, codes, squares, n, pawn, stm, work, far, child_dtz, plans):
-    """The DTZ50 code, for the opponent, of the position a double push of the pawn in slot
-    ``pawn`` (already on its square in ``squares``) reaches, whose entry is ``index``: the
-    entry's code, or better for the opponent an en-passant capture of that pawn;
-    INVALID if the push is illegal, MISSING_CHILD if a child table is not loaded."""
-    entry = final_code(work, far, index)
-    if entry == INVALID:
-        return INVALID
-    best = entry
-    landing = squares[pawn]
-    passed = landing - 8 if stm == 0 else landing + 8
-    for j in range(n):
-        if codes[j] != (1 - stm) * 6 + PAWN or (squares[j] >> 3) != (landing >> 3) \
-                or abs((squares[j] & 7) - (landing & 7)) != 1:
-            continue
-        start = squares[j]
-        squares[j] = passed
-        child = capture_child_code(squares, n, pawn, stm, plans[pawn], child_dtz)
-        squares[j] = start
-        if child == MISSING_CHILD:
-            return MISSING_CHILD
-        if child != INVALID:  # (INVALID: the capture would leave its king in check)
-            mine = zeroing_value(child)
-            if better(mine, best):
-                best = mine
-    return best
-
-
 @nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                        U8, U16, ZEROING_CLASSES, I64_2D), cache=True)
-def initial_byte(table, index, strides, codes, squares, n, work, far, child_dtz, plans):
+                                        U8, U16, ZEROING_CLASSES, I64_2D, I64), cache=True)
+def initial_byte(table, index, strides, codes, squares, n, work, far, child_dtz, plans, found):
     """:func:`retrograde.chess_dtz50.initial_byte` with pawns: ``(byte, level)`` of the legal
-    position at ``index`` before its slice's levels; pushes read the table's solved slices
-    (``work``, ``far``), the other exits the child tables."""
-    stm = decode_valid(table, index, squares)
-    occupied = types.uint64(0)
-    own = types.uint64(0)
-    enemy = types.uint64(0)
-    for i in range(n):
-        bit = types.uint64(1) << types.uint64(squares[i])
-        occupied |= bit
-        if codes[i] // 6 == stm:
-            own |= bit
-        else:
-            enemy |= bit
+    position at ``index`` before its slice's levels, from its exits
+    (:func:`retrograde.chess_exits.exit_codes`: pushes read the table's solved slices, the
+    other exits the child tables; ``found``: room for them)."""
+    count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, far,
+                                        child_dtz, plans, found)
+    if count == MISSING_CHILD:
+        return MISSING_CHILD, -1
     best = NO_CAPTURE
-    quiet = False
-    last_rank = 7 if stm == 0 else 0
-    forward = 8 if stm == 0 else -8
-    for i in range(n):
-        if codes[i] // 6 != stm:
-            continue
-        start = squares[i]
-        if codes[i] % 6 == PAWN:
-            # captures, promotions with or without one
-            targets = pawn_attacks(stm, start) & enemy
-            one = start + forward
-            if not (occupied >> types.uint64(one)) & types.uint64(1):
-                targets |= types.uint64(1) << types.uint64(one)
-            while targets:
-                to = lsb(targets)
-                targets &= targets - types.uint64(1)
-                captured = -1
-                if enemy & (types.uint64(1) << types.uint64(to)):
-                    for j in range(n):
-                        if squares[j] == to:
-                            captured = j
-                squares[i] = to
-                if (to >> 3) == last_rank:
-                    for k in range(4):
-                        if captured >= 0:
-                            row = CAPTURE_PROMOTION_BASE + 4 * (i * E.MAX_PIECES + captured) + k
-                        else:
-                            row = PROMOTION_BASE + 4 * i + k
-                        child = capture_child_code(squares, n, captured, 1 - stm, plans[row],
-                                                   child_dtz)
-                        if child == MISSING_CHILD:
-                            squares[i] = start
-                            return MISSING_CHILD, -1
-                        if child != INVALID:
-                            best = max(best, capture_class(child))
-                elif captured >= 0:
-                    child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
-                                               child_dtz)
-                    if child == MISSING_CHILD:
-                        squares[i] = start
-                        return MISSING_CHILD, -1
-                    if child != INVALID:
-                        best = max(best, capture_class(child))
-                else:  # a single push: into a solved slice of this table
-                    child = final_code(work, far, moved_index(table, index, strides, squares,
-                                                              i, start, stm))
-                    if child != INVALID:
-                        best = max(best, capture_class(child))
-                    two = to + forward
-                    if (start >> 3) == (1 if stm == 0 else 6) \
-                            and not (occupied >> types.uint64(two)) & types.uint64(1):
-                        squares[i] = two
-                        child = double_push_code(
-                            table, moved_index(table, index, strides, squares, i, start, stm),
-                            codes, squares, n, i, stm, work, far, child_dtz, plans)
-                        if child == MISSING_CHILD:
-                            squares[i] = start
-                            return MISSING_CHILD, -1
-                        if child != INVALID:
-                            best = max(best, capture_class(child))
-                squares[i] = start
-                if best == CAPTURE_WINS:
-                    return win_code(1), 1
-            continue
-        targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
-        while targets:
-            to = lsb(targets)
-            targets &= targets - types.uint64(1)
-            if occupied & (types.uint64(1) << types.uint64(to)):
-                captured = -1
-                for j in range(n):
-                    if squares[j] == to:
-                        captured = j
-                squares[i] = to
-                child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
-                                           child_dtz)
-                squares[i] = start
-                if child == MISSING_CHILD:
-                    return MISSING_CHILD, -1
-                if child == INVALID:
-                    continue
-                best = max(best, capture_class(child))
-                if best == CAPTURE_WINS:
-                    return win_code(1), 1
-            elif not quiet:
-                squares[i] = to
-                if i < 2:
-                    child_index = king_moved_index(table, index, strides, squares, i, start, stm)
-                else:
-                    child_index = moved_index(table, index, strides, squares, i, start, stm)
-                squares[i] = start
-                quiet = work[child_index] != INVALID
-    in_check = not quiet and best == NO_CAPTURE \
-        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
-    return byte_of_exits(best, quiet, in_check)
+    for e in range(count):
+        best = max(best, capture_class(found[e]))
+    if best == CAPTURE_WINS:
+        return win_code(1), 1
+    return byte_of_exits(best, quiet == 1, in_check == 1)
 
 
 @nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
@@ -271,6 +106,7 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
     first_level = np.zeros(units, dtype=np.uint8)
     curse_level = np.zeros(units, dtype=np.uint8)
     parents = np.empty(512, dtype=np.int64)
+    found = np.empty(MOST_EXITS, dtype=np.int64)
     cursed = 0
     missing = 0
     for v in range(variants):
@@ -281,7 +117,7 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
                 if work[index] == INVALID:
                     continue
                 byte, level = initial_byte(table, index, strides, codes, squares, n, work, far,
-                                           child_dtz, plans)
+                                           child_dtz, plans, found)
                 if byte == MISSING_CHILD:
                     missing += 1
                     byte = OPEN

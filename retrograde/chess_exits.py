@@ -1,0 +1,196 @@
+"""The exits of a chess position, as the level generators see them (the one-byte DTZ50 ones
+with pawns, the two-byte DTM ones): every legal move the levels do not follow, with the code
+of the position it reaches, and whether a legal quiet move is left for the levels.
+
+An exit is a capture, a promotion (with or without a capture) or an en-passant capture: into
+a child table; or a pawn push: into a solved slice of the same table. A double push after
+which the opponent may capture en passant reaches a position that is not the table's entry:
+for the opponent it is worth the better of the entry and those captures. Codes are read off
+the children's codes (``plans``, one row per kind of exit: ``child_plans``) and the table's
+own working array (bytes with a two-byte result beside them, or words).
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from games.chess import endgames as E
+from games.chess.attacks import pawn_attacks
+from games.chess.bitops import lsb
+from games.chess.position import BISHOP, KNIGHT, PAWN, QUEEN, ROOK
+from games.value_codes import INVALID, better, parent_code
+from retrograde.chess_dtz50 import (LOSS_OLD, MISSING_CHILD, WIN_NOW, ZEROING_CLASSES, attacked,
+                                    capture_child_code, capture_plans, decode_valid,
+                                    fill_offsets, king_moved_index, moved_index, piece_attacks,
+                                    plan_row)
+
+PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
+PROMOTION_BASE = E.MAX_PIECES  # plan rows: captures 0..4, then promotions, then both
+CAPTURE_PROMOTION_BASE = PROMOTION_BASE + E.MAX_PIECES * 4
+PLAN_ROWS = CAPTURE_PROMOTION_BASE + E.MAX_PIECES * E.MAX_PIECES * 4
+MOST_EXITS = 128  # exits of one position (generous: four pawns promoting with captures)
+
+U8 = types.Array(types.uint8, 1, "C")
+U16 = types.Array(types.uint16, 1, "C")
+I64 = types.Array(types.int64, 1, "C")
+I64_2D = types.Array(types.int64, 2, "C")
+
+
+def child_plans(table: str, child_offsets: np.ndarray) -> np.ndarray:
+    """Where every exit of ``table`` that leaves it lands, a row per kind
+    (``chess_dtz50.plan_row``): a capture of slot ``c`` (row ``c``), a promotion of the
+    pawn in slot ``p`` to the ``k``-th of Q R B N (``PROMOTION_BASE + 4p + k``), both at once
+    (``CAPTURE_PROMOTION_BASE + 4 (p * MAX_PIECES + c) + k``)."""
+    spec = E.spec_of(table)
+    plans = capture_plans(table, PLAN_ROWS)
+    for pawn, code in enumerate(spec):
+        if code % 6 != PAWN:
+            continue
+        for k, kind in enumerate(PROMOTIONS):
+            new_code = (code // 6) * 6 + kind
+            plans[PROMOTION_BASE + 4 * pawn + k] = plan_row(spec, -1, pawn, new_code)
+            for captured in range(2, len(spec)):
+                if spec[captured] // 6 != code // 6:
+                    plans[CAPTURE_PROMOTION_BASE + 4 * (pawn * E.MAX_PIECES + captured) + k] = \
+                        plan_row(spec, captured, pawn, new_code)
+    return fill_offsets(plans, child_offsets)
+
+
+@nb.njit([types.int64(U8, U16, types.int64), types.int64(U16, U16, types.int64)], cache=True,
+         inline="always")
+def final_code(work, far, index):
+    """The code of a decided entry: a byte of :mod:`retrograde.chess_dtz50` (its code in
+    ``far`` where the byte holds a marker) or a word of :mod:`retrograde.chess_dtm` (the code
+    itself; ``far`` unused)."""
+    code = np.int64(work[index])
+    if work.itemsize == 1 and LOSS_OLD <= code <= WIN_NOW:
+        return np.int64(far[index])
+    return code
+
+
+@nb.njit([types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
+                      types.int64, U8, U16, ZEROING_CLASSES, I64_2D),
+          types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
+                      types.int64, U16, U16, U16, I64_2D)], cache=True)
+def double_push_code(table, index, codes, squares, n, pawn, stm, work, far, children, plans):
+    """The code, for the opponent, of the position a double push of the pawn in slot
+    ``pawn`` (already on its square in ``squares``) reaches, whose entry is ``index``: the
+    entry's code, or better for the opponent an en-passant capture of that pawn; INVALID if
+    the push is illegal, MISSING_CHILD if a child table is not loaded. (With the children's
+    DTZ50 zeroing classes the capture's code is right as a class, which is all a DTZ50 exit
+    needs: ``parent_code`` of a class keeps ``within_rule``.)"""
+    entry = final_code(work, far, index)
+    if entry == INVALID:
+        return INVALID
+    best = entry
+    landing = squares[pawn]
+    passed = landing - 8 if stm == 0 else landing + 8
+    for j in range(n):
+        if codes[j] != (1 - stm) * 6 + PAWN or (squares[j] >> 3) != (landing >> 3) \
+                or abs((squares[j] & 7) - (landing & 7)) != 1:
+            continue
+        start = squares[j]
+        squares[j] = passed
+        child = capture_child_code(squares, n, pawn, stm, plans[pawn], children)
+        squares[j] = start
+        if child == MISSING_CHILD:
+            return MISSING_CHILD
+        if child != INVALID:  # (INVALID: the capture would leave its king in check)
+            theirs = parent_code(child)
+            if better(theirs, best):
+                best = theirs
+    return best
+
+
+@nb.njit([types.UniTuple(types.int64, 3)(types.int64, types.int64, I64, I64, I64, types.int64,
+                                         U8, U16, ZEROING_CLASSES, I64_2D, I64),
+          types.UniTuple(types.int64, 3)(types.int64, types.int64, I64, I64, I64, types.int64,
+                                         U16, U16, U16, I64_2D, I64)], cache=True)
+def exit_codes(table, index, strides, codes, squares, n, work, far, children, plans, found):
+    """The exits of the legal position at storage ``index``: the code (for the opponent) of
+    the position each legal one reaches, into ``found``; returns ``(count, quiet,
+    in_check)``: how many (MISSING_CHILD if a child table is not loaded), whether (1) or not
+    (0) a legal quiet move exists, and, when there is no legal move at all, whether the side
+    to move is in check. A move is legal when the entry it reaches is not INVALID (``work`` already
+    tells the legal positions of this table apart; a child table does the same)."""
+    stm = decode_valid(table, index, squares)
+    occupied = types.uint64(0)
+    own = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        occupied |= bit
+        if codes[i] // 6 == stm:
+            own |= bit
+    enemy = occupied & ~own
+    count = 0
+    quiet = False
+    last_rank = 7 if stm == 0 else 0
+    forward = 8 if stm == 0 else -8
+    for i in range(n):
+        if codes[i] // 6 != stm:
+            continue
+        start = squares[i]
+        pawn = codes[i] % 6 == PAWN
+        if pawn:
+            targets = pawn_attacks(stm, start) & enemy
+            one = start + forward
+            if not (occupied >> types.uint64(one)) & types.uint64(1):
+                targets |= types.uint64(1) << types.uint64(one)
+        else:
+            targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            captured = -1
+            if enemy & (types.uint64(1) << types.uint64(to)):
+                for j in range(n):
+                    if squares[j] == to:
+                        captured = j
+            squares[i] = to
+            if not pawn and captured < 0:  # a quiet move: one legal one is all we need
+                if not quiet:
+                    if i < 2:
+                        child_index = king_moved_index(table, index, strides, squares, i,
+                                                       start, stm)
+                    else:
+                        child_index = moved_index(table, index, strides, squares, i, start,
+                                                  stm)
+                    quiet = work[child_index] != INVALID
+                squares[i] = start
+                continue
+            promotes = pawn and (to >> 3) == last_rank
+            kinds = 4 if promotes else 1  # the promotions; a single push and a double one
+            two = to + forward
+            if pawn and captured < 0 and not promotes and (start >> 3) == (1 if stm == 0 else 6) \
+                    and not (occupied >> types.uint64(two)) & types.uint64(1):
+                kinds = 2
+            for k in range(kinds):
+                if promotes:
+                    if captured >= 0:
+                        row = CAPTURE_PROMOTION_BASE + 4 * (i * E.MAX_PIECES + captured) + k
+                    else:
+                        row = PROMOTION_BASE + 4 * i + k
+                    child = capture_child_code(squares, n, captured, 1 - stm, plans[row],
+                                               children)
+                elif captured >= 0:
+                    child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
+                                               children)
+                elif k == 0:  # a single push: into a solved slice of this table
+                    child = final_code(work, far, moved_index(table, index, strides, squares,
+                                                              i, start, stm))
+                else:
+                    squares[i] = two
+                    child = double_push_code(
+                        table, moved_index(table, index, strides, squares, i, start, stm),
+                        codes, squares, n, i, stm, work, far, children, plans)
+                if child == MISSING_CHILD:
+                    squares[i] = start
+                    return MISSING_CHILD, 0, 0
+                if child != INVALID:
+                    found[count] = child
+                    count += 1
+            squares[i] = start
+    in_check = not quiet and count == 0 \
+        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
+    return count, 1 if quiet else 0, 1 if in_check else 0
