@@ -14,14 +14,17 @@ written) is timed too. ``--reference-threads N`` runs rtbgen on N threads whatev
 stops with one line, unless ``--no-reference`` (ours alone, no ratios).
 
 ``--metric dtz50`` times the DTZ50 table's build instead (``build_dtz50_one``: the one-byte
-generator without pawns), the table's rule-free table and its sub-tables' DTZ50 tables built
-beforehand, untimed: the metric rtbgen makes (its ``-g`` generates WDL50 and DTZ50).
+generators), its sub-tables' DTZ50 tables built beforehand, untimed: the metric rtbgen makes
+(its ``-g`` generates WDL50 and DTZ50). ``--metric all`` times every file of the table, as
+`solver build` makes them: its DTZ50 table, its packed WDL50 and its rule-free table (WDL and
+DTM, which rtbgen does not make).
 
     python scripts/bench_build.py --rtbgen DIR         # KQvKR KRvKP KPvKP KBNvK, 1 and 2 threads
     python scripts/bench_build.py --rtbgen DIR --tables KQRvKR KRPvKR --threads 2 --reference-threads 1
     python scripts/bench_build.py --tables KQvKR --threads 1 --no-reference
     python scripts/bench_build.py --rtbgen DIR --rtbgen-tables RTB5 --tables KBPPvK --threads 2 --reference-threads 1
     python scripts/bench_build.py --rtbgen DIR --metric dtz50 --tables KQvKR KQRvKR --threads 1 2
+    python scripts/bench_build.py --rtbgen DIR --metric all --tables KQRvKR KRPvKR --threads 2
 """
 from __future__ import annotations
 
@@ -38,6 +41,8 @@ from pathlib import Path
 
 from common import peak_resident_mib, reset_peak_resident
 
+ALL = "all"  # --metric: every file of a table
+
 
 def child(table: str, threads: int, root: str, metric: str) -> None:
     """Time one build in this process and print a JSON line."""
@@ -45,28 +50,32 @@ def child(table: str, threads: int, root: str, metric: str) -> None:
     import numba
 
     from databases.families import get_family
-    from databases.location import DTM, table_path
+    from databases.location import DTM, DTZ50, WDL50, table_path
     from databases.writer import DEFAULT_COMPRESSION
-    from retrograde.build import build_dtz50_one, build_one, build_tables
+    from retrograde.build import build_dtz50_one, build_one, build_tables, pack_one
 
     numba.set_num_threads(threads)
     with tempfile.TemporaryDirectory() as scratch:  # warm-up: load every kernel from the cache
-        build_tables("chess", ["KQvK"], scratch, show_progress=False, pack=False)
-        build_tables("chess", ["KPvK"], scratch, show_progress=False, pack=False)
+        build_tables("chess", ["KQvK"], scratch, show_progress=False, pack=metric == ALL)
+        build_tables("chess", ["KPvK"], scratch, show_progress=False, pack=metric == ALL)
     # The table's build as `solver build` runs it once it has checked the directory (the
     # parent built and checked the sub-tables), as scripts/bench_build_all.py times it.
     family = get_family("chess")
     reset_peak_resident()  # the peak of this build, not of the warm-up
     started, cpu_started = time.perf_counter(), time.process_time()
-    if metric == DTM:
-        build_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
-    else:
+    if metric in (DTZ50, ALL):
         build_dtz50_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
+    if metric == ALL:
+        pack_one(family, table, Path(root), False)
+    if metric in (DTM, ALL):
+        build_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    with h5py.File(table_path(root, "chess", table, metric), "r") as handle:
+    files = [table_path(root, "chess", table, m) for m in ((DTM, DTZ50, WDL50) if metric == ALL
+                                                            else (metric,))]
+    with h5py.File(files[0], "r") as handle:
         attrs = handle.attrs
         positions = int(sum(attrs["wins"]) + sum(attrs["draws"]) + sum(attrs["losses"]))
-        size = os.path.getsize(handle.filename)
+    size = sum(os.path.getsize(path) for path in files)
     peak = peak_resident_mib()
     print(json.dumps({"table": table, "threads": threads, "wall": wall, "cpu": cpu,
                       "positions": positions, "peak_mib": peak, "bytes": size}))
@@ -146,9 +155,11 @@ def main() -> int:
                              "into it and kept (default: a temporary directory)")
     parser.add_argument("--no-reference", action="store_true",
                         help="measure ours alone when rtbgen is missing (no ratios)")
-    parser.add_argument("--metric", choices=["dtm", "dtz50"], default="dtm",
-                        help="the table timed: the rule-free one (WDL and DTM, the default) or "
-                             "its DTZ50 table")
+    parser.add_argument("--metric", choices=["dtm", "dtz50", ALL], default="dtm",
+                        help="the table timed: the rule-free one (WDL and DTM, the default), "
+                             "its DTZ50 table, or all: DTZ50, the packed WDL50 and the rule-free "
+                             "table, as `solver build` makes a table (against rtbgen's full "
+                             "build: WDL50 and DTZ50 files)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -170,6 +181,7 @@ def main() -> int:
         build_tables("chess", dependencies[table], root, show_progress=False, pack=False)
         if args.metric == "dtz50":
             build_tables("chess", [table], root, show_progress=False, dtz50=False)
+
     with open("/proc/loadavg") as load:
         print(f"machine: {os.cpu_count()} cores, load average {' '.join(load.read().split()[:3])}; "
               f"tables in {root}; rtbgen: {rtbgen or 'not measured (--no-reference)'}")
