@@ -20,7 +20,8 @@ from databases.families import get_family
 from databases.location import DTZ50, table_path
 from retrograde import chess_dtz50, chess_dtz50_pawns
 from retrograde.build import build_tables
-from retrograde.dtz50 import load_zeroing_classes, solve_dtz50_by_unmoves
+from games.value_codes import CODE_DRAW, INVALID, zeroing_value
+from retrograde.dtz50 import load_zeroing_classes, solve_dtz50_by_unmoves, zeroing_classes
 from retrograde.progress import Silent
 from retrograde.tables import read_codes
 
@@ -101,3 +102,22 @@ def test_every_placement_of_both_kings_on_a_diagonal_has_its_mirror_images_code(
         assert codes[E.storage_index(t, mirror, stm)] == codes[index]
         checked += 1
     assert checked > 100
+
+
+def test_zeroing_classes_keep_what_a_zeroing_move_is_worth_in_a_byte():
+    """The children are held as these classes: a capture or a promotion into any DTZ50 code
+    (distances to 300 plies, cursed and blessed) must be worth what it was."""
+    codes = np.array([INVALID, CODE_DRAW] + list(range(2, 604)), dtype=np.uint16)
+    cut = zeroing_classes(codes)
+    assert cut.dtype == np.uint8
+    assert [zeroing_value(int(c)) for c in cut[2:]] == [zeroing_value(int(c)) for c in codes[2:]]
+    assert cut[0] == INVALID and cut[1] == CODE_DRAW
+
+
+def test_the_children_are_loaded_as_zeroing_classes(db):
+    family = get_family("chess")
+    children, offsets = load_zeroing_classes(db, family, ["KQvK"])
+    codes = read_codes(db, "chess", "KQvK", metric=DTZ50)
+    start = offsets[family.table_id("KQvK")]
+    assert children.dtype == np.uint8
+    assert np.array_equal(children[start:start + codes.size], zeroing_classes(codes))
