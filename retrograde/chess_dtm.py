@@ -46,6 +46,7 @@ from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECE
                                     index_strides, mark_positions)
 from retrograde.chess_exits import MOST_EXITS, exit_codes
 from retrograde.unmove import scatter_stride
+from runtime.borrow import borrowed
 
 OPEN = WORD_OPEN  # resolved codes are below
 FLAG = 0x4000
@@ -120,6 +121,8 @@ def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plan
     """The word of the legal position at storage ``index`` before the levels (see the
     module docstring), from its exits (:func:`retrograde.chess_exits.exit_codes`; ``found``:
     room for them); MISSING_CHILD if a child table is not loaded."""
+    (strides, codes, squares, work, child_dtm, plans, found) = borrowed(
+        (strides, codes, squares, work, child_dtm, plans, found))
     # (words hold their codes: exit_codes reads no two-byte result beside them, ``work``
     # stands in for it)
     count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, work,
@@ -172,6 +175,7 @@ def initialise(table, work, child_dtm, plans, due):
 def mark_all(parents, count, work, d, wins, marked):
     """Each of the first ``count`` ``parents``: won in ``d`` if open (``wins``), else flagged
     if it may now be lost; its block set in ``marked``. Returns how many were written."""
+    parents, work, marked = borrowed((parents, work, marked))
     written = 0
     for k in range(count):
         parent = parents[k]

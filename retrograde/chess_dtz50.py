@@ -57,6 +57,7 @@ from games.chess.position import BISHOP, KING, KNIGHT, PAWN, ROOK
 from retrograde.unmove import has_byte, scatter_stride
 from games.value_codes import (CODE_DRAW, CURSED_WORTH, INVALID, code_distance, is_win,
                                loss_code, win_code, within_rule)
+from runtime.borrow import borrowed
 
 OPEN = 248
 OPEN_CLOSS = 249
@@ -431,6 +432,7 @@ def byte_of_exits(best, quiet, in_check):
 def holds_position(table, index, codes, squares, n):
     """Whether storage ``index`` holds a legal position: one ``storage_index_packed`` gives
     (see ``storage_unrank_packed``), with the side not to move not in check."""
+    codes, squares = borrowed((codes, squares))
     stm = decode_valid(table, index, squares)
     occupied = types.uint64(0)
     for i in range(n):
@@ -452,6 +454,8 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
     decided at), else its open state (level -1); ``byte`` MISSING_CHILD if a capture's
     table is not loaded. A move is legal when the entry it reaches is not INVALID (``work``
     already tells the legal positions of this table apart; a child table does the same)."""
+    (strides, codes, squares, work, child_dtz, plans) = borrowed(
+        (strides, codes, squares, work, child_dtz, plans))
     stm = decode_valid(table, index, squares)
     occupied = types.uint64(0)
     own = types.uint64(0)
@@ -560,6 +564,7 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
     that has two (:func:`twin_index`), appended to ``parents`` from ``count`` on; returns the
     new count. (The table is larger than the caches: gathering the indices first, and
     touching the bytes after in one tight loop, keeps many misses in flight.)"""
+    strides, codes, squares, parents = borrowed((strides, codes, squares, parents))
     mover = 1 - child_stm
     occupied = types.uint64(0)
     for i in range(n):
@@ -601,6 +606,7 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
 def mark_all(parents, count, work, d, wins, far, longest, touched):
     """:func:`mark` every one of the first ``count`` ``parents``; returns how many were
     written."""
+    parents, work, far, touched = borrowed((parents, work, far, touched))
     written = 0
     won = win_code(d) if d <= longest else WIN_NOW
     for k in range(count):
@@ -679,6 +685,7 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
     reaches a position won (for the opponent) below ``d``: in ``work`` of bytes (this
     module's, markers past LONGEST) or of two-byte words (:mod:`retrograde.chess_dtm`'s,
     codes below ``WORD_OPEN``)."""
+    strides, codes, squares, work = borrowed((strides, codes, squares, work))
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])

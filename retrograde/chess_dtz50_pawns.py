@@ -32,6 +32,7 @@ from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED, FL
                                     every_quiet_move_loses, frontier_byte, gather_predecessors,
                                     index_strides, mark_positions)
 from retrograde.chess_exits import MOST_EXITS, child_plans, exit_codes, final_code
+from runtime.borrow import borrowed
 
 KINGS = 2048  # the king pairs of a table with pawns (the white king on files a-d)
 TOO_FAR = -2  # solve_slice: a distance passed the byte's codes (run the slice again with far)
@@ -49,6 +50,8 @@ def initial_byte(table, index, strides, codes, squares, n, work, far, child_dtz,
     position at ``index`` before its slice's levels, from its exits
     (:func:`retrograde.chess_exits.exit_codes`: pushes read the table's solved slices, the
     other exits the child tables; ``found``: room for them)."""
+    (strides, codes, squares, work, far, child_dtz, plans, found) = borrowed(
+        (strides, codes, squares, work, far, child_dtz, plans, found))
     count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, far,
                                         child_dtz, plans, found)
     if count == MISSING_CHILD:

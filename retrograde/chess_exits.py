@@ -24,6 +24,7 @@ from retrograde.chess_dtz50 import (LOSS_OLD, MISSING_CHILD, WIN_NOW, ZEROING_CL
                                     capture_child_code, capture_plans, decode_valid,
                                     fill_offsets, king_moved_index, moved_index, piece_attacks,
                                     plan_row)
+from runtime.borrow import borrowed
 
 PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
 PROMOTION_BASE = E.MAX_PIECES  # plan rows: captures 0..4, then promotions, then both
@@ -80,6 +81,8 @@ def double_push_code(table, index, codes, squares, n, pawn, stm, work, far, chil
     the push is illegal, MISSING_CHILD if a child table is not loaded. (With the children's
     DTZ50 zeroing classes the capture's code is right as a class, which is all a DTZ50 exit
     needs: ``parent_code`` of a class keeps ``within_rule``.)"""
+    (codes, squares, work, far, children, plans) = borrowed(
+        (codes, squares, work, far, children, plans))
     entry = final_code(work, far, index)
     if entry == INVALID:
         return INVALID
@@ -114,6 +117,8 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
     (0) a legal quiet move exists, and, when there is no legal move at all, whether the side
     to move is in check. A move is legal when the entry it reaches is not INVALID (``work`` already
     tells the legal positions of this table apart; a child table does the same)."""
+    (strides, codes, squares, work, far, children, plans, found) = borrowed(
+        (strides, codes, squares, work, far, children, plans, found))
     stm = decode_valid(table, index, squares)
     occupied = types.uint64(0)
     own = types.uint64(0)
