@@ -120,14 +120,19 @@ def plan_build(family, tables: list[str] | None, root, max_pieces: int | None,
 def solve_table(family, table: str, root, progress) -> tuple:
     """The codes of one table (its dependencies already on disk) and how they were made:
     chess tables by the two-byte DTM generators (:mod:`retrograde.chess_dtm` without pawns,
-    :mod:`retrograde.chess_dtm_pawns` by pawn slices with them), other tables of a game with
+    :mod:`retrograde.chess_dtm_pawns` by pawn slices with them; both start from the table's
+    DTZ50 table where it is built), other tables of a game with
     un-moves by the un-move engine, the rest forward."""
     if family.game.name == "chess":
         from retrograde import chess_dtm, chess_dtm_pawns
 
         children, offsets, _ = load_children(root, family, family.dependencies(table))
         generator = chess_dtm_pawns if "P" in table else chess_dtm
-        return generator.solve(table, children, offsets, progress), "two-byte"
+
+        def outcomes(out, convert):  # the table's own DTZ50 codes, when built
+            read_codes(root, "chess", table, out=out, metric=DTZ50, convert=convert)
+
+        return generator.solve(table, children, offsets, progress, outcomes), "two-byte"
     if family.unmoves is not None:
         children = ChildLoader(root, family, family.dependencies(table))
         return solve_by_unmoves(family, table, children, progress), "unmove"

@@ -26,6 +26,11 @@ Level ``d`` = 1, 2, ...:
 4. settle: a flagged position whose quiet moves all reach positions won below ``d`` is lost
    in ``d``; the others are unflagged.
 
+Where the table's DTZ50 table is built (``solver build`` makes those first) it says which
+positions are legal and what each is worth without the rule (a cursed win is a win, a
+blessed loss a loss): the draws are final from the start (never initialised, flagged or
+settled), the wins never flagged, and no pass of its own finds the legal positions.
+
 A child counts as known only below ``d``, so the result does not depend on the order of the
 scan or the number of threads. Step 2 reads only blocks whose earliest pending exit is due
 (``due``, per block); levels with nothing to do are skipped to the next exit due. The loop
@@ -37,6 +42,7 @@ import numba as nb
 import numpy as np
 from numba import prange, types
 
+from databases.errors import DatabaseError
 from games.chess import endgames as E
 from games.value_codes import (CODE_DRAW, INVALID, better, code_distance, is_win, loss_code,
                                parent_code, win_code)
@@ -54,6 +60,7 @@ CLASS_SHIFT = 12
 LEVEL_MASK = (1 << CLASS_SHIFT) - 1
 NO_EXIT, EXIT_LOSES, EXIT_DRAWS, EXIT_WINS = range(4)
 NONE_DUE = 0xFFFF  # a block with no exit pending
+KNOWN_WIN = OPEN | FLAG  # before the levels: a legal position the DTZ50 table says is won
 WORDS_PER_BLOCK = BLOCK // 4  # the level scans read 4 entries at a time
 LANES = types.uint64(0x0001000100010001)
 LANE_HIGHS = types.uint64(0x8000800080008000)
@@ -69,6 +76,21 @@ def has_word(word, value):
     """Whether one of the 4 two-byte entries of ``word`` equals ``value``."""
     x = word ^ (LANES * types.uint64(value))
     return ((x - LANES) & ~x & LANE_HIGHS) != 0
+
+
+@nb.njit(U16(U16), cache=True)
+def outcome_words(dtz50):
+    """The table's DTZ50 codes as the words its levels start from: INVALID, CODE_DRAW (a
+    draw under the rule is one without it), KNOWN_WIN (won, cursed or not: won without the
+    rule), OPEN (lost, blessed or not)."""
+    words = np.empty(dtz50.shape[0], dtype=np.uint16)
+    for index in range(dtz50.shape[0]):
+        code = dtz50[index]
+        if code == INVALID or code == CODE_DRAW:
+            words[index] = code
+        else:
+            words[index] = KNOWN_WIN if is_win(code) else OPEN
+    return words
 
 
 @nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
@@ -120,11 +142,13 @@ def word_of_exits(best, moves, quiet, in_check):
 def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plans, found):
     """The word of the legal position at storage ``index`` before the levels (see the
     module docstring), from its exits (:func:`retrograde.chess_exits.exit_codes`; ``found``:
-    room for them); MISSING_CHILD if a child table is not loaded."""
+    room for them); MISSING_CHILD if a child table is not loaded. A position known to be won
+    (``KNOWN_WIN``) gets the class of one never lost unless a capture wins."""
     (strides, codes, squares, work, child_dtm, plans, found) = borrowed(
         (strides, codes, squares, work, child_dtm, plans, found))
     # (words hold their codes: exit_codes reads no two-byte result beside them, ``work``
     # stands in for it)
+    known_win = work[index] == KNOWN_WIN
     count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, work,
                                         child_dtm, plans, found)
     if count == MISSING_CHILD:
@@ -134,12 +158,15 @@ def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plan
         value = parent_code(found[e])
         if e == 0 or better(value, best):
             best = value
-    return word_of_exits(best, count > 0, quiet == 1, in_check == 1)
+    word = word_of_exits(best, count > 0, quiet == 1, in_check == 1)
+    if known_win and word >= OPEN and (word >> CLASS_SHIFT) & 3 != EXIT_WINS:
+        return open_word(EXIT_DRAWS, 0)  # never lost: no flag need look at it
+    return word
 
 
 @nb.njit(types.int64(types.int64, U16, U16, I64_2D, U16), cache=True, parallel=True)
 def initialise(table, work, child_dtm, plans, due):
-    """Every legal position's :func:`initial_word` (``work`` as ``mark_positions`` left it)
+    """Every legal position's :func:`initial_word` (``work`` as :func:`start_words` left it)
     and per block its earliest exit level in ``due``. Returns the number of captures whose
     table is not loaded."""
     n = E.COUNT[table]
@@ -157,7 +184,7 @@ def initialise(table, work, child_dtm, plans, due):
         found = np.empty(MOST_EXITS, dtype=np.int64)
         earliest = NONE_DUE
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            if work[index] == INVALID:
+            if work[index] < OPEN:  # not a legal position, or known to be drawn
                 continue
             word = initial_word(table, index, strides, codes, squares, n, work, child_dtm,
                                 plans, found)
@@ -307,12 +334,26 @@ def close(work):
             work[index] = CODE_DRAW
 
 
+def start_words(table_id: int, work: np.ndarray, outcomes) -> None:
+    """``work``: the words the levels start from, from the table's DTZ50 codes when
+    ``outcomes(out, convert)`` reads them (through ``convert``, into ``out``; a DTZ50 table
+    that turns out missing or damaged is passed over), else OPEN for every legal position
+    and INVALID for the rest."""
+    if outcomes is not None:
+        try:
+            outcomes(work, lambda chunk: outcome_words(np.ascontiguousarray(chunk, np.uint16)))
+            return
+        except DatabaseError:
+            pass  # every word is written again below
+    mark_positions(table_id, work, OPEN)
+
+
 def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
-          progress) -> np.ndarray:
+          progress, outcomes=None) -> np.ndarray:
     """The DTM codes (``uint16``, storage index) of the pawnless chess ``table``, from its
     children's DTM codes (``child_dtm`` at ``child_offsets[table id]``, as
-    :func:`retrograde.tables.load_children` gives them). RuntimeError if a child is
-    missing."""
+    :func:`retrograde.tables.load_children` gives them) and, when ``outcomes`` can read them
+    (:func:`start_words`), its own DTZ50 codes. RuntimeError if a child is missing."""
     table_id = E.TABLE_IDS[table]
     if E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: the two-byte DTM generator is for tables without pawns")
@@ -321,7 +362,7 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
     blocks = (size + BLOCK - 1) // BLOCK
     due = np.zeros(blocks, dtype=np.uint16)
     plans = fill_offsets(capture_plans(table), child_offsets)
-    mark_positions(table_id, work[:size], OPEN)
+    start_words(table_id, work[:size], outcomes)
     missing = initialise(table_id, work[:size], np.ascontiguousarray(child_dtm, np.uint16),
                          plans, due)
     if missing:

@@ -18,9 +18,9 @@ from numba import prange, types
 from games.chess import endgames as E
 from games.value_codes import CODE_DRAW, INVALID, loss_code, win_code
 from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN, initial_word,
-                                  may_lose_at, pending_level)
+                                  may_lose_at, pending_level, start_words)
 from retrograde.chess_dtz50 import (MISSING_CHILD, decode_valid, every_quiet_move_loses,
-                                    gather_predecessors, index_strides, mark_positions)
+                                    gather_predecessors, index_strides)
 from retrograde.chess_dtz50_pawns import KINGS, slice_layout, slices
 from retrograde.chess_exits import MOST_EXITS, child_plans
 
@@ -68,7 +68,7 @@ def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, pl
             base = bases[v * UNITS + u]
             for k in range(inner.shape[0]):
                 index = base + inner[k]
-                if work[index] == INVALID:
+                if work[index] < OPEN:  # not a legal position, or known to be drawn
                     continue
                 word = initial_word(table, index, strides, codes, squares, n, work, child_dtm,
                                     plans, found)
@@ -233,9 +233,10 @@ def solve_slices(table, work, slice_bases, variants, inner, strides, child_dtm, 
 
 
 def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
-          progress) -> np.ndarray:
+          progress, outcomes=None) -> np.ndarray:
     """The DTM codes (``uint16``, storage index) of the chess ``table`` with pawns, slice by
-    slice, from its children's DTM codes (as :func:`retrograde.chess_dtm.solve`)."""
+    slice, from its children's DTM codes and, where ``outcomes`` reads them, its own DTZ50
+    codes (as :func:`retrograde.chess_dtm.solve`)."""
     table_id = E.TABLE_IDS[table]
     if not E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: no pawns (retrograde.chess_dtm builds it)")
@@ -245,7 +246,7 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
     strides = index_strides(table_id)
     child_dtm = np.ascontiguousarray(child_dtm, dtype=np.uint16)
     pawn_strides, unit_bases, inner = slice_layout(table)
-    mark_positions(table_id, work, OPEN)
+    start_words(table_id, work, outcomes)
     progress.update("legal positions", 1, 1, size)
     groups: dict[int, list] = {}
     for advancement, variants in slices(table):

@@ -466,7 +466,10 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
             own |= bit
     best = NO_CAPTURE
     quiet = False
-    for i in range(n):
+    for k in range(n):
+        # last slot first: the entry its quiet move reaches (read for legality) lies nearest
+        # (the smallest stride), a king's farthest (another king pair)
+        i = n - 1 - k
         if codes[i] // 6 != stm:
             continue
         start = squares[i]

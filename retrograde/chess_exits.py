@@ -132,7 +132,10 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
     quiet = False
     last_rank = 7 if stm == 0 else 0
     forward = 8 if stm == 0 else -8
-    for i in range(n):
+    for k in range(n):
+        # last slot first: the entry its quiet move reaches (read for legality) lies nearest
+        # (the smallest stride), a king's farthest (another king pair)
+        i = n - 1 - k
         if codes[i] // 6 != stm:
             continue
         start = squares[i]

@@ -11,8 +11,9 @@ import h5py
 import numpy as np
 import pytest
 
+from databases.errors import DamagedTableError
 from databases.families import get_family
-from databases.location import table_path
+from databases.location import DTZ50, table_path
 from retrograde import chess_dtm, chess_dtm_pawns
 from retrograde.build import build_tables
 from retrograde.progress import Silent
@@ -38,12 +39,22 @@ def db(tmp_path_factory):
     return root
 
 
-def two_byte_codes(root, table: str) -> np.ndarray:
-    """The DTM codes of ``table`` by its two-byte generator, from its children on disk."""
+@pytest.fixture(scope="module")
+def db_with_dtz50(tmp_path_factory):
+    """TABLES and their dependencies with their DTZ50 tables too, built first (as `solver
+    build` makes them): the rule-free tables start from them."""
+    root = tmp_path_factory.mktemp("two_byte_dtz50")
+    build_tables("chess", TABLES, root, show_progress=False, pack=False)
+    return root
+
+
+def two_byte_codes(root, table: str, outcomes=None) -> np.ndarray:
+    """The DTM codes of ``table`` by its two-byte generator, from its children on disk (and
+    its own DTZ50 codes if ``outcomes`` reads them)."""
     family = get_family("chess")
     children, offsets, _ = load_children(root, family, family.dependencies(table))
     generator = chess_dtm_pawns if "P" in table else chess_dtm
-    return generator.solve(table, children, offsets, Silent())
+    return generator.solve(table, children, offsets, Silent(), outcomes)
 
 
 @pytest.mark.parametrize("table", TABLES)
@@ -61,6 +72,29 @@ def test_the_build_writes_the_two_byte_codes(db, table):
     with h5py.File(table_path(db, "chess", table), "r") as handle:
         assert json.loads(handle.attrs["settings"])["method"] == "two-byte"
     assert np.array_equal(read_codes(db, "chess", table), two_byte_codes(db, table))
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_started_from_the_dtz50_codes_the_codes_are_the_same(db, db_with_dtz50, table):
+    read = []
+
+    def outcomes(out, convert):
+        read_codes(db_with_dtz50, "chess", table, out=out, metric=DTZ50, convert=convert)
+        read.append(table)
+
+    ours = two_byte_codes(db_with_dtz50, table, outcomes)
+    assert read == [table]  # the levels started from them
+    assert np.array_equal(ours, read_codes(db, "chess", table))
+    assert np.array_equal(read_codes(db_with_dtz50, "chess", table), ours)  # as built
+
+
+@pytest.mark.parametrize("table", ["KQvKR", "KPPvK"])
+def test_a_dtz50_table_that_cannot_be_read_is_passed_over(db, table):
+    def outcomes(out, convert):
+        out[: out.size // 2] = 0xFFFF  # half read, then found damaged
+        raise DamagedTableError("damaged page")
+
+    assert np.array_equal(two_byte_codes(db, table, outcomes), read_codes(db, "chess", table))
 
 
 def test_a_missing_child_table_is_an_error(db):
