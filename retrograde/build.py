@@ -128,16 +128,22 @@ def solve_table(family, table: str, root, progress) -> tuple:
 
         children, offsets, _ = load_children(root, family, family.dependencies(table))
         generator = chess_dtm_pawns if "P" in table else chess_dtm
-
-        def outcomes(out, convert):  # the table's own DTZ50 codes, when built
-            read_codes(root, "chess", table, out=out, metric=DTZ50, convert=convert)
-
-        return generator.solve(table, children, offsets, progress, outcomes), "two-byte"
+        return generator.solve(table, children, offsets, progress,
+                               own_dtz50(root, table)), "two-byte"
     if family.unmoves is not None:
         children = ChildLoader(root, family, family.dependencies(table))
         return solve_by_unmoves(family, table, children, progress), "unmove"
     children, offsets, longest = load_children(root, family, family.dependencies(table))
     return solve_forward(family, table, children, offsets, longest, progress), "forward"
+
+
+def own_dtz50(root, table: str):
+    """A reader of the chess ``table``'s own DTZ50 codes for the DTM generators
+    (``outcomes(out, convert)`` of :func:`retrograde.chess_dtm.start_words`, which pass over
+    a DTZ50 table missing or damaged)."""
+    def outcomes(out, convert):
+        read_codes(root, "chess", table, out=out, metric=DTZ50, convert=convert)
+    return outcomes
 
 
 def build_tables(game: str, tables: list[str] | None = None, root=None, *,

@@ -5,7 +5,8 @@ DTZ50 generators (``--metric dtz50``, the default) or the two-byte DTM ones (``-
 other gave. Point ``--db`` at a directory whose tables an earlier version built (the tables and
 their children); each named table's codes are computed afresh, in this process, from its
 children's files there (``retrograde.chess_dtz50`` / ``chess_dtz50_pawns``, or
-``retrograde.chess_dtm`` / ``chess_dtm_pawns`` for DTM), and compared with its own file. Prints
+``retrograde.chess_dtm`` / ``chess_dtm_pawns`` for DTM, from the table's DTZ50 table too where
+there is one, as ``solver build`` runs them), and compared with its own file. Prints
 a line per table (entries, seconds, differences and the first few) and exits 1 if any differ.
 
     python scripts/compare_generators.py --db OLD KQRvKR KRPvKR KBBvKN
@@ -28,6 +29,7 @@ def generate(root: str, table: str, metric: str) -> np.ndarray:
     from databases.families import get_family
     from databases.location import DTZ50
     from retrograde import chess_dtm, chess_dtm_pawns, chess_dtz50, chess_dtz50_pawns
+    from retrograde.build import own_dtz50
     from retrograde.dtz50 import load_zeroing_classes
     from retrograde.progress import Silent
     from retrograde.tables import load_children
@@ -41,6 +43,8 @@ def generate(root: str, table: str, metric: str) -> np.ndarray:
     else:
         children, offsets, _ = load_children(root, family, dependencies)
         generator = chess_dtm_pawns if pawns else chess_dtm
+        # from the table's DTZ50 table where there is one, as `solver build` does
+        return generator.solve(table, children, offsets, Silent(), own_dtz50(root, table))
     return generator.solve(table, children, offsets, Silent())
 
 
