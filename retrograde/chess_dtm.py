@@ -150,7 +150,7 @@ def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plan
     # stands in for it)
     known_win = work[index] == KNOWN_WIN
     count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, work,
-                                        child_dtm, plans, found)
+                                        child_dtm, plans, found, -1)
     if count == MISSING_CHILD:
         return MISSING_CHILD
     best = CODE_DRAW

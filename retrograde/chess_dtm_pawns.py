@@ -16,12 +16,12 @@ import numpy as np
 from numba import prange, types
 
 from games.chess import endgames as E
-from games.value_codes import CODE_DRAW, INVALID, loss_code, win_code
+from games.value_codes import CODE_DRAW, loss_code, win_code
 from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN, initial_word,
                                   may_lose_at, pending_level, start_words)
 from retrograde.chess_dtz50 import (MISSING_CHILD, decode_valid, every_quiet_move_loses,
                                     gather_predecessors, index_strides)
-from retrograde.chess_dtz50_pawns import KINGS, slice_layout, slices
+from retrograde.chess_dtz50_pawns import KINGS, LIST, push, slice_layout, slices
 from retrograde.chess_exits import MOST_EXITS, child_plans
 
 U16 = types.Array(types.uint16, 1, "C")
@@ -29,21 +29,6 @@ I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 I32 = types.Array(types.int32, 1, "C")
 UNITS = 2 * KINGS  # a slice's units: side to move and king pair
-
-
-LIST = types.Tuple((I64, types.int64))  # a growing list of entries and its length
-
-
-@nb.njit(LIST(I64, types.int64, types.int64), cache=True, inline="always")
-def push(items, count, value):
-    """``items`` with ``value`` appended at ``count`` (grown twice as large when full), and
-    the new count."""
-    if count == items.shape[0]:
-        grown = np.empty(2 * count, dtype=np.int64)
-        grown[:count] = items
-        items = grown
-    items[count] = value
-    return items, count + 1
 
 
 @nb.njit(types.Tuple((types.int64, I64, types.int64, I64, types.int64))(

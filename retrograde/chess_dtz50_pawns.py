@@ -8,7 +8,9 @@ white king's frame puts a position whose king crosses it); moves of the other pi
 it, pawn moves leave it for a slice whose pawns stand further advanced. So the slices are
 solved most advanced first, each one alone: its own levels over its own entries (in a
 thread: the slices of one advancement are independent and run side by side), as Syzygy's
-rtbgenp does.
+rtbgenp does. A level's frontier is a list of the positions the level before decided, and
+the positions it flags a list too: a slice is as large as a table of one piece fewer, and a
+scan of it per level cost more than the levels' moves.
 
 Exits, valued as classes (``capture_class``): captures, promotions (with or without a
 capture) and en passant into the child tables; single and double pushes into this table's
@@ -25,17 +27,17 @@ from numba import prange, types
 from games.chess import endgames as E
 from games.chess.position import PAWN
 from games.value_codes import CODE_DRAW, INVALID, loss_code, win_code
-from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED, FLAGGED_CLOSS,
-                                    HOLDS_CWIN, LONGEST, LOSS_NOW, LOSS_OLD, MISSING_CHILD,
-                                    NO_CAPTURE, OPEN, OPEN_CLOSS, WIN_NOW, ZEROING_CLASSES,
-                                    byte_of_exits, capture_class, decode_valid,
-                                    every_quiet_move_loses, frontier_byte, gather_predecessors,
-                                    index_strides, mark_positions)
+from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED_CLOSS, HOLDS_CWIN,
+                                    LONGEST, LOSS_NOW, LOSS_PREV, MISSING_CHILD, NO_CAPTURE, OPEN,
+                                    OPEN_CLOSS, WIN_NOW, ZEROING_CLASSES, byte_of_exits,
+                                    capture_class, decode_valid, every_quiet_move_loses,
+                                    gather_predecessors, index_strides, mark_positions)
 from retrograde.chess_exits import MOST_EXITS, child_plans, exit_codes, final_code
 from runtime.borrow import borrowed
 
 KINGS = 2048  # the king pairs of a table with pawns (the white king on files a-d)
 TOO_FAR = -2  # solve_slice: a distance passed the byte's codes (run the slice again with far)
+ZEROING_LOSS = 2  # loss_code(0): a child lost within the rule, as its zeroing class reads
 
 U8 = types.Array(types.uint8, 1, "C")
 U16 = types.Array(types.uint16, 1, "C")
@@ -52,8 +54,9 @@ def initial_byte(table, index, strides, codes, squares, n, work, far, child_dtz,
     other exits the child tables; ``found``: room for them)."""
     (strides, codes, squares, work, far, child_dtz, plans, found) = borrowed(
         (strides, codes, squares, work, far, child_dtz, plans, found))
+    # a zeroing move into a position lost within the rule decides it: won in 1
     count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, far,
-                                        child_dtz, plans, found)
+                                        child_dtz, plans, found, ZEROING_LOSS)
     if count == MISSING_CHILD:
         return MISSING_CHILD, -1
     best = NO_CAPTURE
@@ -64,54 +67,62 @@ def initial_byte(table, index, strides, codes, squares, n, work, far, child_dtz,
     return byte_of_exits(best, quiet == 1, in_check == 1)
 
 
-@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
-def unit_of(table, index):
-    """The unit (side to move, king pair) of an entry: what a slice's levels mark touched."""
-    per_side = E.PER_SIDE[table]
-    stm = 1 if index >= per_side else 0
-    return stm * KINGS + (index - stm * per_side) // (per_side // KINGS)
+LIST = types.Tuple((I64, types.int64))  # a growing list of entries and its length
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64, types.boolean, types.int64, U8,
-                     U16, types.int64), cache=True, inline="always")
-def mark_entry(table, parent, d, wins, won, work, far, longest):
-    """:func:`retrograde.chess_dtz50.mark` inside a slice; returns the parent's unit + 1 if
-    written, else 0."""
+@nb.njit(LIST(I64, types.int64, types.int64), cache=True, inline="always")
+def push(items, count, value):
+    """``items`` with ``value`` appended at ``count`` (grown twice as large when full), and
+    the new count."""
+    if count == items.shape[0]:
+        grown = np.empty(2 * count, dtype=np.int64)
+        grown[:count] = items
+        items = grown
+    items[count] = value
+    return items, count + 1
+
+
+@nb.njit(types.boolean(types.int64, types.int64, types.boolean, types.int64, U8, U16),
+         cache=True, inline="always")
+def mark_entry(parent, d, wins, won, work, far):
+    """:func:`retrograde.chess_dtz50.mark` inside a slice; returns whether it wrote."""
     byte = work[parent]
     if wins:
         if byte >= OPEN:
             work[parent] = won
             if won == WIN_NOW:
                 far[parent] = win_code(d)
-            return unit_of(table, parent) + 1
+            return True
     elif byte == OPEN or (byte == OPEN_CLOSS and d >= CURSE_LEVEL):
         work[parent] = byte + FLAG
-        return unit_of(table, parent) + 1
-    return 0
+        return True
+    return False
 
 
-@nb.njit(types.int64(types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D,
-                     types.int64), cache=True)
-def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans, longest):
-    """The levels of one slice, on this thread: its entries are ``bases[v * 2 * KINGS + u] +
-    inner[k]`` for ``v < variants`` (variant ``v``: the pawn placement or its mirror image;
-    unit ``u``: side to move and king pair). Returns MISSING_CHILD if a child table is not
-    loaded, TOO_FAR if a distance passed ``longest`` without ``far`` to hold it, else 0."""
+@nb.njit(types.Tuple((types.int64, I64, types.int64, I64, types.int64, I64, types.int64,
+                      I64, types.int64))(
+    types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D), cache=True)
+def initialise_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans):
+    """Every legal position's :func:`initial_byte` in a slice. Returns how many captures lead
+    to tables not loaded, and four lists (each an array and its length) of the positions
+    its exits decided: the mates (the first level's frontier), those decided at level 1 and
+    at the curse level (they join the frontier after it), and those waiting for the curse
+    level (OPEN_CLOSS, HOLDS_CWIN)."""
+    work, far, bases, inner, strides, child_dtz, plans = borrowed(
+        (work, far, bases, inner, strides, child_dtz, plans))
     n = E.COUNT[table]
     codes = np.empty(n, dtype=np.int64)
     for i in range(n):
         codes[i] = E.SPEC[table, i]
     squares = np.empty(n, dtype=np.int64)
-    units = 2 * KINGS
-    frontier = np.zeros(units, dtype=np.uint8)
-    touched = np.zeros(units, dtype=np.uint8)
-    flagged = np.zeros(units, dtype=np.uint8)
-    first_level = np.zeros(units, dtype=np.uint8)
-    curse_level = np.zeros(units, dtype=np.uint8)
-    parents = np.empty(512, dtype=np.int64)
     found = np.empty(MOST_EXITS, dtype=np.int64)
-    cursed = 0
+    mates = np.empty(256, dtype=np.int64)
+    first = np.empty(256, dtype=np.int64)
+    at_curse = np.empty(256, dtype=np.int64)
+    waiting = np.empty(256, dtype=np.int64)
+    mated = first_count = at_curse_count = waiting_count = 0
     missing = 0
+    units = 2 * KINGS
     for v in range(variants):
         for u in range(units):
             base = bases[v * units + u]
@@ -125,117 +136,154 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
                     missing += 1
                     byte = OPEN
                 work[index] = byte
-                if byte == OPEN_CLOSS or byte == HOLDS_CWIN:
-                    cursed += 1
-                if level == 1:
-                    first_level[u] = 1
+                if level == 0:
+                    mates, mated = push(mates, mated, index)
+                elif level == 1:
+                    first, first_count = push(first, first_count, index)
                 elif level == CURSE_LEVEL:
-                    curse_level[u] = 1
-                    cursed += 1
+                    at_curse, at_curse_count = push(at_curse, at_curse_count, index)
+                elif byte == OPEN_CLOSS or byte == HOLDS_CWIN:
+                    waiting, waiting_count = push(waiting, waiting_count, index)
+    return (missing, mates, mated, first, first_count, at_curse, at_curse_count, waiting,
+            waiting_count)
+
+
+@nb.njit(LIST(types.int64, U8, U16, I64, I64, types.int64, types.int64, types.boolean,
+              types.int64, I64, types.int64), cache=True)
+def spread_slice(table, work, far, strides, sources, count, d, wins, longest, out, written):
+    """:func:`retrograde.chess_dtz50.spread` from a list: the predecessors of the first
+    ``count`` ``sources`` (lost at ``d - 1`` if ``wins``, else won) won in ``d`` or
+    flagged, each appended to ``out`` (``written`` long) as it is written; returns ``out``
+    and its length."""
+    work, far, strides, sources = borrowed((work, far, strides, sources))
+    n = E.COUNT[table]
+    codes = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        codes[i] = E.SPEC[table, i]
+    squares = np.empty(n, dtype=np.int64)
+    parents = np.empty(512, dtype=np.int64)
+    won = win_code(d) if d <= longest else WIN_NOW
+    for s in range(count):
+        index = sources[s]
+        child_stm = decode_valid(table, index, squares)
+        found = gather_predecessors(table, index, strides, codes, squares, n, child_stm,
+                                    parents, 0)
+        for p in range(found):
+            if mark_entry(parents[p], d, wins, won, work, far):
+                out, written = push(out, written, parents[p])
+    return out, written
+
+
+@nb.njit(LIST(types.int64, U8, U16, I64, I64, types.int64, types.int64, types.int64, I64,
+              types.int64), cache=True)
+def settle_slice(table, work, far, strides, flagged, count, d, longest, lost, lost_count):
+    """:func:`retrograde.chess_dtz50.settle` of the first ``count`` ``flagged`` positions:
+    the lost ones appended to ``lost``; returns it and its length."""
+    work, far, strides, flagged = borrowed((work, far, strides, flagged))
+    n = E.COUNT[table]
+    codes = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        codes[i] = E.SPEC[table, i]
+    squares = np.empty(n, dtype=np.int64)
+    for f in range(count):
+        index = flagged[f]
+        byte = work[index]
+        stm = decode_valid(table, index, squares)
+        if every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
+            if d <= longest:
+                work[index] = loss_code(d)
+            else:
+                work[index] = LOSS_NOW
+                far[index] = loss_code(d)
+            lost, lost_count = push(lost, lost_count, index)
+        else:
+            work[index] = byte - FLAG
+    return lost, lost_count
+
+
+@nb.njit(types.void(U8, I64, types.int64, types.int64), cache=True)
+def age_listed(work, listed, count, newest):
+    """Past the byte's codes, the markers of the first ``count`` ``listed`` positions one
+    level older: ``newest`` NOW (decided at this level) to PREV, else PREV to OLD."""
+    low = LOSS_NOW if newest else LOSS_PREV
+    for i in range(count):
+        byte = work[listed[i]]
+        if low <= byte <= low + 1:
+            work[listed[i]] = byte - 2
+
+
+@nb.njit(types.int64(types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D,
+                     types.int64), cache=True)
+def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans, longest):
+    """The levels of one slice, on this thread: its entries are ``bases[v * 2 * KINGS + u] +
+    inner[k]`` for ``v < variants`` (variant ``v``: the pawn placement or its mirror image;
+    unit ``u``: side to move and king pair). A level's frontier is a list of the positions
+    the level before decided (no scan of the slice per level). Returns MISSING_CHILD if a
+    child table is not loaded, TOO_FAR if a distance passed ``longest`` without ``far`` to
+    hold it, else 0."""
+    (missing, lost, lost_count, first, first_count, at_curse, at_curse_count, waiting,
+     waiting_count) = initialise_slice(table, work, far, bases, variants, inner, strides,
+                                       child_dtz, plans)
     if missing:
         return MISSING_CHILD
-    frontier[:] = 1  # the mates: anywhere
+    cursed = at_curse_count + waiting_count
+    won = np.empty(256, dtype=np.int64)  # decided at the level before (lost: the mates)
+    won_count = 0
+    new_won = np.empty(256, dtype=np.int64)
+    new_lost = np.empty(256, dtype=np.int64)
+    flagged = np.empty(256, dtype=np.int64)
     d = 1
     while True:
         if d > longest and far.shape[0] == 0:
             return TOO_FAR
-        decided = 0
-        for wins in (True, False):
-            target = frontier_byte(d, wins, longest)
-            won = win_code(d) if d <= longest else WIN_NOW
-            for u in range(units):
-                if not frontier[u]:
-                    continue
-                for v in range(variants):
-                    base = bases[v * units + u]
-                    for k in range(inner.shape[0]):
-                        index = base + inner[k]
-                        if work[index] != target:
-                            continue
-                        child_stm = decode_valid(table, index, squares)
-                        count = gather_predecessors(table, index, strides, codes, squares, n,
-                                                    child_stm, parents, 0)
-                        for p in range(count):
-                            unit = mark_entry(table, parents[p], d, wins, won, work, far,
-                                              longest)
-                            if unit:
-                                if wins:
-                                    touched[unit - 1] = 1
-                                    decided += 1
-                                else:
-                                    flagged[unit - 1] = 1
-            if wins and d == CURSE_LEVEL:  # the cursed captures come due
-                for u in range(units):
-                    for v in range(variants):
-                        base = bases[v * units + u]
-                        for k in range(inner.shape[0]):
-                            index = base + inner[k]
-                            byte = work[index]
-                            if d > longest and (byte == win_code(d) or byte == loss_code(d)):
-                                far[index] = byte  # decided by the initialisation: markers
-                                work[index] = WIN_NOW if byte & 1 else LOSS_NOW
-                            elif byte == HOLDS_CWIN:
-                                if d <= longest:
-                                    work[index] = win_code(d)
-                                else:
-                                    work[index] = WIN_NOW
-                                    far[index] = win_code(d)
-                                touched[u] = 1
-                                decided += 1
-                            elif byte == OPEN_CLOSS:
-                                work[index] = FLAGGED_CLOSS
-                                flagged[u] = 1
-        for u in range(units):
-            if not flagged[u]:
-                continue
-            for v in range(variants):
-                base = bases[v * units + u]
-                for k in range(inner.shape[0]):
-                    index = base + inner[k]
-                    byte = work[index]
-                    if byte != FLAGGED and byte != FLAGGED_CLOSS:
-                        continue
-                    stm = decode_valid(table, index, squares)
-                    if every_quiet_move_loses(table, index, stm, strides, codes, squares, n,
-                                              work, d):
-                        if d <= longest:
-                            work[index] = loss_code(d)
-                        else:
-                            work[index] = LOSS_NOW
-                            far[index] = loss_code(d)
-                        touched[u] = 1
-                        decided += 1
+        new_won, new_won_count = spread_slice(table, work, far, strides, lost, lost_count, d,
+                                              True, longest, new_won, 0)
+        if d == CURSE_LEVEL:  # the cursed captures come due
+            for i in range(at_curse_count):  # (markers past the byte's codes)
+                byte = work[at_curse[i]]
+                if d > longest and (byte == win_code(d) or byte == loss_code(d)):
+                    far[at_curse[i]] = byte
+                    work[at_curse[i]] = WIN_NOW if byte & 1 else LOSS_NOW
+            for i in range(waiting_count):
+                if work[waiting[i]] == HOLDS_CWIN:
+                    if d <= longest:
+                        work[waiting[i]] = win_code(d)
                     else:
-                        work[index] = byte - FLAG
-        if d == 1:
-            for u in range(units):
-                if first_level[u]:
-                    touched[u] = 1
-                    decided += 1
-        elif d == CURSE_LEVEL:
-            for u in range(units):
-                if curse_level[u]:
-                    touched[u] = 1
-                    decided += 1
-        if d > longest:  # PREV -> OLD, NOW -> PREV
-            for u in range(units):
-                for v in range(variants):
-                    base = bases[v * units + u]
-                    for k in range(inner.shape[0]):
-                        index = base + inner[k]
-                        byte = work[index]
-                        if LOSS_OLD + 2 <= byte <= WIN_NOW:
-                            work[index] = byte - 2
-        frontier[:] = touched
-        touched[:] = 0
-        flagged[:] = 0
-        if decided:
+                        work[waiting[i]] = WIN_NOW
+                        far[waiting[i]] = win_code(d)
+                    new_won, new_won_count = push(new_won, new_won_count, waiting[i])
+        flagged, flagged_count = spread_slice(table, work, far, strides, won, won_count, d,
+                                              False, longest, flagged, 0)
+        if d == CURSE_LEVEL:
+            for i in range(waiting_count):
+                if work[waiting[i]] == OPEN_CLOSS:
+                    work[waiting[i]] = FLAGGED_CLOSS
+                    flagged, flagged_count = push(flagged, flagged_count, waiting[i])
+        new_lost, new_lost_count = settle_slice(table, work, far, strides, flagged,
+                                                flagged_count, d, longest, new_lost, 0)
+        # what the exits decided at this level joins the next level's frontier
+        late, late_count = (first, first_count) if d == 1 else (at_curse, at_curse_count)
+        if d == 1 or d == CURSE_LEVEL:
+            for i in range(late_count):
+                if work[late[i]] & 1:
+                    new_won, new_won_count = push(new_won, new_won_count, late[i])
+                else:
+                    new_lost, new_lost_count = push(new_lost, new_lost_count, late[i])
+        if d > longest:
+            age_listed(work, won, won_count, False)
+            age_listed(work, lost, lost_count, False)
+            age_listed(work, new_won, new_won_count, True)
+            age_listed(work, new_lost, new_lost_count, True)
+        won, new_won = new_won, won
+        lost, new_lost = new_lost, lost
+        won_count, lost_count = new_won_count, new_lost_count
+        if won_count + lost_count:
             d += 1
         elif d < CURSE_LEVEL and cursed:
-            d = CURSE_LEVEL
-            frontier[:] = 0
+            d = CURSE_LEVEL  # nothing before the cursed captures come due
         else:
             break
+    units = 2 * KINGS
     for u in range(units):  # what is still open is drawn
         for v in range(variants):
             base = bases[v * units + u]

@@ -107,16 +107,18 @@ def double_push_code(table, index, codes, squares, n, pawn, stm, work, far, chil
 
 
 @nb.njit([types.UniTuple(types.int64, 3)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                         U8, U16, ZEROING_CLASSES, I64_2D, I64),
+                                         U8, U16, ZEROING_CLASSES, I64_2D, I64, types.int64),
           types.UniTuple(types.int64, 3)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                         U16, U16, U16, I64_2D, I64)], cache=True)
-def exit_codes(table, index, strides, codes, squares, n, work, far, children, plans, found):
+                                         U16, U16, U16, I64_2D, I64, types.int64)], cache=True)
+def exit_codes(table, index, strides, codes, squares, n, work, far, children, plans, found,
+               enough):
     """The exits of the legal position at storage ``index``: the code (for the opponent) of
     the position each legal one reaches, into ``found``; returns ``(count, quiet,
     in_check)``: how many (MISSING_CHILD if a child table is not loaded), whether (1) or not
     (0) a legal quiet move exists, and, when there is no legal move at all, whether the side
     to move is in check. A move is legal when the entry it reaches is not INVALID (``work`` already
-    tells the legal positions of this table apart; a child table does the same)."""
+    tells the legal positions of this table apart; a child table does the same). An exit
+    whose code is ``enough`` (-1: none is) ends the search: the rest are not looked at."""
     (strides, codes, squares, work, far, children, plans, found) = borrowed(
         (strides, codes, squares, work, far, children, plans, found))
     stm = decode_valid(table, index, squares)
@@ -198,6 +200,9 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
                 if child != INVALID:
                     found[count] = child
                     count += 1
+                    if child == enough:
+                        squares[i] = start
+                        return count, 1 if quiet else 0, 0
             squares[i] = start
     in_check = not quiet and count == 0 \
         and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
