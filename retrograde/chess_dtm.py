@@ -46,10 +46,10 @@ from databases.errors import DatabaseError
 from games.chess import endgames as E
 from games.value_codes import (CODE_DRAW, INVALID, better, code_distance, is_win, loss_code,
                                parent_code, win_code)
-from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS,
-                                    WORD_OPEN, capture_plans, decode_valid,
-                                    every_quiet_move_loses, fill_offsets, gather_predecessors,
-                                    index_strides, mark_positions)
+from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS, WORD_OPEN,
+                                    capture_plans, decode_valid, every_quiet_move_loses,
+                                    fill_offsets, gather_predecessors, index_strides,
+                                    mark_positions, spec_codes)
 from retrograde.chess_exits import MOST_EXITS, exit_codes
 from retrograde.unmove import scatter_stride
 from runtime.borrow import borrowed
@@ -177,9 +177,7 @@ def initialise(table, work, child_dtm, plans, due):
     stride = scatter_stride(blocks)
     for k in prange(blocks):
         block = k * stride % blocks
-        codes = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            codes[i] = E.SPEC[table, i]
+        codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         found = np.empty(MOST_EXITS, dtype=np.int64)
         earliest = NONE_DUE
@@ -238,9 +236,7 @@ def spread(table, work, d, wins, frontier_blocks, marked):
         block = k * stride % blocks
         if not frontier_blocks[block]:
             continue
-        codes = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            codes[i] = E.SPEC[table, i]
+        codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         parents = np.empty(GATHERED + MOST_PREDECESSORS, dtype=np.int64)
         count = 0
@@ -307,9 +303,7 @@ def settle(table, work, d, flagged_blocks, touched):
         block = k * stride % blocks
         if not flagged_blocks[block]:
             continue
-        codes = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            codes[i] = E.SPEC[table, i]
+        codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
             word = np.int64(work[index])

@@ -20,7 +20,7 @@ from games.value_codes import CODE_DRAW, loss_code, win_code
 from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN, initial_word,
                                   may_lose_at, pending_level, start_words)
 from retrograde.chess_dtz50 import (MISSING_CHILD, decode_valid, every_quiet_move_loses,
-                                    gather_predecessors, index_strides)
+                                    gather_predecessors, index_strides, spec_codes)
 from retrograde.chess_dtz50_pawns import KINGS, LIST, push, slice_layout, slices
 from retrograde.chess_exits import MOST_EXITS, child_plans
 
@@ -38,9 +38,7 @@ def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, pl
     to tables not loaded, the mates (a list and its length: the first level's frontier), and
     the positions whose captures come due (a list and its length)."""
     n = E.COUNT[table]
-    codes = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        codes[i] = E.SPEC[table, i]
+    codes = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
     found = np.empty(MOST_EXITS, dtype=np.int64)
     missing = 0
@@ -89,9 +87,7 @@ def spread_slice(table, work, strides, sources, count, d, wins, out, written):
     flagged, each appended to ``out`` (``written`` long) as it is written; returns ``out``
     and its length."""
     n = E.COUNT[table]
-    codes = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        codes[i] = E.SPEC[table, i]
+    codes = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
     parents = np.empty(512, dtype=np.int64)
     for s in range(count):
@@ -140,9 +136,7 @@ def settle_slice(table, work, strides, flagged, count, d, lost, lost_count):
     """:func:`retrograde.chess_dtm.settle` of the first ``count`` ``flagged`` positions: the
     lost ones appended to ``lost``; returns it and its length."""
     n = E.COUNT[table]
-    codes = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        codes[i] = E.SPEC[table, i]
+    codes = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
     for f in range(count):
         index = flagged[f]

@@ -124,6 +124,17 @@ def attacked(target, by_colour, n, codes, squares, occupied, skip):
     return False
 
 
+@nb.njit(I64(types.int64), cache=True, inline="always")
+def spec_codes(table):
+    """The piece code of each of ``table``'s slots (its row of ``E.SPEC``), as the move
+    functions here read them."""
+    n = E.COUNT[table]
+    codes = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        codes[i] = E.SPEC[table, i]
+    return codes
+
+
 @nb.njit(types.int64(types.int64, types.int64, I64), cache=True, inline="always")
 def decode_valid(table, index, squares):
     """The squares (spec order) and side to move of storage ``index``, as
@@ -515,9 +526,7 @@ def mark_positions(table, work, open_value):
     size = work.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     for block in prange(blocks):
-        codes = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            codes[i] = E.SPEC[table, i]
+        codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
             work[index] = open_value if holds_position(table, index, codes, squares, n) \
@@ -539,9 +548,7 @@ def initialise(table, work, child_dtz, plans, first_level, curse_level):
     stride = scatter_stride(blocks)
     for k in prange(blocks):
         block = k * stride % blocks
-        codes = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            codes[i] = E.SPEC[table, i]
+        codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
             if work[index] == INVALID:
@@ -634,9 +641,7 @@ def spread(table, work, d, wins, far, longest, frontier_blocks, touched):
         block = k * stride % blocks
         if not frontier_blocks[block]:
             continue
-        codes = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            codes[i] = E.SPEC[table, i]
+        codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         parents = np.empty(GATHERED + MOST_PREDECESSORS, dtype=np.int64)
         count = 0
@@ -734,9 +739,7 @@ def settle(table, work, d, far, longest, flagged_blocks, touched):
         block = k * stride % blocks
         if not flagged_blocks[block]:
             continue
-        codes = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            codes[i] = E.SPEC[table, i]
+        codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         for w in range(block * WORDS_PER_BLOCK, min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
             if not (has_byte(words[w], FLAGGED) or has_byte(words[w], FLAGGED_CLOSS)):

@@ -31,7 +31,7 @@ from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED_CLO
                                     LONGEST, LOSS_NOW, LOSS_PREV, MISSING_CHILD, NO_CAPTURE, OPEN,
                                     OPEN_CLOSS, WIN_NOW, ZEROING_CLASSES, byte_of_exits,
                                     capture_class, decode_valid, every_quiet_move_loses,
-                                    gather_predecessors, index_strides, mark_positions)
+                                    gather_predecessors, index_strides, mark_positions, spec_codes)
 from retrograde.chess_exits import MOST_EXITS, child_plans, exit_codes, final_code
 from runtime.borrow import borrowed
 
@@ -111,9 +111,7 @@ def initialise_slice(table, work, far, bases, variants, inner, strides, child_dt
     work, far, bases, inner, strides, child_dtz, plans = borrowed(
         (work, far, bases, inner, strides, child_dtz, plans))
     n = E.COUNT[table]
-    codes = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        codes[i] = E.SPEC[table, i]
+    codes = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
     found = np.empty(MOST_EXITS, dtype=np.int64)
     mates = np.empty(256, dtype=np.int64)
@@ -157,9 +155,7 @@ def spread_slice(table, work, far, strides, sources, count, d, wins, longest, ou
     and its length."""
     work, far, strides, sources = borrowed((work, far, strides, sources))
     n = E.COUNT[table]
-    codes = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        codes[i] = E.SPEC[table, i]
+    codes = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
     parents = np.empty(512, dtype=np.int64)
     won = win_code(d) if d <= longest else WIN_NOW
@@ -181,9 +177,7 @@ def settle_slice(table, work, far, strides, flagged, count, d, longest, lost, lo
     the lost ones appended to ``lost``; returns it and its length."""
     work, far, strides, flagged = borrowed((work, far, strides, flagged))
     n = E.COUNT[table]
-    codes = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        codes[i] = E.SPEC[table, i]
+    codes = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
     for f in range(count):
         index = flagged[f]
