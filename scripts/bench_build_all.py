@@ -20,6 +20,13 @@ tables: each table's DTZ50 table and its pack (the one-byte generators need only
 children's DTZ50 tables), the smaller tables' step likewise (``--metrics wdl50,dtz50``).
 
     python scripts/bench_build_all.py --db DIR --metrics wdl50,dtz50 --out docs/results/build5-dtz50.jsonl
+
+``--metrics all`` times every file of every table, as ``solver build chess --pieces 5`` makes
+them (per table here, in dependency order: its DTZ50 table, its pack, then its rule-free table,
+which starts from its DTZ50 table; each stage's seconds in the row, so the DTZ50 + packs part
+of the set is summed too).
+
+    python scripts/bench_build_all.py --db DIR --metrics all --out docs/results/build5-all.jsonl
 """
 from __future__ import annotations
 
@@ -34,6 +41,8 @@ from pathlib import Path
 from common import peak_resident_mib, reset_peak_resident
 from results_log import append_row, recorded, source_commit  # noqa: E402
 
+DTM_ONLY, DTZ50_ONLY, ALL = "dtm", "wdl50,dtz50", "all"  # --metrics
+
 
 def warm_up_kernels() -> None:
     """Compile or load the build's kernels (two small builds in a scratch directory), so that
@@ -47,9 +56,10 @@ def warm_up_kernels() -> None:
         build_tables("chess", ["KPvK"], scratch, show_progress=False)
 
 
-def child(table: str, threads: int, root: str, dtm: bool) -> None:
-    """Build one table in this process (its rule-free table, or with ``dtm`` False its DTZ50
-    table and its pack) and print its figures as a JSON line."""
+def child(table: str, threads: int, root: str, metrics: str) -> None:
+    """Build one table in this process (``metrics``: its rule-free table; its DTZ50 table
+    and its pack; or all three, in that order, as `solver build` makes them) and print its
+    figures as a JSON line (for ``all``, each stage's seconds too)."""
     import h5py
     import numba
 
@@ -65,20 +75,32 @@ def child(table: str, threads: int, root: str, dtm: bool) -> None:
     # What `solver build --pieces N` does for each table once it has checked the directory
     # (here the parent process built and checked the smaller tables, and earlier children
     # wrote the five-piece ones this table depends on).
+    stages = {"dtz50": lambda: build_dtz50_one(family, table, Path(root), False,
+                                               DEFAULT_COMPRESSION),
+              "pack": lambda: pack_one(family, table, Path(root), False),
+              "dtm": lambda: build_one(family, table, Path(root), False, DEFAULT_COMPRESSION)}
+    wanted = {DTM_ONLY: ["dtm"], DTZ50_ONLY: ["dtz50", "pack"], ALL: list(stages)}[metrics]
+    figures = {}
     started, used = time.perf_counter(), time.process_time()
-    if dtm:
-        build_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
-    else:
-        build_dtz50_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
-        pack_one(family, table, Path(root), False)
+    for stage in wanted:
+        stage_started = time.perf_counter()
+        stages[stage]()
+        figures[f"{stage}_seconds"] = round(time.perf_counter() - stage_started, 2)
     wall, cpu = time.perf_counter() - started, time.process_time() - used
-    path = table_path(root, "chess", table) if dtm else table_path(root, "chess", table, DTZ50)
-    with h5py.File(path, "r") as handle:
-        longest = int(handle.attrs["longest_mate"])
-    size = os.path.getsize(path) + (0 if dtm else os.path.getsize(table_path(root, "chess", table, WDL50)))
-    print(json.dumps({"table": table, "threads": threads, "seconds": round(wall, 2),
-                      "cpu_seconds": round(cpu, 2), "peak_mib": round(peak_resident_mib()),
-                      "bytes": size, "longest_mate" if dtm else "longest_dtz50": longest}))
+    files = {"dtm": table_path(root, "chess", table),
+             "dtz50": table_path(root, "chess", table, DTZ50),
+             "pack": table_path(root, "chess", table, WDL50)}
+    for stage in wanted:
+        path = files[stage]
+        if stage != "pack":
+            with h5py.File(path, "r") as handle:
+                figures["longest_mate" if stage == "dtm" else "longest_dtz50"] = \
+                    int(handle.attrs["longest_mate"])
+    size = sum(os.path.getsize(files[stage]) for stage in wanted)
+    row = {"table": table, "threads": threads, "seconds": round(wall, 2),
+           "cpu_seconds": round(cpu, 2), "peak_mib": round(peak_resident_mib()), "bytes": size}
+    print(json.dumps(row | (figures if metrics == ALL else
+                            {k: v for k, v in figures.items() if not k.endswith("_seconds")})))
 
 
 
@@ -102,6 +124,10 @@ def report(rows: list[dict], total: int) -> None:
           f"{seconds:,.0f} s "
           f"({seconds / 3600:.2f} h); largest peak: {biggest['peak_mib']:,} MiB "
           f"({biggest['table']}); size: {sum(row['bytes'] for row in rows) / 1e6:,.0f} MB")
+    if all("dtz50_seconds" in row for row in rows):  # --metrics all: what the search needs
+        first = sum(row["dtz50_seconds"] + row["pack_seconds"] for row in rows)
+        print(f"of which the DTZ50 tables and packs: {first:,.0f} s ({first / 3600:.2f} h, "
+              "the smaller tables' step not split)")
     over = [row["table"] for row in rows if row["peak_mib"] > 4096]
     print(f"over 4 GiB: {', '.join(over) if over else 'none'}")
     print("slowest:", ", ".join(f"{row['table']} {row['seconds']:.0f} s"
@@ -116,13 +142,14 @@ def main() -> int:
                         help="JSON lines, one per table (appended; the run resumes from it)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--report", action="store_true", help="summarise --out and stop")
-    parser.add_argument("--metrics", default="dtm", choices=["dtm", "wdl50,dtz50"],
+    parser.add_argument("--metrics", default=DTM_ONLY, choices=[DTM_ONLY, DTZ50_ONLY, ALL],
                         help="dtm: the rule-free tables (the default); wdl50,dtz50: the DTZ50 "
-                             "tables and their packs alone")
+                             "tables and their packs alone; all: both, each table's DTZ50 "
+                             "table and pack first (its rule-free table starts from them)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.child[2], args.child[3] == "dtm")
+        child(args.child[0], int(args.child[1]), args.child[2], args.child[3])
         return 0
     from databases.families import get_family
 
@@ -141,7 +168,7 @@ def main() -> int:
     commit = source_commit()
     warm_up_kernels()
     started, used = time.perf_counter(), time.process_time()
-    dtm = args.metrics == "dtm"
+    dtm = args.metrics != DTZ50_ONLY
     smaller = build_tables("chess", None, args.db, max_pieces=args.pieces - 1,
                            workers=args.threads, show_progress=False, dtm=dtm)
     from_nothing = not smaller["skipped"] if dtm else \
@@ -162,7 +189,7 @@ def main() -> int:
         with open("/proc/loadavg") as load:
             load_average = float(load.read().split()[0])
         built = subprocess.run([sys.executable, __file__, "--db", args.db, "--child", table,
-                                str(args.threads), args.db, "dtm" if dtm else "dtz50"],
+                                str(args.threads), args.db, args.metrics],
                                capture_output=True, text=True)
         if built.returncode != 0:
             print(f"{table}: build failed: {built.stderr.strip().splitlines()[-1:]}",
