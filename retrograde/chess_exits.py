@@ -19,7 +19,7 @@ from games.chess import endgames as E
 from games.chess.attacks import pawn_attacks
 from games.chess.bitops import lsb
 from games.chess.position import BISHOP, KNIGHT, PAWN, QUEEN, ROOK
-from games.value_codes import INVALID, better, parent_code
+from games.value_codes import INVALID, better, parent_code, wdl50
 from retrograde.chess_dtz50 import (LOSS_OLD, MISSING_CHILD, WIN_NOW, ZEROING_CLASSES, attacked,
                                     capture_child_code, capture_plans, decode_valid,
                                     fill_offsets, king_moved_index, moved_index, piece_attacks,
@@ -207,3 +207,66 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
     in_check = not quiet and count == 0 \
         and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
     return count, 1 if quiet else 0, 1 if in_check else 0
+
+
+NO_LEAVING = -3  # best_leaving_value: no move leaves the table (below every WDL50)
+UNKNOWN_LEAVING = -4  # best_leaving_value: a child table is not loaded
+
+
+@nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, ZEROING_CLASSES, I64_2D),
+         cache=True)
+def best_leaving_value(table, index, codes, squares, n, children, plans):
+    """The best WDL50 (python-chess's, 2 .. -2), for the side to move at storage ``index``,
+    of its moves that leave the table (captures, promotions with or without one), each worth
+    minus its child's (``children``: their zeroing classes); NO_LEAVING if it has none,
+    UNKNOWN_LEAVING if a child table is not loaded. What a pack needs (retrograde.pack): the
+    moves :func:`exit_codes` also finds but the pushes, which stay in the table."""
+    codes, squares, children, plans = borrowed((codes, squares, children, plans))
+    stm = decode_valid(table, index, squares)
+    occupied = types.uint64(0)
+    own = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        occupied |= bit
+        if codes[i] // 6 == stm:
+            own |= bit
+    enemy = occupied & ~own
+    last_rank = 7 if stm == 0 else 0
+    best = NO_LEAVING
+    for i in range(n):
+        if codes[i] // 6 != stm:
+            continue
+        start = squares[i]
+        pawn = codes[i] % 6 == PAWN
+        if pawn:
+            targets = pawn_attacks(stm, start) & enemy
+            one = start + (8 if stm == 0 else -8)
+            if (one >> 3) == last_rank and not (occupied >> types.uint64(one)) & types.uint64(1):
+                targets |= types.uint64(1) << types.uint64(one)
+        else:
+            targets = piece_attacks(codes[i] % 6, start, occupied) & enemy
+        while targets:
+            to = lsb(targets)
+            targets &= targets - types.uint64(1)
+            captured = -1
+            if enemy & (types.uint64(1) << types.uint64(to)):
+                for j in range(n):
+                    if squares[j] == to:
+                        captured = j
+            promotes = pawn and (to >> 3) == last_rank
+            squares[i] = to
+            for k in range(4 if promotes else 1):
+                if not promotes:
+                    row = captured
+                elif captured >= 0:
+                    row = CAPTURE_PROMOTION_BASE + 4 * (i * E.MAX_PIECES + captured) + k
+                else:
+                    row = PROMOTION_BASE + 4 * i + k
+                child = capture_child_code(squares, n, captured, 1 - stm, plans[row], children)
+                if child == MISSING_CHILD:
+                    squares[i] = start
+                    return UNKNOWN_LEAVING
+                if child != INVALID:  # (INVALID: the move would leave its king in check)
+                    best = max(best, -wdl50(child))
+            squares[i] = start
+    return best

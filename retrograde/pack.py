@@ -6,7 +6,9 @@ A table is packed from its DTZ50 table and its children's, a slice of pages at a
    capture or a promotion, worth minus its child's WDL50, read from the children's DTZ50
    tables loaded whole: ``best_exit``) achieves its WDL50 may store any value no better (the
    probe takes the better of the two), so it continues the run before it where it can; an
-   invalid entry copies its predecessor;
+   invalid entry copies its predecessor. A chess table finds its moves out on its storage
+   index, into its children's zeroing classes (``chess_stored_bytes``), not by playing every
+   move;
 2. the bytes laid out in tiles of the index's three fastest dimensions, one a block
    (:mod:`databases.wdl_coder`), the table's model counted over them (the initial
    probability of every decision), then each block of ``BLOCK_ENTRIES`` bytes coded with it
@@ -33,19 +35,23 @@ from databases.wdl_coder import (block_count, encode_blocks, encode_bound, model
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
 from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50
+from games.chess import endgames as E
+from retrograde.chess_dtz50 import ZEROING_CLASSES, spec_codes
+from retrograde.chess_exits import NO_LEAVING, UNKNOWN_LEAVING, best_leaving_value, child_plans
 from runtime.borrow import borrowed
 
 READ_PAGES = 1024  # DTZ50 pages read at a time (16 M entries; whole blocks)
 CODE_BLOCKS = 256  # blocks coded at a time (their output buffers: 50 MB)
 
 
-NO_EXIT = -3  # best_exit: no move leaves the table (below every WDL50)
-UNKNOWN_EXIT = -4  # best_exit: a child table is not loaded
+# best_exit: no move leaves the table (below every WDL50); a child table is not loaded
+NO_EXIT, UNKNOWN_EXIT = NO_LEAVING, UNKNOWN_LEAVING
 CHUNK = 1 << 14  # entries per parallel task
 
 CODES = types.Array(types.uint16, 1, "C")
 OFFSETS = types.Array(types.int64, 1, "C")
 BYTES = types.Array(types.uint8, 1, "C")
+PLANS = types.Array(types.int64, 2, "C")
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, types.int64, K.POSITION,
@@ -108,6 +114,52 @@ def stored_bytes_of_block(legal_moves, play, unrank, rank, table_id, codes, chil
     return unknown
 
 
+@nb.njit(types.int64(types.int64, CODES, ZEROING_CLASSES, PLANS, types.int64, BYTES,
+                     types.int64, types.int64), cache=True)
+def chess_stored_bytes_of_block(table, codes, children, plans, start, out, first, stop):
+    """:func:`stored_bytes_of_block` of a chess table, its moves out of the table found on
+    its storage index (:func:`retrograde.chess_exits.best_leaving_value`, the children's
+    DTZ50 codes cut to their zeroing classes: what a move out is worth under the rule) rather
+    than by playing every move."""
+    codes, children, plans, out = borrowed((codes, children, plans, out))
+    n = E.COUNT[table]
+    pieces = spec_codes(table)
+    squares = np.empty(n, dtype=np.int64)
+    unknown = 0
+    previous = wdl50(CODE_DRAW) + WDL50_OFFSET
+    for i in range(first, stop):  # leading invalid entries: the first valid one's value
+        if codes[i] != INVALID:
+            previous = wdl50(codes[i]) + WDL50_OFFSET
+            break
+    for i in range(first, stop):
+        if codes[i] != INVALID:
+            value = wdl50(codes[i]) + WDL50_OFFSET
+            if previous > value:
+                previous = value
+            elif previous < value:
+                exit_value = best_leaving_value(table, start + i, pieces, squares, n, children,
+                                                plans)
+                if exit_value == UNKNOWN_EXIT:
+                    unknown += 1
+                elif exit_value + WDL50_OFFSET != value:
+                    previous = value
+        out[i] = previous
+    return unknown
+
+
+@nb.njit(types.int64(types.int64, CODES, ZEROING_CLASSES, PLANS, types.int64, BYTES,
+                     types.int64), cache=True, parallel=True)
+def chess_stored_bytes(table, codes, children, plans, start, out, block_entries):
+    """:func:`stored_bytes` of a chess table (:func:`chess_stored_bytes_of_block`)."""
+    blocks = (codes.size + block_entries - 1) // block_entries
+    unknown = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        first, stop = block * block_entries, min(codes.size, (block + 1) * block_entries)
+        unknown[block] = chess_stored_bytes_of_block(table, codes, children, plans, start, out,
+                                                     first, stop)
+    return unknown.sum()
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
                      types.int64, types.int64, CODES, CODES, OFFSETS, types.int64, BYTES,
                      types.int64), cache=True, parallel=True)
@@ -138,7 +190,15 @@ def pack_table(root, family, table: str, *, progress=None) -> dict:
 
     game = family.game.name
     started = time.perf_counter()
-    children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
+    chess = game == "chess"
+    if chess:  # its own exits, on the storage index, into the children's zeroing classes
+        from retrograde.dtz50 import load_zeroing_classes
+
+        children, offsets = load_zeroing_classes(root, family, family.dependencies(table))
+        plans = child_plans(table, offsets)
+    else:
+        children, offsets, _ = load_children(root, family, family.dependencies(table),
+                                             metric=DTZ50)
     source = TableFile(table_path(root, game, table, DTZ50), game, table, family)
     kernels = family.game.kernels
     table_id = family.table_id(table)
@@ -149,10 +209,16 @@ def pack_table(root, family, table: str, *, progress=None) -> dict:
             codes = source.read_pages(first, min(READ_PAGES, source.pages - first)).astype(
                 np.uint16, copy=False)
             start = first * F.PAGE_ENTRIES
-            if stored_bytes(kernels.legal_moves, kernels.play, family.unrank, family.rank,
-                            family.game.position_width, family.game.max_moves, table_id,
-                            codes, children, offsets, start, values[start:start + codes.size],
-                            BLOCK_ENTRIES):
+            out = values[start:start + codes.size]
+            if chess:
+                unknown = chess_stored_bytes(E.TABLE_IDS[table], codes, children, plans,
+                                             start, out, BLOCK_ENTRIES)
+            else:
+                unknown = stored_bytes(kernels.legal_moves, kernels.play, family.unrank,
+                                       family.rank, family.game.position_width,
+                                       family.game.max_moves, table_id, codes, children,
+                                       offsets, start, out, BLOCK_ENTRIES)
+            if unknown:
                 raise RuntimeError(f"{table}: a capture or promotion leads to a table "
                                    "whose DTZ50 table is not loaded")
             if progress is not None:

@@ -152,6 +152,32 @@ def test_entries_an_exit_decides_store_what_continues_the_run(packed_db):
     assert ((stored[:codes.size].astype(np.int64) - 2)[valid] <= true[valid]).all()  # never better
 
 
+@pytest.mark.parametrize("table", ["KQvKR", "KRvKP", "KPvKP", "KRvKR"])
+def test_chess_tables_store_the_bytes_that_playing_every_move_gives(packed_db, table):
+    # The chess packs find their moves out on the storage index (chess_stored_bytes); the
+    # generic way plays every move of the position it unranks.
+    from games.chess import endgames as E
+    from retrograde.chess_exits import child_plans
+    from retrograde.dtz50 import load_zeroing_classes
+    from retrograde.pack import chess_stored_bytes, stored_bytes
+    from retrograde.tables import load_children, read_codes
+
+    codes = read_codes(packed_db, "chess", table, metric=DTZ50)
+    dependencies = FAMILY.dependencies(table)
+    children, offsets, _ = load_children(packed_db, FAMILY, dependencies, metric=DTZ50)
+    kernels = FAMILY.game.kernels
+    generic = np.empty(codes.size, dtype=np.uint8)
+    assert stored_bytes(kernels.legal_moves, kernels.play, FAMILY.unrank, FAMILY.rank,
+                        FAMILY.game.position_width, FAMILY.game.max_moves,
+                        FAMILY.table_id(table), codes, children, offsets, 0, generic,
+                        BLOCK_ENTRIES) == 0
+    classes, offsets = load_zeroing_classes(packed_db, FAMILY, dependencies)
+    chess = np.empty(codes.size, dtype=np.uint8)
+    assert chess_stored_bytes(E.TABLE_IDS[table], codes, classes,
+                              child_plans(table, offsets), 0, chess, BLOCK_ENTRIES) == 0
+    assert np.array_equal(chess, generic)
+
+
 def test_packed_probes_agree_with_syzygy_and_the_dtz50_tables(packed_db, syzygy):
     packs = PackedTables(packed_db, FAMILY)
     assert packs.tables == len(list((packed_db / "chess" / WDL50).glob("*.h5"))) > 5
