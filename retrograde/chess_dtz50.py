@@ -135,6 +135,20 @@ def spec_codes(table):
     return codes
 
 
+@nb.njit(types.UniTuple(types.uint64, 2)(I64, I64, types.int64, types.int64), cache=True,
+         inline="always")
+def occupancy(codes, squares, n, side):
+    """``(occupied, own)``: the squares of every piece and of ``side``'s pieces."""
+    occupied = types.uint64(0)
+    own = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        occupied |= bit
+        if codes[i] // 6 == side:
+            own |= bit
+    return occupied, own
+
+
 @nb.njit(types.int64(types.int64, types.int64, I64), cache=True, inline="always")
 def decode_valid(table, index, squares):
     """The squares (spec order) and side to move of storage ``index``, as
@@ -468,13 +482,7 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
     (strides, codes, squares, work, child_dtz, plans) = borrowed(
         (strides, codes, squares, work, child_dtz, plans))
     stm = decode_valid(table, index, squares)
-    occupied = types.uint64(0)
-    own = types.uint64(0)
-    for i in range(n):
-        bit = types.uint64(1) << types.uint64(squares[i])
-        occupied |= bit
-        if codes[i] // 6 == stm:
-            own |= bit
+    occupied, own = occupancy(codes, squares, n, stm)
     best = NO_CAPTURE
     quiet = False
     for k in range(n):

@@ -22,8 +22,8 @@ from games.chess.position import BISHOP, KNIGHT, PAWN, QUEEN, ROOK
 from games.value_codes import INVALID, better, parent_code, wdl50
 from retrograde.chess_dtz50 import (LOSS_OLD, MISSING_CHILD, WIN_NOW, ZEROING_CLASSES, attacked,
                                     capture_child_code, capture_plans, decode_valid,
-                                    fill_offsets, king_moved_index, moved_index, piece_attacks,
-                                    plan_row)
+                                    fill_offsets, king_moved_index, moved_index, occupancy,
+                                    piece_attacks, plan_row)
 from runtime.borrow import borrowed
 
 PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
@@ -122,13 +122,7 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
     (strides, codes, squares, work, far, children, plans, found) = borrowed(
         (strides, codes, squares, work, far, children, plans, found))
     stm = decode_valid(table, index, squares)
-    occupied = types.uint64(0)
-    own = types.uint64(0)
-    for i in range(n):
-        bit = types.uint64(1) << types.uint64(squares[i])
-        occupied |= bit
-        if codes[i] // 6 == stm:
-            own |= bit
+    occupied, own = occupancy(codes, squares, n, stm)
     enemy = occupied & ~own
     count = 0
     quiet = False
@@ -223,13 +217,7 @@ def best_leaving_value(table, index, codes, squares, n, children, plans):
     moves :func:`exit_codes` also finds but the pushes, which stay in the table."""
     codes, squares, children, plans = borrowed((codes, squares, children, plans))
     stm = decode_valid(table, index, squares)
-    occupied = types.uint64(0)
-    own = types.uint64(0)
-    for i in range(n):
-        bit = types.uint64(1) << types.uint64(squares[i])
-        occupied |= bit
-        if codes[i] // 6 == stm:
-            own |= bit
+    occupied, own = occupancy(codes, squares, n, stm)
     enemy = occupied & ~own
     last_rank = 7 if stm == 0 else 0
     best = NO_LEAVING

@@ -79,6 +79,42 @@ def best_exit(legal_moves, play, rank, table_id, pos, child, moves, children, of
     return best
 
 
+NO_VALUE = -1  # stored_value_of: an invalid entry (below every stored byte)
+
+
+@nb.njit(types.int64(types.int64), cache=True, inline="always")
+def stored_value_of(code):
+    """The byte an entry of DTZ50 code ``code`` stores when nothing lets it store less: its
+    WDL50 + WDL50_OFFSET; NO_VALUE for an invalid entry."""
+    return NO_VALUE if code == INVALID else wdl50(code) + WDL50_OFFSET
+
+
+@nb.njit(types.int64(CODES, types.int64, types.int64), cache=True, inline="always")
+def first_stored(codes, first, stop):
+    """The byte the block ``[first, stop)`` starts from: its first valid entry's (leading
+    invalid entries copy it), a draw's if it has none."""
+    for i in range(first, stop):
+        if codes[i] != INVALID:
+            return stored_value_of(codes[i])
+    return stored_value_of(CODE_DRAW)
+
+
+@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
+def next_stored(previous, value, exit_value):
+    """The byte an entry stores after ``previous``: its own ``value`` where that is lower,
+    or higher with no move out of the table (best ``exit_value``) that achieves it; else
+    ``previous`` again (an invalid entry, or one a move out decides: the probe takes the
+    better of the byte and the moves out). ``exit_value`` UNKNOWN_EXIT keeps ``previous``
+    (the pack is not made then)."""
+    if value == NO_VALUE or value == previous:
+        return previous
+    if value < previous:
+        return value
+    if exit_value == UNKNOWN_EXIT or exit_value + WDL50_OFFSET == value:
+        return previous
+    return value
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
                      CODES, CODES, OFFSETS, types.int64, BYTES, types.int64, types.int64,
                      K.POSITION, K.POSITION, K.MOVE_BUFFER), cache=True)
@@ -90,26 +126,18 @@ def stored_bytes_of_block(legal_moves, play, unrank, rank, table_id, codes, chil
     codes, children, offsets, out, pos, child, moves = borrowed(
         (codes, children, offsets, out, pos, child, moves))
     unknown = 0
-    previous = wdl50(CODE_DRAW) + WDL50_OFFSET
-    for i in range(first, stop):  # leading invalid entries: the first valid one's value
-        if codes[i] != INVALID:
-            previous = wdl50(codes[i]) + WDL50_OFFSET
-            break
+    previous = first_stored(codes, first, stop)
     for i in range(first, stop):
-        if codes[i] != INVALID:
-            value = wdl50(codes[i]) + WDL50_OFFSET
-            if previous > value:
-                previous = value
-            elif previous < value:
-                if not unrank(table_id, start + i, pos):
-                    unknown += 1
-                    continue
-                exit_value = best_exit(legal_moves, play, rank, table_id, pos, child, moves,
-                                       children, offsets)
-                if exit_value == UNKNOWN_EXIT:
-                    unknown += 1
-                elif exit_value + WDL50_OFFSET != value:
-                    previous = value
+        value = stored_value_of(codes[i])
+        exit_value = NO_EXIT
+        if previous < value:  # the only case where the exits matter
+            if not unrank(table_id, start + i, pos):
+                unknown += 1
+                continue
+            exit_value = best_exit(legal_moves, play, rank, table_id, pos, child, moves,
+                                   children, offsets)
+            unknown += exit_value == UNKNOWN_EXIT
+        previous = next_stored(previous, value, exit_value)
         out[i] = previous
     return unknown
 
@@ -126,23 +154,15 @@ def chess_stored_bytes_of_block(table, codes, children, plans, start, out, first
     pieces = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
     unknown = 0
-    previous = wdl50(CODE_DRAW) + WDL50_OFFSET
-    for i in range(first, stop):  # leading invalid entries: the first valid one's value
-        if codes[i] != INVALID:
-            previous = wdl50(codes[i]) + WDL50_OFFSET
-            break
+    previous = first_stored(codes, first, stop)
     for i in range(first, stop):
-        if codes[i] != INVALID:
-            value = wdl50(codes[i]) + WDL50_OFFSET
-            if previous > value:
-                previous = value
-            elif previous < value:
-                exit_value = best_leaving_value(table, start + i, pieces, squares, n, children,
-                                                plans)
-                if exit_value == UNKNOWN_EXIT:
-                    unknown += 1
-                elif exit_value + WDL50_OFFSET != value:
-                    previous = value
+        value = stored_value_of(codes[i])
+        exit_value = NO_EXIT
+        if previous < value:  # the only case where the exits matter
+            exit_value = best_leaving_value(table, start + i, pieces, squares, n, children,
+                                            plans)
+            unknown += exit_value == UNKNOWN_EXIT
+        previous = next_stored(previous, value, exit_value)
         out[i] = previous
     return unknown
 
