@@ -38,6 +38,11 @@ class FormatError(UnusableTableError):
     """A file of another format version, game or index scheme, or not a table file at all."""
 
 
+class OldIndexError(FormatError):
+    """A table of its game's index scheme, built with another version of it (an older build):
+    ``solver build`` rebuilds it."""
+
+
 class DamagedTableError(UnusableTableError):
     """A table file whose header, page index or pages are damaged or truncated."""
 

@@ -246,7 +246,8 @@ def read_pack(root, family, table: str) -> tuple[np.ndarray, np.ndarray, dict]:
 
 
 class OutdatedPackError(FormatError):
-    """A pack file of another ``pack_version`` (``solver build`` repacks it)."""
+    """A pack file of another ``pack_version`` or index version (``solver build`` repacks
+    it)."""
 
 
 def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
@@ -259,8 +260,11 @@ def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
     if attrs.get("game") != family.game.name or attrs.get("table") != table:
         raise FormatError(f"{path}: holds {attrs.get('game')}/{attrs.get('table')}, expected "
                           f"{family.game.name}/{table}")
-    if (attrs.get("index_scheme"), attrs.get("index_version")) != (family.index_scheme,
-                                                                 family.index_version) \
+    if attrs.get("index_scheme") == family.index_scheme \
+            and attrs.get("index_version") != family.index_version:
+        raise OutdatedPackError(f"{path}: indexed by version {attrs.get('index_version')}, "
+                                f"not {family.index_version} (solver build repacks it)")
+    if attrs.get("index_scheme") != family.index_scheme \
             or attrs.get("entries") != family.size(table) \
             or attrs.get("block_entries") != BLOCK_ENTRIES \
             or tuple(np.asarray(attrs.get("dimensions", ())).tolist()) \

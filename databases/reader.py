@@ -43,7 +43,8 @@ from numba import types
 from databases import format as F
 from databases.cache import PageCache, gather_resident
 from databases.errors import (DamagedPageError, DamagedTableError, DatabaseError, FormatError,
-                              MissingTableError, NotCoveredError, UnusableTableError)
+                              MissingTableError, NotCoveredError, OldIndexError,
+                              UnusableTableError)
 from databases.families import get_family
 from databases.location import DTM, DTZ50, table_path
 from games.kernels import DRAW, LOSS, WIN
@@ -226,10 +227,13 @@ class TableFile:
                               f"expected {table!r}")
         family = self.family
         scheme, index_version = self.attrs.get("index_scheme"), self.attrs.get("index_version")
-        if scheme != family.index_scheme or index_version != family.index_version:
-            raise FormatError(f"{self.path}: indexed by {scheme} version {index_version}, this "
-                              f"version reads {family.index_scheme} version "
-                              f"{family.index_version} (rebuild it with solver build --force)")
+        if scheme != family.index_scheme:
+            raise FormatError(f"{self.path}: indexed by {scheme}, this version reads "
+                              f"{family.index_scheme}")
+        if index_version != family.index_version:
+            raise OldIndexError(f"{self.path}: indexed by {scheme} version {index_version}, "
+                                f"this version reads version {family.index_version} "
+                                f"(solver build rebuilds it)")
         try:
             expected = family.size(table)
         except KeyError:

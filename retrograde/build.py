@@ -13,7 +13,8 @@ from databases.location import DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent, table_log
-from retrograde.tables import MISSING, ChildLoader, load_children, read_codes, table_problem
+from retrograde.tables import (MISSING, OLD_INDEX, ChildLoader, load_children, read_codes,
+                               table_problem)
 from retrograde.unmove import solve_by_unmoves
 
 GENERATOR = "solver-retrograde"
@@ -137,6 +138,21 @@ def solve_table(family, table: str, root, progress) -> tuple:
     return solve_forward(family, table, children, offsets, longest, progress), "forward"
 
 
+def announce_rebuilds(notify, problems: dict[str, str], metric: str) -> None:
+    """Tell ``notify`` why each table of ``problems`` ({table: why}) is rebuilt (``metric``:
+    "" for the rule-free tables, "DTZ50 " for theirs): one line for all the files of an
+    older index, one per table for the others."""
+    old = [table for table, why in problems.items() if why == OLD_INDEX]
+    if old:
+        named = ", ".join(old[:4]) + (f" and {len(old) - 4} more" if len(old) > 4 else "")
+        notify(f"rebuilding {len(old)} {metric}table{'s' * (len(old) > 1)} built with an older "
+               f"index (this version indexes its tables differently): {named}")
+    for table, why in problems.items():
+        if why != OLD_INDEX:
+            notify(f"rebuilding the {metric}table of {table}: {why}" if metric
+                   else f"rebuilding {table}: {why}")
+
+
 def own_dtz50(root, table: str):
     """A reader of the chess ``table``'s own DTZ50 codes for the DTM generators
     (``outcomes(out, convert)`` of :func:`retrograde.chess_dtm.start_words`, which pass over
@@ -182,10 +198,9 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
     if dtm or not has_dtz50(family):
         to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force,
                                                  show_progress)
+        announce_rebuilds(notify, unusable, "")
         log = table_log(len(to_build), "tables", show_progress)
         for table in to_build:
-            if table in unusable:
-                notify(f"rebuilding {table}: {unusable[table]}")
             with log.timing(table):
                 build_one(family, table, root, show_progress, compression)
             result["built"].append(table)
@@ -258,14 +273,16 @@ def plan_dtz50(family, tables: list[str] | None, root, *, max_pieces: int | None
     notify = notify or (lambda line: None)
     root = Path(root)
     planned: list[str] = []
+    problems: dict[str, str] = {}
     for table in build_order(family, tables, max_pieces):
         problem = table_problem(root, family, table, DTZ50)
         if problem is None and table not in renewed \
                 and not any(child in planned for child in family.dependencies(table)):
             continue
         if problem not in (None, MISSING):
-            notify(f"rebuilding the DTZ50 table of {table}: {problem}")
+            problems[table] = problem
         planned.append(table)
+    announce_rebuilds(notify, problems, "DTZ50 ")
     return planned
 
 

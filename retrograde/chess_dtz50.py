@@ -107,6 +107,16 @@ def piece_attacks(kind, square, occupied):
     return queen_attacks(occupied, square)
 
 
+@nb.njit(types.uint64(types.int64, types.int64, I64, types.uint64), cache=True, inline="always")
+def reach(code, slot, squares, occupied):
+    """Squares the piece of ``code`` in ``slot`` (not a pawn) attacks; for a king (slots 0
+    and 1) not those beside the other king, where it cannot stand: the index has no entry
+    for kings side by side (``E.KING_PAIR``)."""
+    if slot < 2:
+        return king_attacks(squares[slot]) & ~king_attacks(squares[1 - slot])
+    return piece_attacks(code % 6, squares[slot], occupied)
+
+
 @nb.njit(types.boolean(types.int64, types.int64, types.int64, I64, I64, types.uint64,
                        types.int64), cache=True, inline="always")
 def attacked(target, by_colour, n, codes, squares, occupied, skip):
@@ -179,12 +189,9 @@ def decode_valid(table, index, squares):
             part -= b * (b - 1) // 2
             squares[first + 1] = b + offset
         squares[first] = part + offset
-    squares[1] = rest & 63
-    kings = rest >> 6
-    if E.PAWNFUL[table]:  # the white king on files a-d
-        squares[0] = ((kings >> 2) << 3) | (kings & 3)
-    else:  # in the a1-d1-d4 triangle
-        squares[0] = E.TRIANGLE_SQUARES[kings]
+    pawnful = np.int64(E.PAWNFUL[table])
+    squares[0] = E.KING_PAIR_SQUARES[pawnful, rest, 0]
+    squares[1] = E.KING_PAIR_SQUARES[pawnful, rest, 1]
     return stm
 
 
@@ -245,24 +252,19 @@ def moved_index(table, index, strides, squares, slot, start, stm):
 @nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
                      types.int64), cache=True, inline="always")
 def king_moved_index(table, index, strides, squares, slot, start, stm):
-    """:func:`moved_index` for a king (``squares[slot]``, slot 0 or 1, moved from ``start``;
-    ``stm``: the side to move before): the king
-    pair's digit replaced if the pair stays in the index's frame (the white king in the
-    a1-d1-d4 triangle, the black king not above the diagonal when the white one is on it),
-    else the whole index afresh."""
+    """:func:`moved_index` for a king (``squares[slot]``, slot 0 or 1, moved from ``start``
+    to a square not beside the other king: :func:`king_targets`; ``stm``: the side to move
+    before): the king pair's digit replaced if the pair stays in the index's frame (the white
+    king in the a1-d1-d4 triangle, the black king not above the diagonal when the white one is
+    on it; with pawns the white king on files a-d), else the whole index afresh."""
     wk, bk = squares[0], squares[1]
+    pawnful = np.int64(E.PAWNFUL[table])
+    after = E.KING_PAIR[pawnful, wk * 64 + bk]
+    if after < 0:  # out of the frame
+        return index_with(table, squares, E.COUNT[table], 1 - stm)
     old_wk = start if slot == 0 else wk
     old_bk = start if slot == 1 else bk
-    if E.PAWNFUL[table]:  # the frame: the white king on files a-d
-        if (wk & 7) > 3:
-            return index_with(table, squares, E.COUNT[table], 1 - stm)
-        before = ((old_wk >> 3) * 4 + (old_wk & 7)) * 64 + old_bk
-        after = ((wk >> 3) * 4 + (wk & 7)) * 64 + bk
-    else:
-        if E.TRIANGLE[wk] < 0 or ((wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7)):
-            return index_with(table, squares, E.COUNT[table], 1 - stm)
-        before = E.TRIANGLE[old_wk] * 64 + old_bk
-        after = E.TRIANGLE[wk] * 64 + bk
+    before = E.KING_PAIR[pawnful, old_wk * 64 + old_bk]
     side = E.PER_SIDE[table] * (1 - 2 * stm)
     return index + side + (after - before) * strides[KINGS_STRIDE_AT]
 
@@ -272,7 +274,7 @@ def index_strides(table):
     """Per like-piece group its stride in the storage index, at ``KINGS_STRIDE_AT`` the king
     pair's, and from ``MAX_PIECES`` on per slot its group (-1 for the kings)."""
     strides = np.full(2 * E.MAX_PIECES, -1, dtype=np.int64)
-    strides[KINGS_STRIDE_AT] = E.PER_SIDE[table] // (2048 if E.PAWNFUL[table] else 640)
+    strides[KINGS_STRIDE_AT] = E.PER_SIDE[table] // E.KING_PAIRS[np.int64(E.PAWNFUL[table])]
     stride = 1
     for group in range(E.MAX_GROUPS - 1, -1, -1):
         count = E.GROUPS[table, group, 1]
@@ -465,9 +467,6 @@ def holds_position(table, index, codes, squares, n):
         if occupied & bit:
             return False  # two pieces on one square
         occupied |= bit
-    wk, bk = squares[0], squares[1]
-    if not E.PAWNFUL[table] and (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7):
-        return False  # the mirror image of a canonical placement (storage_index_packed)
     return not attacked(squares[1 - stm], stm, n, codes, squares, occupied, -1)
 
 
@@ -492,7 +491,7 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
         if codes[i] // 6 != stm:
             continue
         start = squares[i]
-        targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
+        targets = reach(codes[i], i, squares, occupied) & ~own
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
@@ -595,7 +594,7 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
         if codes[i] // 6 != mover or codes[i] % 6 == PAWN:
             continue  # (a pawn's un-move leaves the slice: chess_dtz50_pawns)
         start = squares[i]
-        origins = piece_attacks(codes[i] % 6, start, occupied) & ~occupied
+        origins = reach(codes[i], i, squares, occupied) & ~occupied
         while origins:
             origin = lsb(origins)
             origins &= origins - types.uint64(1)
@@ -709,7 +708,7 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
         if codes[i] // 6 != stm or codes[i] % 6 == PAWN:
             continue
         start = squares[i]
-        targets = piece_attacks(codes[i] % 6, start, occupied) & ~occupied
+        targets = reach(codes[i], i, squares, occupied) & ~occupied
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)

@@ -35,7 +35,7 @@ from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED_CLO
 from retrograde.chess_exits import MOST_EXITS, child_plans, exit_codes, final_code
 from runtime.borrow import borrowed
 
-KINGS = 2048  # the king pairs of a table with pawns (the white king on files a-d)
+KINGS = E.KING_PAIRS[1]  # the king pairs of a table with pawns (the white king on files a-d)
 TOO_FAR = -2  # solve_slice: a distance passed the byte's codes (run the slice again with far)
 ZEROING_LOSS = 2  # loss_code(0): a child lost within the rule, as its zeroing class reads
 

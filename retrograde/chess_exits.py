@@ -23,7 +23,7 @@ from games.value_codes import INVALID, better, parent_code, wdl50
 from retrograde.chess_dtz50 import (LOSS_OLD, MISSING_CHILD, WIN_NOW, ZEROING_CLASSES, attacked,
                                     capture_child_code, capture_plans, decode_valid,
                                     fill_offsets, king_moved_index, moved_index, occupancy,
-                                    piece_attacks, plan_row)
+                                    plan_row, reach)
 from runtime.borrow import borrowed
 
 PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
@@ -142,7 +142,7 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
             if not (occupied >> types.uint64(one)) & types.uint64(1):
                 targets |= types.uint64(1) << types.uint64(one)
         else:
-            targets = piece_attacks(codes[i] % 6, start, occupied) & ~own
+            targets = reach(codes[i], i, squares, occupied) & ~own
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
@@ -232,7 +232,7 @@ def best_leaving_value(table, index, codes, squares, n, children, plans):
             if (one >> 3) == last_rank and not (occupied >> types.uint64(one)) & types.uint64(1):
                 targets |= types.uint64(1) << types.uint64(one)
         else:
-            targets = piece_attacks(codes[i] % 6, start, occupied) & enemy
+            targets = reach(codes[i], i, squares, occupied) & enemy
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)

@@ -7,12 +7,13 @@ from typing import Iterator, Mapping, Protocol
 import numpy as np
 
 from databases import format as F
-from databases.errors import MissingTableError, UnusableTableError
+from databases.errors import MissingTableError, OldIndexError, UnusableTableError
 from databases.location import DTM, table_path
 from databases.reader import TableFile
 from games.value_codes import longest_distance
 
 MISSING = "missing"
+OLD_INDEX = "built with an older index"  # table_problem: an older build's file (OldIndexError)
 MIN_PART_PAGES = 64  # a part of a child table too large for a group: at least 1 M entries
 READ_PAGES = 64  # pages read at a time
 
@@ -42,12 +43,15 @@ def read_codes(root, game: str, table: str, out: np.ndarray | None = None,
 def table_problem(root, family, table: str, metric: str = DTM) -> str | None:
     """None when the file of ``table`` can be trusted as built: it opens and validates (format,
     game, name, index scheme and version, size) and every page reads back and matches its
-    checksums. Else :data:`MISSING`, or why the file cannot be used (naming it)."""
+    checksums. Else :data:`MISSING`, :data:`OLD_INDEX` (a file of an older build), or why the
+    file cannot be used (naming it)."""
     game = family.game.name
     try:
         handle = TableFile(table_path(root, game, table, metric), game, table, family)
     except MissingTableError:
         return MISSING
+    except OldIndexError:
+        return OLD_INDEX
     except UnusableTableError as error:
         return str(error)
     try:

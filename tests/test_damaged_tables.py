@@ -25,7 +25,7 @@ from databases.families import get_family
 from databases.location import table_path
 from databases.reader import TableFile
 from retrograde.build import build_tables
-from retrograde.tables import MISSING, read_codes, table_problem
+from retrograde.tables import MISSING, OLD_INDEX, read_codes, table_problem
 
 KQVK_FEN = "8/8/3k4/8/8/8/8/K1Q5 w - - 0 1"  # White mates in 9 (17 plies)
 KRVK_FEN = "k7/8/2K5/8/8/8/8/7R w - - 0 1"  # White mates in 2 (Kb6 Kb8 Rh8#)
@@ -177,6 +177,20 @@ def test_another_index_version_is_refused(tictactoe_db, tmp_path):
         handle.attrs["index_scheme"] = "tictactoe-other"
     with pytest.raises(FormatError, match="tictactoe-other"):
         read_codes(root, "tictactoe", "all")
+
+
+def test_tables_of_an_older_index_are_rebuilt_with_one_line(tictactoe_db, tmp_path):
+    root = copy_db(tictactoe_db, tmp_path, "tictactoe")
+    path = table_path(root, "tictactoe", "all")
+    with h5py.File(path, "r+") as handle:
+        handle.attrs["index_version"] = 0
+    assert table_problem(root, get_family("tictactoe"), "all") == OLD_INDEX
+    lines = []
+    result = build_tables("tictactoe", root=root, show_progress=False, notify=lines.append)
+    assert result["built"] == ["all"] and lines == [
+        "rebuilding 1 table built with an older index (this version indexes its tables "
+        "differently): all"]
+    assert table_problem(root, get_family("tictactoe"), "all") is None
 
 
 def as_version_1(path) -> None:

@@ -55,6 +55,28 @@ def test_material_lookup_finds_each_table_and_nothing_else():
         assert E.material_entry(key) == expected.get(key, -1), counts
 
 
+def test_the_king_pairs_are_those_that_can_stand_in_the_frame():
+    assert E.KING_PAIRS == (462, 1806)  # Syzygy's 462 without pawns
+    for pawnful, pairs in enumerate(E.KING_PAIRS):
+        assert (E.KING_PAIR[pawnful] >= 0).sum() == pairs
+        for pair in range(pairs):
+            wk, bk = E.KING_PAIR_SQUARES[pawnful, pair]
+            assert E.KING_PAIR[pawnful, wk * 64 + bk] == pair
+            assert max(abs(wk % 8 - bk % 8), abs(wk // 8 - bk // 8)) > 1
+            assert wk % 8 <= 3 and (pawnful or wk // 8 <= wk % 8)
+
+
+def test_kings_side_by_side_have_no_index():
+    table_id = E.TABLE_IDS["KQvKR"]
+    squares = np.array([4, 12, 0, 63, 0], dtype=np.int64)  # e1, e2: side by side
+    assert E.storage_index(table_id, squares, 0) == -1
+    squares[1] = 28  # e4: apart
+    assert E.storage_index(table_id, squares, 0) >= 0
+    codes = np.array(E.spec_of("KQvKR"), dtype=np.int8)
+    squares[1] = 12
+    assert E.locate_pieces(codes, squares, 4, 0, np.zeros(5, dtype=np.int64)) == -1
+
+
 @pytest.mark.parametrize("table", ["KQvKR", "KPvKP", "KNNvK", "KPPvK", "KBvKP", "KvK", "KQvK", "KQRvKR",
                                    "KRPvKR", "KPPPvK", "KBBBvK", "KRRvKR", "KPPvKP", "KNNvKN"])
 def test_storage_index_round_trip(table):

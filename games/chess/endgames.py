@@ -17,10 +17,12 @@ Two index spaces (GUIDE.md, "two index spaces")
 
         index = stm * per_side + ((kings * G1 + g1) * G2 + g2)
 
-    ``kings``: without pawns, the 8 board symmetries put the white king in the triangle
-    a1-d1-d4 (10 squares; if it is on the a1-h8 diagonal, the black king on or below it), so
-    ``kings = triangle(wk) * 64 + bk`` (640 values); with pawns only the left-right mirror
-    applies (white king on files a-d): ``kings = (rank * 4 + file)(wk) * 64 + bk`` (2048).
+    ``kings``: the number of the king pair among the pairs that can stand on the board
+    (not on one square, not side by side; ``KING_PAIR``), the white king's square major, the
+    black king's minor. Without pawns the 8 board symmetries put the white king in the
+    triangle a1-d1-d4 (if it is on the a1-h8 diagonal, the black king on or below it): 462
+    pairs, as Syzygy's; with pawns only the left-right mirror applies (the white king on files
+    a-d): 1806 pairs.
     ``G1, G2, G3`` are the remaining groups of like pieces (up to three): one piece takes its
     square (pawns: the square minus 8, 48 values), two or three like pieces the combinatorial
     index ``a + C(b, 2) + C(c, 3)`` of their sorted squares ``a < b < c`` (``C(64, 2)`` = 2016
@@ -53,7 +55,7 @@ STRENGTH = {"Q": 5, "R": 4, "B": 3, "N": 2, "P": 1}
 MAX_PIECES = 5
 MAX_GROUPS = MAX_PIECES - 2  # groups of like pieces besides the kings
 INDEX_SCHEME = "chess-kk-binomial"
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: the king pairs that can stand (462, 1806); 1 had 640 and 2048
 
 # --- names and specs ----------------------------------------------------------------------
 
@@ -174,7 +176,7 @@ def has_pawns(name: str) -> bool:
 
 def per_side_size(name: str) -> int:
     """Storage indices per side to move."""
-    size = 2048 if has_pawns(name) else 640
+    size = KING_PAIRS[int(has_pawns(name))]
     for _, _, values in _group_sizes(spec_of(name)):
         size *= values
     return size
@@ -182,11 +184,39 @@ def per_side_size(name: str) -> int:
 
 def index_dimensions(name: str) -> list[int]:
     """The sizes of the storage index's dimensions, fastest-varying first (module docstring):
-    the groups after the kings from the last, the black king (64), the white king (10 places
-    in the triangle, or 32 with pawns), the side to move (2)."""
+    the groups after the kings from the last, the king pair (462, or 1806 with pawns), the
+    side to move (2)."""
     groups = [values for _, _, values in _group_sizes(spec_of(name))]
-    return groups[::-1] + [64, 32 if has_pawns(name) else 10, 2]
+    return groups[::-1] + [KING_PAIRS[int(has_pawns(name))], 2]
 
+
+def _in_frame(white_king: int, black_king: int, pawnful: bool) -> bool:
+    """Whether the storage index keeps the kings where they stand (module docstring)."""
+    file, rank = white_king & 7, white_king >> 3
+    if pawnful:
+        return file <= 3
+    return file <= 3 and rank <= file \
+        and not (rank == file and (black_king >> 3) > (black_king & 7))
+
+
+def _apart(a: int, b: int) -> bool:
+    """Whether two kings on ``a`` and ``b`` can stand on the board together."""
+    return max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3))) > 1
+
+
+# The king pairs of the storage index, without pawns (row 0) and with them (row 1):
+# KING_PAIR[pawnful, wk * 64 + bk] is the pair's number (-1 for a pair outside the frame or
+# that cannot stand), KING_PAIR_SQUARES[pawnful, pair] = (wk, bk).
+KING_PAIRS = (462, 1806)
+KING_PAIR = np.full((2, 64 * 64), -1, dtype=np.int64)
+KING_PAIR_SQUARES = np.zeros((2, max(KING_PAIRS), 2), dtype=np.int64)
+for _pawnful in range(2):
+    _pairs = [(w, b) for w in range(64) for b in range(64)
+              if _in_frame(w, b, bool(_pawnful)) and _apart(w, b)]
+    assert len(_pairs) == KING_PAIRS[_pawnful]
+    for _pair, (_w, _b) in enumerate(_pairs):
+        KING_PAIR[_pawnful, _w * 64 + _b] = _pair
+        KING_PAIR_SQUARES[_pawnful, _pair] = _w, _b
 
 # Arrays for the kernels: per table id.
 N_TABLES = len(TABLES)
@@ -289,8 +319,8 @@ def transform(square, flip_file, flip_rank, diagonal):
 @nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True)
 def storage_index_packed(table, packed_squares, stm):
     """Storage index of the placement whose spec-order squares are packed 6 bits each
-    (slot i at bits 6i..6i+5; like pieces in any order) with ``stm`` to move. Applies the
-    symmetry reduction."""
+    (slot i at bits 6i..6i+5; like pieces in any order) with ``stm`` to move, -1 if the kings
+    stand side by side or on one square. Applies the symmetry reduction."""
     wk = packed_squares & 63
     bk = (packed_squares >> 6) & 63
     symmetry = FLIP_FILE if (wk & 7) > 3 else 0
@@ -302,11 +332,9 @@ def storage_index_packed(table, packed_squares, stm):
         bk_image = SYMMETRY[symmetry, bk]
         if (w >> 3) > (w & 7) or ((w >> 3) == (w & 7) and (bk_image >> 3) > (bk_image & 7)):
             symmetry |= DIAGONAL
-    w = SYMMETRY[symmetry, wk]
-    if pawnful:
-        index = ((w >> 3) * 4 + (w & 7)) * 64 + SYMMETRY[symmetry, bk]
-    else:
-        index = TRIANGLE[w] * 64 + SYMMETRY[symmetry, bk]
+    index = KING_PAIR[np.int64(pawnful), SYMMETRY[symmetry, wk] * 64 + SYMMETRY[symmetry, bk]]
+    if index < 0:  # kings side by side or on one square: no position
+        return -1
     for g in range(MAX_GROUPS):
         first = GROUPS[table, g, 0]
         count = GROUPS[table, g, 1]
@@ -350,8 +378,7 @@ def storage_index(table, squares, stm):
 def storage_unrank_packed(table, index):
     """Inverse of :func:`storage_index`: ``(side to move, squares)``, the (canonical) squares in
     spec order packed 6 bits each (slot i at bits 6i..6i+5). The side is -1 if two pieces would
-    share a square or the index is one that :func:`storage_index` never produces (a placement
-    symmetric to a canonical one); the squares are decoded all the same."""
+    share a square; the squares are decoded all the same."""
     per_side = PER_SIDE[table]
     stm = index // per_side
     rest = index % per_side
@@ -374,23 +401,14 @@ def storage_unrank_packed(table, index):
             part -= b * (b - 1) // 2
             packed |= (b + offset) << (6 * (first + 1))
         packed |= (part + offset) << (6 * first)
-    bk = rest % 64
-    kings = rest // 64
-    if PAWNFUL[table]:
-        wk = (kings // 4) * 8 + kings % 4
-    else:
-        wk = TRIANGLE_SQUARES[kings]
-    packed |= wk | (bk << 6)
+    pawnful = np.int64(PAWNFUL[table])
+    packed |= KING_PAIR_SQUARES[pawnful, rest, 0] | (KING_PAIR_SQUARES[pawnful, rest, 1] << 6)
     occupied = 0
     for i in range(COUNT[table]):
         bit = np.int64(1) << ((packed >> (6 * i)) & 63)
         if occupied & bit:
             return -1, packed
         occupied |= bit
-    # The one symmetric duplicate storage_index never produces: without pawns, the white king
-    # on the a1-h8 diagonal and the black king above it (the diagonal mirror is used instead).
-    if not PAWNFUL[table] and (wk >> 3) == (wk & 7) and (bk >> 3) > (bk & 7):
-        return -1, packed
     return stm, packed
 
 
@@ -444,8 +462,8 @@ def locate_packed(packed_codes, packed_squares, count, stm):
                 square = (packed_squares >> (6 * i)) & 63
                 spec_squares |= (square ^ 56 if swapped else square) << (6 * slot)
                 break
-    side = stm ^ 1 if swapped else stm
-    return (table << TABLE_SHIFT) | storage_index_packed(table, spec_squares, side)
+    index = storage_index_packed(table, spec_squares, stm ^ 1 if swapped else stm)
+    return -1 if index < 0 else (table << TABLE_SHIFT) | index
 
 
 @nb.njit(types.int64(CODES8, SQUARES, types.int64, types.int64, SQUARES), cache=True)
@@ -505,7 +523,8 @@ def rank_ignoring_en_passant(pos):
     if table < 0:
         return -1
     side = np.int64(pos[STATE] & types.uint64(1))
-    return (table << TABLE_SHIFT) | storage_index_packed(table, spec_squares, side ^ swapped)
+    index = storage_index_packed(table, spec_squares, side ^ swapped)
+    return -1 if index < 0 else (table << TABLE_SHIFT) | index
 
 
 @nb.njit(RANK_SIGNATURE, cache=True)

@@ -67,8 +67,8 @@ from games.table_family import (GEN_AUX, GEN_EVALUATE_SIGNATURE, GEN_INITIALISE_
                                 TABLE_SHIFT, GenerationSpace, UnmoveKernels, revisit_at,
                                 touch)
 from games.bits import atomic_decrement
-from games.value_codes import (CODE_DRAW, COUNT_BASE, GEN_FLAGGED, GEN_UNKNOWN, MOST_COUNTED,
-                               better, code_distance, count_code, is_count, is_loss,
+from games.value_codes import (CODE_DRAW, COUNT_BASE, GEN_FLAGGED, GEN_UNKNOWN, INVALID,
+                               MOST_COUNTED, better, code_distance, count_code, is_count, is_loss,
                                is_unresolved, is_win, loss_code, parent_code, rule_class, shifted,
                                stored_code, win_code)
 from runtime.borrow import borrowed
@@ -386,6 +386,8 @@ def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets
         child_squares[count] = square
         count += 1
     packed = E.locate_pieces(child_pieces, child_squares, count, 1 - stm, scratch)
+    if packed < 0:
+        return INVALID  # the kings side by side: no entry (an illegal move)
     table = packed >> TABLE_SHIFT
     if child_offsets[table] < 0:
         return -1  # a table of another group (see GEN_INITIALISE_SIGNATURE's ``first``)
