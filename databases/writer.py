@@ -6,6 +6,7 @@ versions wrote ``.<table>.h5.tmp-<pid>``): the pid and host tell whether its wri
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -128,8 +129,17 @@ def write_atomically(path: str | os.PathLike, fill) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = temporary_path(path)
     try:
-        with h5py.File(temporary, "w") as handle:
-            fill(handle)
+        try:
+            with h5py.File(temporary, "w") as handle:
+                fill(handle)
+        except (OSError, RuntimeError) as error:
+            # HDF5 reports a failed write (a full disk) with its own text, many lines long,
+            # as an OSError without an errno, or on closing as a RuntimeError
+            if f"errno = {errno.ENOSPC}," in str(error):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
+            if isinstance(error, RuntimeError):
+                raise OSError(f"cannot write {path}: {str(error).splitlines()[0]}") from None
+            raise
         with open(temporary, "rb") as handle:
             os.fsync(handle.fileno())
         os.replace(temporary, path)

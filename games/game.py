@@ -13,13 +13,6 @@ class NotationError(ValueError):
     """A position or move string that cannot be parsed, or describes something impossible."""
 
 
-def is_ascii_number(text: str) -> bool:
-    """Whether ``text`` is a non-empty run of the ASCII digits 0-9: what a count in a
-    position or on the command line may be (``str.isdigit`` also takes other scripts' digits
-    and superscripts, which ``int`` then takes or refuses)."""
-    return text.isascii() and text.isdigit()
-
-
 def resolve_kernel(kernel: Any) -> Any:
     """``kernel`` itself, or for a reference ``"module:name"`` the kernel it names (importing the
     module, which compiles or loads from numba's cache every kernel defined there)."""

@@ -245,6 +245,17 @@ def python_chess_dtz(code: int) -> int:
     return -max(distance, 1)
 
 
+def wdl50_at_clock(dtz: int, halfmoves: int) -> int:
+    """The value under the 50-move rule (2 win, 1 cursed win, 0 draw, -1 blessed loss, -2
+    loss) of a position whose python-chess DTZ is ``dtz`` (:func:`python_chess_dtz`, counted
+    from a fresh clock) with ``halfmoves`` already on its clock: the zeroing move must come
+    within the 100 plies the clock has left (Lichess's rule)."""
+    if dtz == 0:
+        return 0
+    strength = 1 if abs(dtz) + halfmoves > CURSE_PLIES else 2
+    return strength if dtz > 0 else -strength
+
+
 def encode(value: int, dtm: int) -> int:
     """The code of ``value`` (WIN/DRAW/LOSS for the side to move) reached in ``dtm`` plies."""
     if value == DRAW:

@@ -117,6 +117,15 @@ def reach(code, slot, squares, occupied):
     return piece_attacks(code % 6, squares[slot], occupied)
 
 
+@nb.njit(types.int64(I64, types.int64, types.int64), cache=True, inline="always")
+def slot_on(squares, n, square):
+    """The slot of the piece on ``square`` (a capture's victim), -1 if none."""
+    for j in range(n):
+        if squares[j] == square:
+            return j
+    return -1
+
+
 @nb.njit(types.boolean(types.int64, types.int64, types.int64, I64, I64, types.uint64,
                        types.int64), cache=True, inline="always")
 def attacked(target, by_colour, n, codes, squares, occupied, skip):
@@ -496,10 +505,7 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
             to = lsb(targets)
             targets &= targets - types.uint64(1)
             if occupied & (types.uint64(1) << types.uint64(to)):
-                captured = -1
-                for j in range(n):
-                    if squares[j] == to:
-                        captured = j
+                captured = slot_on(squares, n, to)
                 squares[i] = to
                 child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
                                            child_dtz)

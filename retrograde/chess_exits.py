@@ -23,7 +23,7 @@ from games.value_codes import INVALID, better, parent_code, wdl50
 from retrograde.chess_dtz50 import (LOSS_OLD, MISSING_CHILD, WIN_NOW, ZEROING_CLASSES, attacked,
                                     capture_child_code, capture_plans, decode_valid,
                                     fill_offsets, king_moved_index, moved_index, occupancy,
-                                    plan_row, reach)
+                                    plan_row, reach, slot_on)
 from runtime.borrow import borrowed
 
 PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
@@ -146,11 +146,8 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
-            captured = -1
-            if enemy & (types.uint64(1) << types.uint64(to)):
-                for j in range(n):
-                    if squares[j] == to:
-                        captured = j
+            captured = slot_on(squares, n, to) \
+                if enemy & (types.uint64(1) << types.uint64(to)) else -1
             squares[i] = to
             if not pawn and captured < 0:  # a quiet move: one legal one is all we need
                 if not quiet:
@@ -236,11 +233,8 @@ def best_leaving_value(table, index, codes, squares, n, children, plans):
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
-            captured = -1
-            if enemy & (types.uint64(1) << types.uint64(to)):
-                for j in range(n):
-                    if squares[j] == to:
-                        captured = j
+            captured = slot_on(squares, n, to) \
+                if enemy & (types.uint64(1) << types.uint64(to)) else -1
             promotes = pawn and (to >> 3) == last_rank
             squares[i] = to
             for k in range(4 if promotes else 1):

@@ -8,10 +8,11 @@ the prover's kernels (``go mate``, ``ProverNodes``), after ``readyok`` can alrea
 
 Nothing the reader thread does may wait for numba: ``position`` is kept as text and parsed by the
 search thread at the next ``go``; options are applied there too. ``isready`` is answered by a
-waiter thread once the search is loaded (at most ``READY_WAIT`` seconds: a cold start compiles
-for 10-40 s on two cores, a warm one loads in about a second), so a runner that waits for
-``readyok``, as UCI asks, starts its first game with the real search. A ``go`` that arrives
-before then waits for the search while the clock allows (half the time for the move) and then
+waiter thread once the search is loaded, however long that takes (a cold start compiles for
+10-40 s on two cores, a warm one loads in about a second): ``readyok`` means the real search
+plays. A ``go`` sent after an ``isready`` not yet answered is taken after it, as UCI orders
+commands (its clock starts then). A ``go`` that arrives before any ``isready``, while the
+search is loading, waits for it while the clock allows (half the time for the move) and then
 answers anyway, by python-chess's move generator: no kernel at all, since one still compiling
 holds numba's compiler lock for as long as the whole search takes to compile. So a cold start
 never loses on time; ``stop`` ends such a wait at once.
@@ -26,6 +27,8 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Iterable, NamedTuple
 
+from runtime.text import ascii_integer
+
 ENGINE_NAME = "game-solver"
 ENGINE_AUTHOR = "the game-solver developers"
 
@@ -34,7 +37,6 @@ MAX_HASH_MB = 4096
 DEFAULT_OVERHEAD_MS = 50
 MAX_OVERHEAD_MS = 5000
 DEFAULT_DATABASE_CACHE_MB = 64
-READY_WAIT = 45.0  # seconds isready waits for the search to load (runners give 60: fastchess)
 MAX_DATABASE_CACHE_MB = 65536
 DEFAULT_PROVER_NODES = 0
 MAX_PROVER_NODES = 100_000_000
@@ -134,6 +136,7 @@ def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
     """A ``go`` command's parameters, and the complaints about what was ignored."""
     command = GoCommand()
     problems = []
+    limit_asked = False  # a limit was named, even if its value is unusable
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -145,12 +148,14 @@ def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
                 command.searchmoves.append(tokens[i])
                 i += 1
         elif token in GO_INTEGERS:
+            limit_asked = True
             if i < len(tokens):
-                try:
-                    value = max(-GO_INTEGER_LIMIT, min(int(tokens[i]), GO_INTEGER_LIMIT))
-                    setattr(command, token, value if token in ("wtime", "btime", "winc", "binc") else max(0, value))
-                except ValueError:
+                value = ascii_integer(tokens[i])
+                if value is None:
                     problems.append(f"go {token}: not an integer: {tokens[i]!r}")
+                else:
+                    value = max(-GO_INTEGER_LIMIT, min(value, GO_INTEGER_LIMIT))
+                    setattr(command, token, value if token in ("wtime", "btime", "winc", "binc") else max(0, value))
                 i += 1
             else:
                 problems.append(f"go {token}: value missing")
@@ -160,7 +165,21 @@ def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
         command.depth = max(1, command.depth)
     if command.mate == 0:
         command.mate = None  # "mate 0" (or a negative count): no mate to look for
+        problems.append("go mate: no mate of 0 moves or fewer to look for")
+    if limit_asked and not _has_limit(command):
+        # what was asked cannot be done ("go mate 0", "go movetime abc"): the least search,
+        # not an endless one that only a stop would end
+        command.depth = 1
+        problems.append("go: no usable limit left: searching one ply")
     return command, problems
+
+
+def _has_limit(command: GoCommand) -> bool:
+    """Whether a ``go`` ends by itself or by the GUI's word: a limit, a clock, infinite or
+    ponder."""
+    return command.infinite or command.ponder or any(
+        getattr(command, name) is not None
+        for name in ("wtime", "btime", "depth", "nodes", "mate", "movetime"))
 
 
 class UciEngine:
@@ -185,6 +204,7 @@ class UciEngine:
         self._warm_up_error: str | None = None
         self._search_thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._quitting = threading.Event()  # quit or the end of input: nothing more to wait for
         self._ponderhit = threading.Event()
         self._ponder_budget: PonderBudget | None = None
         self._ready_waiters: list[threading.Thread] = []  # isready answers still to come
@@ -199,6 +219,7 @@ class UciEngine:
                 if not self.handle(line):
                     break
         finally:
+            self._quitting.set()
             self._finish_search()
             for waiter in self._ready_waiters:  # every isready is answered before the end
                 waiter.join()
@@ -252,13 +273,12 @@ class UciEngine:
         waiter.start()
 
     def _ready_when_loaded(self) -> None:
-        """Answer ``readyok`` once the search is loaded (or failed to), at most after
-        ``READY_WAIT`` seconds, and the tables of a new ``DatabasePath`` are open; the reader
-        goes on meanwhile (``stop``, ``quit``). Opening all 3-5-piece tables reads about 1 GB
-        of packed WDL50: done at the first ``go`` instead, that would come off its clock."""
-        deadline = time.monotonic() + READY_WAIT
+        """Answer ``readyok`` once the search is loaded (or failed to) and the tables of a new
+        ``DatabasePath`` are open; the reader goes on meanwhile (``stop``, ``quit``). Opening
+        all 3-5-piece tables reads about 1 GB of packed WDL50: done at the first ``go``
+        instead, that would come off its clock."""
         while not self._search_ready.wait(0.05):
-            if self._warm_up_error is not None or time.monotonic() > deadline:
+            if self._warm_up_error is not None or self._quitting.is_set():
                 break
         if self._search_ready.is_set() and self._warm_up_error is None and not self._searching():
             # (a search under way keeps its tables; the next go opens the new ones)
@@ -307,13 +327,16 @@ class UciEngine:
             return
         if key in SPIN_OPTIONS:
             _, least, most = SPIN_OPTIONS[key]
-            try:
-                number = int(value or "")
-            except ValueError:
+            number = ascii_integer(value or "")
+            if number is None:
                 self._complain(f"setoption {key}: not an integer: {value!r}; ignored")
                 return
+            if not least <= number <= most:
+                number = max(least, min(most, number))
+                self._complain(f"setoption {key}: {value} is outside {least}..{most}; "
+                               f"{number} taken")
             if key != "Threads":
-                self.options[key] = max(least, min(most, number))
+                self.options[key] = number
             return
         if value is None or value.lower() not in ("true", "false"):
             self._complain(f"setoption {key}: expected true or false, got {value!r}; ignored")
@@ -330,7 +353,9 @@ class UciEngine:
         self._ponderhit.clear()
         # The position is the one set when this go arrived, even if the search thread starts late.
         tokens = list(self._position_tokens)
-        self._search_thread = threading.Thread(target=self._search, args=(command, received, tokens),
+        unanswered = [waiter for waiter in self._ready_waiters if waiter.is_alive()]
+        self._search_thread = threading.Thread(target=self._search,
+                                               args=(command, received, tokens, unanswered),
                                                name="uci-search", daemon=True)
         self._search_thread.start()
 
@@ -353,8 +378,14 @@ class UciEngine:
         player.set_deadline(budget.maximum)
 
     # --- the search thread ----------------------------------------------------------------------
-    def _search(self, command: GoCommand, received: float, tokens: list[str]) -> None:
+    def _search(self, command: GoCommand, received: float, tokens: list[str],
+                unanswered: list[threading.Thread]) -> None:
         try:
+            if unanswered:
+                # an isready sent before this go is answered first; the go's clock starts then
+                while any(waiter.is_alive() for waiter in unanswered) and not self._stop.is_set():
+                    time.sleep(0.01)
+                received = time.monotonic()
             self._search_and_answer(command, received, tokens)
         except Exception as error:  # the engine must not die: report, and still answer
             self._complain(f"search failed: {type(error).__name__}: {error}")
@@ -389,6 +420,9 @@ class UciEngine:
         player = self._configured_player()
         searchmoves = [game.parse_move(position, text) for text in command.searchmoves
                        if _legal_text(game, position, text)]
+        if command.searchmoves and not searchmoves:
+            self._complain(f"go searchmoves: no legal move among "
+                           f"{' '.join(command.searchmoves)}: searching every move")
         # 'nodes 0' / 'depth 0' ask for the least search, not for none: one node, one ply
         limits = Limits(depth=None if command.depth is None else max(1, command.depth),
                         nodes=None if command.nodes is None else max(1, command.nodes),
@@ -613,9 +647,9 @@ class UciEngine:
 
     def _open_tables_while_loading(self, player) -> None:
         """Open the tables of a ``DatabasePath`` given before the search has loaded, before it
-        counts as loaded: when ``isready`` gave up waiting (a cold start past ``READY_WAIT``),
-        the first ``go`` then waits for them, or plays a move without search, instead of
-        opening them (up to 1 GB of packs, and their code's compile) on its own clock."""
+        counts as loaded: the first ``go`` of a GUI that did not wait for ``readyok`` then
+        waits for them, or plays a move without search, instead of opening them (up to 1 GB of
+        packs, and their code's compile) on its own clock."""
         try:
             self._configure_tables(player)
         except Exception as error:  # the search still plays, without tables

@@ -78,6 +78,10 @@ ISSUE_CASES = [  # the commands quoted in issue 12 and their kin: (arguments, wo
     (["perft", "chess", "startpos", "\u0663"], "non-negative integer"),
     (["search", "chess", "startpos", "--time", "\u0661"], "number of seconds"),
     (["perft", "chess", "8/8/3k4/8/8/8/8/K1Q5 w - - 0 1 junk", "1"], "6 fields"),
+    # issue 74, item 4: thread counts no machine has
+    (["build", "tictactoe", "--workers", "100000"], "between 1 and 1024"),
+    (["build", "tictactoe", "--workers", "4611686018427387904"], "between 1 and 1024"),
+    (["build", "tictactoe", "--workers", "0"], "between 1 and 1024"),
 ]
 
 
@@ -186,8 +190,18 @@ def test_check_proof_reads_database_leaves_through_solver_db(tictactoe_db, tmp_p
     assert "db" in json.loads(proof.read_text())["strategy"].split()
     checked = run_solver("check-proof", "tictactoe", str(proof), "--json", env={"SOLVER_DB": str(tictactoe_db)})
     assert checked.returncode == 0 and json.loads(checked.stdout)["valid"] is True
+    # issue 74, item 3: without the tables the proof cannot be checked, which is not INVALID
     without = run_solver("check-proof", "tictactoe", str(proof), "--json", env=no_default_tables(tmp_path))
-    assert without.returncode == 1 and "database leaf" in json.loads(without.stdout)["reason"]
+    assert_one_line_error(without, 1, "cannot check: the proof has database leaves")
+
+
+def test_search_with_solver_db_naming_a_file_says_so(files):
+    completed = run_solver("search", "tictactoe", "x...o....", "--depth", "2", "--json",
+                           env={"SOLVER_DB": str(files / "plain")})
+    assert completed.returncode == 0 and json.loads(completed.stdout)["tbhits"] == 0
+    lines = completed.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("solver: SOLVER_DB=") \
+        and lines[0].endswith("is not a directory: no tables used")
 
 
 def test_search_finds_the_tables_through_solver_db(tictactoe_db):

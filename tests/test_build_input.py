@@ -77,20 +77,34 @@ def test_an_unwritable_directory_is_one_line_with_status_1(tmp_path, monkeypatch
     assert status == 1 and err.count("\n") == 1 and "cannot write to" in err
 
 
-def test_a_read_only_filesystem_is_one_line_with_status_1(tmp_path):
-    """A real read-only mount, in a private mount namespace (skipped where that is not allowed)."""
+def build_on_a_small_mount(tmp_path, options: str) -> subprocess.CompletedProcess:
+    """``solver build tictactoe`` onto a tmpfs mounted with ``options``, in a private mount
+    namespace (the test is skipped where that is not allowed)."""
     if not shutil.which("unshare") or not shutil.which("mount"):
         pytest.skip("needs unshare and mount")
-    mount = tmp_path / "ro"
+    mount = tmp_path / "mount"
     mount.mkdir()
     command = [shutil.which("solver")] if shutil.which("solver") else [sys.executable, "-m", "solver"]
-    script = (f"mount -t tmpfs -o ro,size=1m tmpfs {mount} || exit 99; "
+    script = (f"mount -t tmpfs -o {options} tmpfs {mount} || exit 99; "
               f"exec {' '.join(command)} build tictactoe --db {mount}/db")
     run = subprocess.run(["unshare", "--mount", "--map-root-user", "sh", "-c", script],
                          capture_output=True, text=True, timeout=900)
     if run.returncode == 99 or "unshare:" in run.stderr:
-        pytest.skip(f"cannot mount a read-only filesystem here: {run.stderr.strip()}")
-    assert_one_line_error(run, 1, "cannot create", "Read-only file system")
+        pytest.skip(f"cannot mount a tmpfs here: {run.stderr.strip()}")
+    return run
+
+
+def test_a_read_only_filesystem_is_one_line_with_status_1(tmp_path):
+    """A real read-only mount."""
+    assert_one_line_error(build_on_a_small_mount(tmp_path, "ro,size=1m"), 1, "cannot create",
+                          "Read-only file system")
+
+
+def test_a_full_disk_is_one_line_naming_the_file_with_status_1(tmp_path):
+    """A real 4 KiB filesystem: HDF5's many-line report of the failed write becomes one
+    line."""
+    assert_one_line_error(build_on_a_small_mount(tmp_path, "size=4k"), 1,
+                          "No space left on device", f"{tmp_path}/mount/db/tictactoe/all.h5")
 
 
 # --- temporary files of killed builds ----------------------------------------------------------

@@ -57,3 +57,18 @@ def test_bad_input_is_one_line_with_status_2(capsys, db, argv, message):
     status, out, err = run(capsys, *argv)
     assert status == 2
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_probe_text_judges_the_50_move_rule_at_the_clock_given(capsys, tmp_path, monkeypatch):
+    # issue 74, item 3: a win 17 plies from its zeroing move is cursed with 90 plies on the
+    # clock, as `solver serve` says; the JSON keeps python-chess's fresh-count values
+    monkeypatch.setenv("SOLVER_DB", str(tmp_path))
+    assert run(capsys, "build", "chess", "KQvK")[0] == 0
+    fen = "8/8/3k4/8/8/8/8/K1Q5 w - - {} 1"
+    status, out, _ = run(capsys, "probe", "chess", fen.format(0))
+    assert status == 0 and "50-move rule: wins, zeroing distance 17 plies" in out
+    status, out, _ = run(capsys, "probe", "chess", fen.format(90))
+    assert status == 0 and "50-move rule: cursed win: drawn with 90 plies on the clock" in out
+    status, out, _ = run(capsys, "probe", "chess", fen.format(90), "--json")
+    answer = json.loads(out)
+    assert (answer["wdl"], answer["dtz"], answer["halfmove_clock"]) == (2, 17, 90)

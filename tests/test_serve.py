@@ -169,6 +169,9 @@ def test_positions_outside_the_tables_are_unknown_with_their_moves(server):
     ("fen=8/8/8/8/8/8/8/8_w_-_-_0_1", "illegal position"),
     ("fen=4k3/8/8/8/8/8/8/4KQ2_b_-_-_0_1&fen=x", None),  # a second fen is ignored
     ("fen=" + "1" * 5000, "longer than"),
+    # issue 74, item 4: counters only in the digits 0-9 (python-chess's int() takes others)
+    ("fen=4k3/8/8/8/8/8/8/4KQ2_b_-_-_%D9%A3_1", "move counters"),
+    ("fen=4k3/8/8/8/8/8/8/4KQ2_b_-_-_0_%C2%B2", "move counters"),
 ])
 def test_bad_fens_get_one_line_and_400(server, query, words):
     status, body = get(f"{server}/standard?{query}")
@@ -183,6 +186,12 @@ def test_a_request_line_too_long_for_the_server_gets_an_error_and_it_keeps_servi
     status, _ = get(f"{server}/standard?fen=" + "k" * 20000)
     assert 400 <= status < 500
     assert get(f"{server}/standard?fen={README_FEN}")[0] == 200
+
+
+def test_status_names_the_database_without_its_path(server, pawn_db):
+    # issue 74, item 5: any client could read the server's absolute path
+    status, body = get(f"{server}/status")
+    assert status == 200 and json.loads(body)["db"] == pawn_db.name and str(pawn_db) not in body
 
 
 def test_unknown_paths_and_methods(server):
@@ -260,6 +269,8 @@ def test_prove_links_a_proof_that_the_checker_accepts(server, tmp_path):
     assert get(f"{server}/proofs/../../etc/passwd")[0] == 404
     assert get(f"{server}/prove?game=go")[0] == 400
     assert get(f"{server}/prove?game=chess&position=startpos&seconds=99")[0] == 400
+    for depth in ("%C2%B2", "%D9%A3"):  # issue 74: a superscript two answered 500 with a traceback
+        assert get(f"{server}/prove?game=tictactoe&position=startpos&max_depth={depth}")[0] == 400
 
 
 def test_play_gives_the_position_after_a_move(server):
@@ -293,3 +304,61 @@ def test_serve_command_on_a_port_in_use_is_one_line_and_status_1(tmp_path):
                                 timeout=300)
     assert result.returncode == 1
     assert "address in use" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_unknown_root_has_no_numbers_beside_it():
+    # issue 74, item 4: with the tables of the moves damaged the root's category is unknown,
+    # and lila-tablebase gives its numbers as nulls then
+    import games
+    from databases.errors import DamagedTableError
+    from solver.serve.tablebase import ChessTablebase
+
+    class RootOnly:
+        """A database whose tables answer the root (White to move) and fail for its moves."""
+
+        game = games.get("chess")
+
+        def _check(self, position):
+            if " b " in self.game.format_position(position):
+                raise DamagedTableError("a damaged table")
+
+        def probe(self, position):
+            self._check(position)
+            return type("Result", (), {"dtm": 17, "wdl": 1})()
+
+        def probe_dtz(self, position):
+            self._check(position)
+            return 17
+
+    answer = ChessTablebase(RootOnly()).answer(chess.Board(README_FEN.replace("_", " ")))
+    assert answer["category"] == "unknown"
+    assert (answer["dtz"], answer["precise_dtz"], answer["dtm"]) == (None, None, None)
+    assert all(move["category"] == "unknown" and move["dtz"] is None for move in answer["moves"])
+
+
+def test_the_mainline_plays_dtz_best_moves_to_mate_as_lila_does(server, syzygy):
+    # issue 74, item 5: lila-tablebase's /standard/mainline
+    status, body = get(f"{server}/standard/mainline?fen={README_FEN}")
+    assert status == 200, body
+    answer = json.loads(body)
+    board = chess.Board(README_FEN.replace("_", " "))
+    assert answer["dtz"] == answer["precise_dtz"] == syzygy.probe_dtz(board) == 1
+    assert answer["winner"] == "w" and answer["mainline"][0]["uci"] == "h7h8q"
+    for step in answer["mainline"]:
+        before = board.copy()
+        board.push_uci(step["uci"])
+        assert step["san"] == before.san(board.peek())
+        # the winner's count never runs out: each step reaches a loss within the rule
+        assert step["dtz"] == step["precise_dtz"] and (step["dtz"] < 0) == (before.turn == chess.WHITE)
+        assert abs(step["dtz"]) + board.halfmove_clock <= 100
+        assert syzygy.probe_wdl(board) == (-2 if before.turn == chess.WHITE else 2)
+    assert board.is_checkmate() and board.turn == chess.BLACK
+
+
+def test_the_mainline_of_a_draw_is_empty_and_of_what_no_table_holds_404(server):
+    status, body = get(f"{server}/standard/mainline?fen=4k3/8/8/8/8/8/8/4K3_w_-_-_0_1")
+    assert status == 200 and json.loads(body) == {"dtz": 0, "precise_dtz": 0, "mainline": [],
+                                                  "winner": None}
+    status, body = get(f"{server}/standard/mainline?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_w_KQkq_-_0_1")
+    assert status == 404 and body.count("\n") == 1
+    assert get(f"{server}/standard/mainline?fen=garbage")[0] == 400

@@ -58,12 +58,13 @@ def test_the_chess_board_shows_the_position_and_its_moves(page):
     page.goto(page.url.split("?")[0] + "?game=chess&position=4k3/8/8/8/8/8/8/4KQ2 w - - 0 1")
     rows = move_rows(page)
     assert page.locator("#board .square").count() == 64
-    assert page.locator('[data-square="f1"]').inner_text() == "\u2655"  # the white queen
+    assert page.locator('[data-square="f1"] .piece').inner_text() == "\u2655"  # the white queen
     page.wait_for_function("document.getElementById('summary').textContent.includes('win')")
     assert "DTZ 15" in page.inner_text("#summary") and "DTM 15" in page.inner_text("#summary")
     first = rows.first.locator("td")
     assert first.nth(1).inner_text() == "win"  # the side that moves wins
-    assert first.nth(2).inner_text() == "-14"
+    # issue 74, item 5: its distances with its own sign (the answer's are the other side's)
+    assert first.nth(2).inner_text() == "14" and int(first.nth(3).inner_text()) > 0
     assert "/standard?fen=" in page.get_attribute("#json-link", "href")
 
 
@@ -107,3 +108,66 @@ def test_a_bad_position_is_one_line_on_the_page(page):
     page.fill("#position", "not a fen")
     page.click("#setup button")
     page.wait_for_function("document.getElementById('error').textContent.includes('invalid fen')")
+
+
+# --- issue 74, item 5: the page as a user reads it --------------------------------------------
+def test_the_board_has_coordinates(page):
+    page.goto(page.url.split("?")[0] + "?game=chess&position=4k3/8/8/8/8/8/8/4KQ2 w - - 0 1")
+    move_rows(page)
+    assert page.locator('[data-square="a1"] .coord.rank').inner_text() == "1"
+    assert page.locator('[data-square="a1"] .coord.file').inner_text() == "a"
+    assert page.locator('[data-square="h8"] .coord').count() == 0
+    assert page.locator("#board .coord").count() == 16  # a1 has both
+
+
+def test_a_bad_fen_keeps_the_board_it_had(page):
+    page.goto(page.url.split("?")[0] + "?game=chess&position=4k3/8/8/8/8/8/8/4KQ2 w - - 0 1")
+    move_rows(page)
+    page.fill("#position", "4k3/8/8/8/8/8/8/4KQ2 w - - x 1")
+    page.click("#setup button")
+    page.wait_for_function("document.getElementById('error').textContent !== ''")
+    assert page.locator("#board .square").count() == 64
+    assert page.locator('[data-square="f1"] .piece').inner_text() == "\u2655"
+    assert page.input_value("#position").endswith("x 1")  # left to be corrected
+    box = page.locator("#board").bounding_box()
+    assert box["width"] > 300 and box["height"] > 300
+
+
+def test_a_bad_position_as_the_first_one_shows_the_start_board(page):
+    page.goto(page.url.split("?")[0] + "?game=chess&position=garbage")
+    page.wait_for_function("document.getElementById('error').textContent.includes('invalid fen')")
+    assert page.locator("#board .square").count() == 64
+    assert page.locator("#board .piece").count() == 3
+
+
+def test_each_game_has_its_own_legend(page):
+    page.click('#games button[data-game="connect4"]')
+    page.wait_for_selector("#board .cell")
+    assert page.is_visible('.legend[data-game="solved"]')
+    assert not page.is_visible('.legend[data-game="chess"]')
+    page.click('#games button[data-game="chess"]')
+    page.wait_for_selector("#board .square")
+    assert page.is_visible('.legend[data-game="chess"]')
+    assert not page.is_visible('.legend[data-game="solved"]')
+
+
+def test_a_position_set_up_by_placing_pieces(page):
+    page.goto(page.url.split("?")[0] + "?game=chess")
+    move_rows(page)
+    page.click("#edit")
+    page.click("#clear")
+    assert page.locator("#board .piece").count() == 0
+    for piece, square in (("K", "e1"), ("Q", "f1"), ("k", "e8")):
+        page.click(f'#pieces button[data-piece="{piece}"]')
+        page.click(f'[data-square="{square}"]')
+    page.select_option("#side", "w")
+    page.click("#edit")  # done
+    page.wait_for_function("document.getElementById('position').value === '4k3/8/8/8/8/8/8/4KQ2 w - - 0 1'")
+    page.wait_for_function("document.getElementById('summary').textContent.includes('win')")
+
+
+def test_the_dtz_mainline_is_shown(page):
+    page.goto(page.url.split("?")[0] + "?game=chess&position=4k3/8/8/8/8/8/8/4KQ2 w - - 0 1")
+    move_rows(page)
+    page.wait_for_function("document.getElementById('mainline').textContent.includes('White mates')")
+    assert page.inner_text("#mainline").startswith("DTZ mainline: ")

@@ -56,7 +56,7 @@ def engine():
     engine.out, engine.err = out, err
     engine.handle("uci")
     engine.handle("isready")
-    out.wait_for(lambda line: line == "readyok")
+    out.wait_for(lambda line: line == "readyok", timeout=1800)  # a cold compile on a busy machine
     yield engine
     engine.handle("quit")
     engine.run([])
@@ -175,7 +175,8 @@ def test_parse_go_reads_every_parameter_and_reports_bad_ones():
     assert (command.depth, command.nodes, command.mate, command.movetime) == (1, 9, 3, 50)
     assert command.infinite and command.ponder and command.searchmoves == ["e2e4", "d2d4", "bogus"]
     command, problems = parse_go(["wtime", "x", "depth"])
-    assert len(problems) == 2 and command.wtime is None
+    assert len(problems) == 3 and command.wtime is None
+    assert command.depth == 1 and problems[-1] == "go: no usable limit left: searching one ply"
 
 
 def test_solver_uci_command_answers_the_handshake_at_once():
@@ -299,8 +300,11 @@ def test_a_go_during_a_cold_compile_is_answered_without_the_kernels_and_stop_at_
         process.kill()
 
 
-def test_isready_waits_for_the_search_so_the_first_go_searches():
-    # A warm cache: readyok comes once the search is loaded, and the go after it searches.
+@pytest.mark.parametrize("together", [False, True], ids=["waiting for readyok", "sent together"])
+def test_isready_waits_for_the_search_so_the_first_go_searches(together):
+    # A warm cache: readyok comes once the search is loaded, and the go after it searches. Sent
+    # with the isready before its answer (issue 74, item 1: answered "a move without search",
+    # bestmove, and only then readyok), the go is taken after the readyok.
     from solver.search.player import Limits, Player
 
     chess_game = games.get("chess")  # compiled here first: the engine's cache is warm
@@ -308,10 +312,14 @@ def test_isready_waits_for_the_search_so_the_first_go_searches():
     process = subprocess.Popen([sys.executable, "-m", "solver", "uci"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _tell(process, "uci\nisready\n")
-        _engine_lines(process, lambda line: line == "readyok")
-        _tell(process, "position startpos\ngo movetime 300\n")
-        lines = _engine_lines(process, lambda line: line.startswith("bestmove"))
+        lines = []
+        _tell(process, "uci\nisready\n" + "position startpos\ngo movetime 300\n" * together)
+        if not together:
+            lines = _engine_lines(process, lambda line: line == "readyok")
+            _tell(process, "position startpos\ngo movetime 300\n")
+        lines += _engine_lines(process, lambda line: line.startswith("bestmove"))
+        assert lines.index("uciok") < lines.index("readyok")
+        assert lines.index("readyok") < min(i for i, line in enumerate(lines) if line.startswith("info"))
         assert not any("loading" in line for line in lines)
         assert any(line.startswith("info depth") and " pv " in line for line in lines)
         _tell(process, "quit\n")
@@ -359,3 +367,54 @@ def test_a_position_extending_the_last_one_is_set_up_from_it():
             fresh_position = CHESS.play(fresh_position, CHESS.parse_move(fresh_position, text))
         assert (position == fresh_position).all() and history == fresh_history
         position[:] = 0  # the caller's copy: the next set-up must not see this
+
+
+# --- issue 74: hangs and silent acceptance ------------------------------------------------------
+@pytest.mark.parametrize("go", ["go mate 0", "go movetime abc", "go winc 100"])
+def test_a_go_whose_limits_are_unusable_is_a_one_ply_search_not_an_endless_one(engine, go):
+    engine.handle("position startpos")
+    engine.handle(go)  # no 'stop' follows: it must answer on its own
+    engine.out.wait_for(lambda line: line.startswith("bestmove"), timeout=60)
+    assert len(_bestmoves(engine)) == 1 and _bestmoves(engine)[0] != "bestmove 0000"
+    assert any("no usable limit left: searching one ply" in line for line in engine.err.lines)
+
+
+def test_spin_values_out_of_range_are_taken_with_a_word(engine):
+    for option, value, taken in (("Hash", "-1", 1), ("Move Overhead", "-50", 0),
+                                 ("DatabaseCache", "0", 1)):
+        engine.handle(f"setoption name {option} value {value}")
+        assert engine.options[option] == taken
+        assert f"{option}: {value} is outside" in engine.err.lines[-1]
+    engine.handle("setoption name Hash value \u0663")  # an Arabic-Indic three: not a UCI number
+    assert engine.options["Hash"] == 1 and "not an integer" in engine.err.lines[-1]
+
+
+def test_searchmoves_without_a_legal_move_says_so(engine):
+    engine.handle("position startpos")
+    engine.handle("go depth 2 searchmoves e7e5")
+    engine.out.wait_for(lambda line: line.startswith("bestmove"), timeout=60)
+    assert any("no legal move among e7e5: searching every move" in line for line in engine.err.lines)
+
+
+def test_the_root_prover_stops_on_stop_and_quit_through_python_chess():
+    # issue 74, item 2: with ProverNodes at its maximum, "go depth 3" from the start position
+    # proved for ever and neither stop nor quit was heard
+    import chess
+    import chess.engine
+
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "solver", "uci"], timeout=600)
+    try:
+        engine.configure({"ProverNodes": 100_000_000})  # the advertised maximum
+        with engine.analysis(chess.Board(), chess.engine.Limit(depth=3)) as analysis:
+            time.sleep(3)
+            asked = time.monotonic()
+            analysis.stop()
+            best = analysis.wait()
+            assert time.monotonic() - asked < 5 and best.move in chess.Board().legal_moves
+        engine.configure({"ProverNodes": 100_000_000})
+        engine.analysis(chess.Board(), chess.engine.Limit(depth=3))  # still proving at quit
+        time.sleep(3)
+    finally:
+        asked = time.monotonic()
+        engine.quit()
+        assert time.monotonic() - asked < 10

@@ -20,7 +20,8 @@ from games.chess import position as P
 from games.chess.makemove import play
 from games.chess.movegen import MAX_MOVES, legal_moves
 from games.chess.moves import move_origin, move_target, move_promotion
-from games.game import NotationError, is_ascii_number
+from games.game import NotationError
+from runtime.text import is_ascii_number
 
 STANDARD_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 FILES = "abcdefgh"

@@ -9,9 +9,12 @@ from pathlib import Path
 
 from databases.location import default_database_dir
 from databases.writer import COMPRESSIONS, DEFAULT_COMPRESSION
-from solver.commands.common import add_game_argument, add_json_flag, load_game, non_negative_int
+from solver.commands.common import (add_game_argument, add_json_flag, bounded_int, load_game,
+                                    non_negative_int)
 from solver.errors import UsageError
 from solver.output import emit
+
+MOST_WORKERS = 1024  # threads per build or per cluster task: more is a typing slip
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +58,7 @@ def register(subparsers) -> None:
     parser.add_argument("--pieces", type=non_negative_int, metavar="N",
                         help="build every table with at most N pieces (chess: 2 to 5)")
     add_db_argument(parser)
-    parser.add_argument("--workers", type=non_negative_int, metavar="N",
+    parser.add_argument("--workers", type=bounded_int(1, MOST_WORKERS), metavar="N",
                         help="threads to use; with --scheduler, threads per table task (default: "
                         "the cores shared out among local:N processes, or all of a remote "
                         "worker's cores). Results do not depend on it")
@@ -139,8 +142,6 @@ def run(args: argparse.Namespace) -> int:
     from retrograde.build import UnknownTableError, build_order  # here: they compile the builder
 
     family = load_family(args.game)
-    if args.workers == 0:
-        raise UsageError("--workers must be at least 1")
     root = database_root(args.db)
     try:
         build_order(family, args.tables or None, args.pieces)  # bad requests before any work
@@ -182,6 +183,11 @@ def build(args: argparse.Namespace, root: Path) -> dict:
     args.pack = args.pack and "wdl50" in metrics
     dtm = "dtm" in metrics
     if not args.scheduler:
+        import numba
+
+        if args.workers and args.workers > numba.config.NUMBA_NUM_THREADS:
+            notify(f"--workers {args.workers}: this machine runs "
+                   f"{numba.config.NUMBA_NUM_THREADS} threads; using that many")
         return build_tables(args.game, args.tables or None, root, dtz50=args.dtz50,
                             pack=args.pack, dtm=dtm, **options)
     result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options) \

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 
-from solver.commands.common import add_game_argument, add_json_flag, load_game, readable_file_path
+from databases.location import default_database_dir
+from solver.commands.common import (Failure, add_game_argument, add_json_flag, load_game,
+                                    readable_file_path)
 from solver.errors import UsageError
 from solver.output import emit
 
@@ -76,5 +78,10 @@ def _default_tables(game):
     def value(position):
         if not opened:
             opened.append(_strict_value(open_database_leaves(game, None, warn=_quiet)))
-        return opened[0](position) if opened[0] is not None else None
+        if opened[0] is None:
+            # without the tables the proof cannot be checked: that is not an invalid proof
+            raise Failure(f"cannot check: the proof has database leaves and no {game.name} "
+                          f"tables were found in {default_database_dir(None)} "
+                          f"($SOLVER_DB, else the user data directory); give --db DIR")
+        return opened[0](position)
     return value

@@ -221,6 +221,11 @@ def optional_tables_directory(explicit: str | None, game_name: str) -> tuple[Pat
     if explicit is not None:
         return named_directory(explicit, "--db"), True
     directory = default_database_dir(None)
+    if os.environ.get("SOLVER_DB") and not directory.is_dir():
+        # named by the user, if not on this command line: a slip to point out, not to pass over
+        sys.stderr.write(f"solver: SOLVER_DB={shown(os.environ['SOLVER_DB'])} is not a "
+                         f"directory: no tables used\n")
+        return None, False
     try:
         has_tables = any(directory.joinpath(game_name).glob("*.h5"))
     except OSError:

@@ -6,6 +6,8 @@ import argparse
 from databases.errors import DatabaseError
 from databases.location import default_database_dir
 from games import NotationError
+from games.value_codes import wdl50_at_clock
+from runtime.text import is_ascii_number
 from solver.commands.build import add_db_argument, load_family
 from solver.commands.common import (BATCH_HELP, add_game_argument, add_json_flag, database_errors_as_usage,
                                     named_directory, run_batch)
@@ -43,13 +45,20 @@ def answer(db: "Database", text: str) -> dict:
     except MissingTableError:
         if not game.fifty_move_plies:
             raise
-        return rule50_only(db, position)
+        return {**rule50_only(db, position), "halfmove_clock": clock_of(text)}
     move = db.best_move(position)
     answer = {"value": result.value, "dtm": result.dtm}
     if game.fifty_move_plies:
-        answer.update(rule50(db, position))
+        answer.update(rule50(db, position), halfmove_clock=clock_of(text))
     answer["best"] = game.format_move(position, move) if move is not None else None
     return answer
+
+
+def clock_of(text: str) -> int:
+    """The halfmove clock of a chess position as given (a FEN's fifth field; 0 without one),
+    read from the text the position was parsed from, which checked it."""
+    fields = text.split()
+    return int(fields[4]) if len(fields) > 4 and is_ascii_number(fields[4]) else 0
 
 
 def rule50(db: "Database", position) -> dict:
@@ -73,6 +82,7 @@ def rule50_only(db: "Database", position) -> dict:
     return {"value": value, "dtm": None, **rule, "best": None}
 
 
+# by the value under the rule at the position's clock
 RULE50_WORDS = {2: "wins", 1: "cursed win: drawn", 0: "draw", -1: "blessed loss: drawn",
                 -2: "loses"}
 
@@ -85,8 +95,12 @@ def summary(result: dict) -> str:
     elif result["dtm"] is None:
         line += " (no mate distance: the rule-free table is not built)"
     if result.get("wdl") is not None and result["value"] != "draw":
-        line += (f"; 50-move rule: {RULE50_WORDS[result['wdl']]}, zeroing distance "
-                 f"{result['dtz']} plies")
+        # the words judge the position with its own clock; the JSON's wdl and dtz, as
+        # python-chess's, a fresh one
+        clock = result.get("halfmove_clock", 0)
+        line += (f"; 50-move rule: {RULE50_WORDS[wdl50_at_clock(result['dtz'], clock)]}"
+                 + (f" with {clock} plies on the clock" if clock else "")
+                 + f", zeroing distance {result['dtz']} plies")
     elif "wdl" in result and result["wdl"] is None:
         line += "; 50-move rule: no DTZ50 table (solver build chess TABLE)"
     if result.get("best"):

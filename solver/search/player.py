@@ -273,8 +273,11 @@ class Player:
 
     # --- control from other threads ---------------------------------------------------------
     def stop(self) -> None:
-        """Ask a running search to return as soon as it can (it keeps its best move so far)."""
+        """Ask a running search to return as soon as it can (it keeps its best move so far),
+        the root prover too if it is proving."""
         self._state[ab.C_STOP] = 1
+        if self._prover is not None:
+            self._prover.search.stop()
 
     def _clear_stop(self) -> None:
         """Let the search run, unless a stop was requested: :meth:`stop` may have come before this
@@ -607,7 +610,8 @@ class Player:
                 seconds = min(seconds, limits.time - elapsed)
         worth_running = not timed or (PROVER_WINNING_SCORE <= score < MATE_BOUND and seconds > 0.002)
         if worth_running and not self._state[ab.C_STOP]:
-            mate = self.prover.root_mate(self._root_position, self._root_history, self.prover_nodes, seconds)
+            mate = self.prover.root_mate(self._root_position, self._root_history, self.prover_nodes, seconds,
+                                         lambda: self._state[ab.C_STOP] != 0)
             self._prover_seconds += time.monotonic() - started - elapsed
         if mate is None or mate.move not in root_moves:
             return None

@@ -88,9 +88,11 @@ class Prover:
         return state.mate if state is not None else None
 
     def root_mate(self, position: np.ndarray, history: Sequence[int], budget: int,
-                  seconds: float | None = None) -> ProvenMate | None:
+                  seconds: float | None = None,
+                  should_stop: Callable[[], bool] = lambda: False) -> ProvenMate | None:
         """What the prover knows of a mate for the side to move after ``budget`` more nodes (and
-        at most ``seconds``): None (no win proven yet, or none exists), or a proven win with the
+        at most ``seconds``, or until ``should_stop()``, asked between chunks of
+        ``CHUNK_NODES``): None (no win proven yet, or none exists), or a proven win with the
         shortest mate length found so far (``plies`` None until a bounded proof gives one). The
         work is resumed on the next call for the same position."""
         key = int(self.game.hash(position))
@@ -99,9 +101,9 @@ class Prover:
             state = self._cache[key] = _RootProof()
         if state.finished:
             return state.mate
-        started = time.monotonic()
+        budget = _Budget(budget, seconds, should_stop)
         if state.mate is None:
-            found = self._prove(position, history, budget, seconds, None)
+            found = self._prove_in_chunks(position, history, budget, None)
             if found.result != "proven":
                 state.finished = found.result == "disproven"
                 return None
@@ -110,12 +112,9 @@ class Prover:
             state.finished = state.high is not None and state.high <= 1  # a mate in one
         # Shorter mates: bounds of 2k - 1 plies, k one less than the shortest proof so far. An
         # attempt cut short by the budget is resumed (same bound, same table keys) by the next call.
-        while not state.finished:
-            left = seconds_left(seconds, started)
-            if left is not None and left <= 0.002:
-                break
+        while not state.finished and not budget.spent():
             moves = state.next_bound()
-            found = self._prove(position, history, budget, left, 2 * moves - 1)
+            found = self._prove_in_chunks(position, history, budget, 2 * moves - 1)
             if found.result == "proven":
                 plies = found.length if found.length is not None else 2 * moves - 1
                 state.high = min(moves, _mate_moves(plies))
@@ -160,11 +159,46 @@ class Prover:
             if should_stop() or (cap is not None and spent >= cap):
                 return found, spent
 
+    def _prove_in_chunks(self, position, history, budget: "_Budget", max_depth: int | None):
+        """A proof within what is left of ``budget``, in chunks of ``CHUNK_NODES`` (a stop or
+        the clock is seen between two; df-pn resumes from its table): the last chunk's
+        result."""
+        while True:
+            found = self._prove(position, history, budget.chunk(), budget.seconds_left(),
+                                max_depth)
+            budget.nodes -= found.nodes
+            if found.result != "unknown" or found.reason != "node limit" or budget.spent():
+                return found
+
     def _prove(self, position, history, budget, seconds, max_depth):
         found = self.search.prove(position, "win", max_nodes=max(1, int(budget)), seconds=seconds,
                                   max_depth=max_depth, history=list(history))
         self.nodes += found.nodes
         return found
+
+
+class _Budget:
+    """What a root proof may still spend: ``nodes``, the clock (``seconds`` from its start,
+    None: no clock), and a stop request (``should_stop()``)."""
+
+    def __init__(self, nodes: int, seconds: float | None, should_stop: Callable[[], bool]):
+        self.nodes = nodes
+        self._seconds = seconds
+        self._started = time.monotonic()
+        self._should_stop = should_stop
+
+    def seconds_left(self) -> float | None:
+        """Seconds left on the clock (None: no clock)."""
+        return seconds_left(self._seconds, self._started)
+
+    def chunk(self) -> int:
+        """The nodes of the next chunk."""
+        return max(1, min(self.nodes, CHUNK_NODES))
+
+    def spent(self) -> bool:
+        """Whether the nodes or the time are spent, or a stop was asked for."""
+        left = self.seconds_left()
+        return self.nodes <= 0 or (left is not None and left <= 0.002) or self._should_stop()
 
 
 def _mate_moves(plies: int | None) -> int | None:

@@ -20,8 +20,9 @@ from pathlib import Path
 
 from aiohttp import web
 
+from runtime.text import is_ascii_number
 from solver.serve.solved_games import BadRequest, ProofStore, SolvedGame, prove
-from solver.serve.tablebase import BadPosition, ChessTablebase, parse_fen
+from solver.serve.tablebase import BadPosition, ChessTablebase, NotCovered, parse_fen
 
 log = logging.getLogger("solver.serve")
 
@@ -193,6 +194,21 @@ async def standard(request: web.Request) -> web.Response:
     return web.json_response(answer)
 
 
+async def standard_mainline(request: web.Request) -> web.Response:
+    """``GET /standard/mainline?fen=``: the DTZ mainline, as lila-tablebase's; 404 where no
+    table holds the position."""
+    services = request.app[SERVICES]
+    try:
+        board = parse_fen(query(request, "fen"))
+    except BadPosition as error:
+        raise one_line(web.HTTPBadRequest, str(error)) from None
+    try:
+        answer = await services.probe_worker.run(lambda: services.chess().mainline(board))
+    except NotCovered as error:
+        raise one_line(web.HTTPNotFound, str(error)) from None
+    return web.json_response(answer)
+
+
 async def solved_game(request: web.Request, game_name: str, parameter: str) -> web.Response:
     """``/connect4?moves=`` and ``/tictactoe?position=``."""
     services = request.app[SERVICES]
@@ -231,7 +247,7 @@ async def prove_handler(request: web.Request) -> web.Response:
     max_depth = None
     if "max_depth" in request.query:
         depth = request.query["max_depth"]
-        if not depth.isdigit() or int(depth) > 100_000:
+        if not is_ascii_number(depth) or int(depth) > 100_000:
             raise one_line(web.HTTPBadRequest, "max_depth must be a whole number of plies up to 100000")
         max_depth = int(depth)
 
@@ -282,7 +298,7 @@ async def status(request: web.Request) -> web.Response:
     """``GET /status``: what the server holds and how busy it is."""
     services = request.app[SERVICES]
     return web.json_response({
-        "db": str(services.settings.db),
+        "db": Path(services.settings.db).name,  # the name only: clients see no server paths
         "queued": {"probe": services.probe_worker.queued, "solve": services.solve_worker.queued},
     })
 
@@ -320,6 +336,7 @@ def make_app(settings: ServeSettings) -> web.Application:
     for name in ("board.js", "style.css"):
         app.router.add_get(f"/static/{name}", static_file(name))
     app.router.add_get("/standard", standard)
+    app.router.add_get("/standard/mainline", standard_mainline)
     app.router.add_get("/connect4", connect4)
     app.router.add_get("/tictactoe", tictactoe)
     app.router.add_get("/prove", prove_handler)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import chess
 
 from databases.errors import DatabaseError, UnusableTableError
+from games.value_codes import wdl50_at_clock
+from runtime.text import is_ascii_number
 
 # Lichess's order of categories for the side to move, worst first; "unknown" sorts between a
 # loss and anything better (a pessimist's choice: an unknown move is never preferred to a
@@ -43,6 +45,10 @@ def opposite(category: str) -> str:
     return OPPOSITE[category]
 
 
+class NotCovered(LookupError):
+    """A position no table holds (for ``/standard/mainline``: 404)."""
+
+
 @dataclass(frozen=True)
 class TableFacts:
     """What the tables say of one position: python-chess's DTZ under the 50-move rule, the
@@ -63,7 +69,7 @@ def category(facts: TableFacts, halfmoves: int, halfmoves_before: int, board: ch
     if facts.dtz is None:
         return "unknown" if facts.wdl is None else RULE_FREE_CATEGORY[facts.wdl]
     winning = facts.dtz > 0
-    if halfmoves_before >= RULE50_PLIES or abs(facts.dtz) + halfmoves > RULE50_PLIES:
+    if halfmoves_before >= RULE50_PLIES or abs(wdl50_at_clock(facts.dtz, halfmoves)) == 1:
         return "cursed-win" if winning else "blessed-loss"
     return "win" if winning else "loss"
 
@@ -72,8 +78,13 @@ def parse_fen(text: str) -> chess.Board:
     """A legal chess position from a FEN (underscores allowed for spaces), or BadPosition."""
     if len(text) > MAX_FEN_LENGTH:
         raise BadPosition(f"fen longer than {MAX_FEN_LENGTH} characters")
+    fen = text.replace("_", " ").strip()
+    counters = fen.split()[4:]
+    if not all(is_ascii_number(counter) for counter in counters):
+        # python-chess's int() would take "٣" or "²"
+        raise BadPosition("invalid fen: the move counters must be written in the digits 0-9")
     try:
-        board = chess.Board(text.replace("_", " ").strip())
+        board = chess.Board(fen)
     except ValueError as error:
         raise BadPosition(f"invalid fen: {error}") from None
     status = board.status()
@@ -127,8 +138,33 @@ class ChessTablebase:
         root = self._position_info(board, self.facts(board), halfmoves, max(halfmoves - 1, 0))
         if moves:
             root["category"] = opposite(moves[0]["category"])
+        if root["category"] == "unknown":  # (a move's table damaged): no numbers, as lila
+            root.update(dtz=None, precise_dtz=None, dtm=None)
         root["moves"] = [strip_private(move) for move in moves]
         return root
+
+    def mainline(self, board: chess.Board) -> dict:
+        """The ``/standard/mainline`` JSON of ``board``, as lila-tablebase's: from a decided
+        position, the DTZ-best move of each side (:func:`dtz_sort_key`) until the game ends or
+        the 50-move count runs out; each step with the DTZ after it. NotCovered when no
+        DTZ50 table answers ``board``."""
+        board = board.copy(stack=False)
+        dtz = self.facts(board).dtz
+        if dtz is None:
+            raise NotCovered("no DTZ50 table holds this position")
+        mainline = []
+        while dtz != 0 and board.halfmove_clock < RULE50_PLIES and not board.is_game_over():
+            moves = [self._move_info(board, move) for move in board.legal_moves]
+            best = min(moves, key=dtz_sort_key)
+            if best["dtz"] is None:  # a table on the way cannot be read: the line stops
+                break
+            mainline.append({"uci": best["uci"], "san": best["san"], "dtz": best["dtz"],
+                             "precise_dtz": best["precise_dtz"]})
+            board.push_uci(best["uci"])
+        outcome = board.outcome()
+        winner = None if outcome is None or outcome.winner is None \
+            else "w" if outcome.winner == chess.WHITE else "b"
+        return {"dtz": dtz, "precise_dtz": dtz, "mainline": mainline, "winner": winner}
 
     def _move_info(self, board: chess.Board, move: chess.Move) -> dict:
         zeroing = board.is_zeroing(move)
@@ -164,6 +200,16 @@ class ChessTablebase:
             "dtc": None,
             "category": category(facts, halfmoves, halfmoves_before, board),
         }
+
+
+def dtz_sort_key(move: dict) -> tuple:
+    """The DTZ-best move first (the mainline's order): the worst category for the opponent,
+    mate, then for a winner a zeroing move that keeps the win (the count starts again), else
+    the quickest zeroing (the opponent's DTZ nearest 0), for a loser the slowest."""
+    dtz = move["dtz"] if move["dtz"] is not None else 0
+    winning = dtz < 0  # the opponent loses after the move
+    return (CATEGORY_RANK[move["category"]], not move["checkmate"],
+            not (winning and move["zeroing"]), -dtz)
 
 
 def tightening(metric: int | None) -> tuple:

@@ -21,7 +21,8 @@ const GLYPH = {
 };
 
 const state = { game: "chess", position: START.chess, history: [], flipped: false,
-                answer: null, selected: null, request: 0 };
+                answer: null, selected: null, request: 0, shown: null,
+                editing: false, brush: "Q" };
 const $ = (id) => document.getElementById(id);
 
 function endpoint(game, position) {
@@ -49,12 +50,44 @@ async function load() {
     const answer = JSON.parse(await fetchText(url));
     if (request !== state.request) return;  // a newer position was asked for meanwhile
     state.answer = answer;
+    state.shown = state.position;
     state.selected = null;
     render();
+    loadMainline(request);
   } catch (error) {
     if (request !== state.request) return;
     $("error").textContent = error.message;
-    $("summary").textContent = "";
+    // The board stays on the last position shown (or the game's start), never an empty one;
+    // the text typed stays in the box to be corrected.
+    const typed = $("position").value;
+    if (state.history.length && state.history[state.history.length - 1] === state.shown) {
+      state.history.pop();
+    }
+    if (state.shown === null) {
+      state.position = START[state.game];
+      state.answer = null;
+      renderBoard();
+      $("summary").textContent = "";
+    } else {
+      state.position = state.shown;
+      render();
+    }
+    $("position").value = typed;
+  }
+}
+
+async function loadMainline(request) {
+  // chess: the DTZ mainline, where a table holds the position (404 elsewhere: no line)
+  const line = $("mainline");
+  line.textContent = "";
+  if (state.game !== "chess" || !["win", "loss", "cursed-win", "blessed-loss"].includes(state.answer.category)) return;
+  try {
+    const answer = JSON.parse(await fetchText(`/standard/mainline?fen=${encodeURIComponent(state.position)}`));
+    if (request !== state.request || !answer.mainline.length) return;
+    const winner = answer.winner === "w" ? "White mates" : answer.winner === "b" ? "Black mates" : "the count runs out";
+    line.textContent = `DTZ mainline: ${answer.mainline.map((step) => step.san).join(" ")} (${winner})`;
+  } catch (error) {
+    // no mainline: the table's moves are still shown
   }
 }
 
@@ -71,6 +104,10 @@ async function playMove(move) {
   state.history.push(state.position);
   state.position = next;
   await load();
+}
+
+function moversDistance(distance) {
+  return distance === undefined || distance === null ? "" : String(-distance || 0);
 }
 
 function moveName(move) { return state.game === "chess" ? move.san : move.move; }
@@ -100,10 +137,12 @@ function render() {
     const cell = row.insertCell();
     cell.textContent = result;
     cell.className = result;
+    // the answer gives each move's distances from the side to move after it: the mover's
+    // are the same with the other sign, as its result is the other side's
     const dtz = row.insertCell();
-    dtz.textContent = move.dtz ?? "";
+    dtz.textContent = moversDistance(move.dtz);
     dtz.hidden = state.game !== "chess";
-    row.insertCell().textContent = move.dtm ?? "";
+    row.insertCell().textContent = moversDistance(move.dtm);
     row.addEventListener("click", () => playMove(move));
   }
 }
@@ -144,14 +183,29 @@ function renderChess(board) {
       if (name === state.selected) square.classList.add("from");
       if (targets.has(name)) square.classList.add("target");
       square.dataset.square = name;
-      square.textContent = pieces[name] ? GLYPH[pieces[name]] : "";
+      if (pieces[name]) {
+        const piece = document.createElement("span");
+        piece.className = "piece";
+        piece.textContent = GLYPH[pieces[name]];
+        square.appendChild(piece);
+      }
+      if (col === 0) square.appendChild(coordinate("rank", String(rank)));
+      if (row === 7) square.appendChild(coordinate("file", "abcdefgh"[file]));
       square.addEventListener("click", () => clickSquare(name));
       board.appendChild(square);
     }
   }
 }
 
+function coordinate(kind, text) {
+  const label = document.createElement("span");
+  label.className = `coord ${kind}`;
+  label.textContent = text;
+  return label;
+}
+
 function clickSquare(name) {
+  if (state.editing) { placePiece(name); return; }
   const moves = state.answer ? state.answer.moves : [];
   if (state.selected) {
     // A promotion has four moves to the same square: the queen's comes first.
@@ -161,6 +215,65 @@ function clickSquare(name) {
   }
   state.selected = moves.some((m) => m.uci.slice(0, 2) === name) ? name : null;
   renderBoard();
+}
+
+// --- setting up a chess position by placing pieces -----------------------------------------
+function placementFen(pieces) {
+  let fen = "";
+  for (let rank = 8; rank >= 1; rank--) {
+    let empty = 0;
+    for (const file of "abcdefgh") {
+      const piece = pieces[file + rank];
+      if (!piece) { empty += 1; continue; }
+      if (empty) { fen += empty; empty = 0; }
+      fen += piece;
+    }
+    if (empty) fen += empty;
+    if (rank > 1) fen += "/";
+  }
+  return fen;
+}
+
+function placePiece(name) {
+  const pieces = chessSquares(state.position);
+  if (state.brush === "x" || pieces[name] === state.brush) delete pieces[name];
+  else pieces[name] = state.brush;
+  // the side to move stays; castling and en passant go (the tables hold neither)
+  state.position = `${placementFen(pieces)} ${$("side").value} - - 0 1`;
+  $("position").value = state.position;
+  renderBoard();
+}
+
+function startEditing() {
+  state.editing = !state.editing;
+  $("edit").textContent = state.editing ? "Done" : "Edit";
+  $("palette").hidden = !state.editing;
+  state.selected = null;
+  if (state.editing) {
+    $("side").value = state.position.split(" ")[1] === "b" ? "b" : "w";
+    renderBoard();
+  } else {
+    state.history.push(state.shown ?? START.chess);
+    state.position = `${state.position.split(" ")[0]} ${$("side").value} - - 0 1`;
+    load();
+  }
+}
+
+function renderPalette() {
+  const palette = $("pieces");
+  for (const piece of ["K", "Q", "R", "B", "N", "P", "k", "q", "r", "b", "n", "p", "x"]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.piece = piece;
+    button.textContent = piece === "x" ? "\u2716" : GLYPH[piece];
+    button.title = piece === "x" ? "remove pieces" : `place ${piece === piece.toUpperCase() ? "white" : "black"} ${piece}`;
+    button.classList.toggle("selected", piece === state.brush);
+    button.addEventListener("click", () => {
+      state.brush = piece;
+      for (const other of palette.children) other.classList.toggle("selected", other === button);
+    });
+    palette.appendChild(button);
+  }
 }
 
 function renderConnect4(board) {
@@ -212,6 +325,11 @@ function selectGame(game) {
     button.classList.toggle("selected", button.dataset.game === game);
   }
   $("position-label").textContent = LABEL[game];
+  state.shown = null;
+  state.answer = null;
+  for (const legend of document.querySelectorAll(".legend")) legend.hidden = legend.dataset.game !== (game === "chess" ? "chess" : "solved");
+  $("edit").hidden = game !== "chess";
+  $("mainline").textContent = "";
   $("seconds-label").hidden = game === "chess";
   $("flip").hidden = game !== "chess";
   load();
@@ -225,6 +343,12 @@ function init() {
     if (state.history.length) { state.position = state.history.pop(); load(); }
   });
   $("flip").addEventListener("click", () => { state.flipped = !state.flipped; renderBoard(); });
+  $("edit").addEventListener("click", startEditing);
+  $("clear").addEventListener("click", () => {
+    state.position = `${placementFen({})} ${$("side").value} - - 0 1`;
+    renderBoard();
+  });
+  renderPalette();
   $("start").addEventListener("click", () => selectGame(state.game));
   $("setup").addEventListener("submit", (event) => {
     event.preventDefault();
