@@ -108,6 +108,10 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command; every exception becomes one line and an exit status."""
     prog = f"solver {args.command}"
     try:
+        if args.command != "uci":  # (the engine says it in UCI's own words)
+            from runtime import compile_notice
+
+            compile_notice.install()
         return args.run(args)
     except UsageError as error:
         report(prog, f"error: {error}")

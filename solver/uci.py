@@ -189,6 +189,9 @@ class UciEngine:
         self._output = output
         self._errors = errors
         self._print_lock = threading.Lock()
+        self._notice_lock = threading.Lock()  # the compile notice comes after uciok, once
+        self._handshaken = False  # uciok sent
+        self._compiling: str | None = None  # the compile notice, once a compile has started
         self.options = {**{name: spin[0] for name, spin in SPIN_OPTIONS.items() if name != "Threads"},
                         "Ponder": False, "UCI_Chess960": False, "DatabasePath": database_path or "",
                         **{name: _switch_default(name) for name in SWITCH_OPTIONS}}
@@ -262,7 +265,11 @@ class UciEngine:
         lines += [f"option name {name} type check default {str(_switch_default(name)).lower()}"
                   for name in SWITCH_OPTIONS]
         lines.append("uciok")
-        self._send(*lines)
+        with self._notice_lock:
+            self._send(*lines)
+            self._handshaken = True
+            if self._compiling is not None:
+                self._send(f"info string {self._compiling}")
 
     def _isready(self, _arguments) -> None:
         if self._warm_up_error is not None or (self._search_ready.is_set() and not self._tables_to_open()):
@@ -615,8 +622,20 @@ class UciEngine:
         player.search(self._game.parse_position(TABLES_WARM_UP_FEN), Limits(depth=2))
         player.new_game()  # what the throwaway search learnt (and scores of the old tables) goes
 
+    def _note_compiling(self, line: str) -> None:
+        """Say, as an ``info string``, that the kernels compile: after ``uciok``, never
+        before it."""
+        with self._notice_lock:
+            self._compiling = line
+            if self._handshaken:
+                self._send(f"info string {line}")
+
     def _warm_up(self) -> None:
         try:
+            from runtime import compile_notice
+
+            # a cold cache compiles for a minute or more: the GUI's log says why it waits
+            compile_notice.install(self._note_compiling)
             from games.chess import Chess
 
             game = Chess()

@@ -145,6 +145,40 @@ def test_help_compiles_nothing_and_a_command_only_what_it_runs(tmp_path):
     assert [name for name in kernels if not name.startswith(allowed)] == [], kernels
 
 
+def test_a_first_run_says_once_that_it_compiles_and_a_later_one_nothing(tmp_path):
+    # issue 74, item 1: a long first compile says so
+    from runtime.compile_notice import FIRST_LINE
+
+    sources = copy_sources(tmp_path / "install")
+    env = clean_environment(sources, NUMBA_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path))
+    # on a terminal (a pipe's reader is a program: nothing is added to its stderr)
+    for run, said in (("cold", f"solver: {FIRST_LINE}"), ("warm", "")):
+        status, errors = run_on_a_terminal(sources, env, "perft", "tictactoe", "startpos", "2")
+        assert status == 0 and errors.strip() == said, (run, errors)
+
+
+def run_on_a_terminal(sources: Path, env: dict, *args: str) -> tuple[int, str]:
+    """``solver ARGS`` from ``sources`` with its stderr on a pseudo-terminal: (status, what
+    it wrote there)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "solver", *args], cwd=sources, env=env,
+                               stdout=subprocess.DEVNULL, stderr=follower)
+    os.close(follower)
+    written = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO: the process closed its end
+            break
+        if not chunk:
+            break
+        written += chunk
+    os.close(leader)
+    return process.wait(timeout=600), written.decode().replace("\r\n", "\n")
+
+
 def test_a_read_only_cache_that_holds_kernels_is_used_not_recompiled(tmp_path):
     # An install whose compile cache was filled once and is read-only for its users: the
     # kernels there are loaded (from a copy in a temporary directory), none is compiled again.

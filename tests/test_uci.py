@@ -293,7 +293,16 @@ def test_a_go_during_a_cold_compile_is_answered_without_the_kernels_and_stop_at_
             board.push_uci(move)
         assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
         _tell(process, "position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo depth 9\nstop\n")
-        assert _engine_lines(process, lambda line: line.startswith("bestmove"))[-1] == "bestmove a1a8"
+        lines += _engine_lines(process, lambda line: line.startswith("bestmove"))
+        assert lines[-1] == "bestmove a1a8"
+        # issue 74, item 1: the GUI's log says why the engine waits (once, after uciok; the
+        # readyok, after the whole compile, would come later)
+        compiling = "info string compiling its kernels"
+        if not any(line.startswith(compiling) for line in lines):
+            _tell(process, "isready\n")
+            lines += _engine_lines(process, lambda line: line.startswith(compiling) or line == "readyok")
+        said = [i for i, line in enumerate(lines) if line.startswith(compiling)]
+        assert len(said) == 1 and said[0] > lines.index("uciok"), lines
         _tell(process, "quit\n")
         assert process.wait(timeout=30) == 0
     finally:
