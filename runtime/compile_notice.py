@@ -10,6 +10,7 @@ import sys
 import threading
 from typing import Callable
 
+_installed = False  # one notice per process (commands may run more than once in one)
 FIRST_LINE = ("compiling its kernels for this version of the sources (first run only; later "
               "runs load them from the cache)")
 
@@ -19,10 +20,12 @@ def install(write: Callable[[str], None] | None = None) -> None:
     (default: a line on stderr when it is a terminal). Imports numba. Nothing to say without
     a writable cache: :mod:`runtime.compile_cache` said then that kernels compile for this run
     only."""
+    global _installed
     from runtime import compile_cache
 
-    if compile_cache.note is not None:
+    if compile_cache.note is not None or _installed:
         return
+    _installed = True
     from numba.core import event
 
     class Notice(event.Listener):
