@@ -106,6 +106,23 @@ def double_push_code(table, index, codes, squares, n, pawn, stm, work, far, chil
     return best
 
 
+@nb.njit(types.uint64(I64, types.int64, I64, types.int64, types.uint64, types.uint64,
+                      types.boolean), cache=True, inline="always")
+def slot_targets(codes, i, squares, stm, occupied, own, leaving_only):
+    """The squares the piece in slot ``i`` of ``stm`` moves to: a pawn's captures and single
+    push, a piece's moves (``reach``); with ``leaving_only`` only the moves that leave the
+    table: captures, and a push that promotes."""
+    enemy = occupied & ~own
+    if codes[i] % 6 != PAWN:
+        return reach(codes[i], i, squares, occupied) & (enemy if leaving_only else ~own)
+    targets = pawn_attacks(stm, squares[i]) & enemy
+    one = squares[i] + (8 if stm == 0 else -8)
+    if not (occupied >> types.uint64(one)) & types.uint64(1) \
+            and (not leaving_only or (one >> 3) == (7 if stm == 0 else 0)):
+        targets |= types.uint64(1) << types.uint64(one)
+    return targets
+
+
 @nb.njit([types.UniTuple(types.int64, 3)(types.int64, types.int64, I64, I64, I64, types.int64,
                                          U8, U16, ZEROING_CLASSES, I64_2D, I64, types.int64),
           types.UniTuple(types.int64, 3)(types.int64, types.int64, I64, I64, I64, types.int64,
@@ -136,13 +153,7 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
             continue
         start = squares[i]
         pawn = codes[i] % 6 == PAWN
-        if pawn:
-            targets = pawn_attacks(stm, start) & enemy
-            one = start + forward
-            if not (occupied >> types.uint64(one)) & types.uint64(1):
-                targets |= types.uint64(1) << types.uint64(one)
-        else:
-            targets = reach(codes[i], i, squares, occupied) & ~own
+        targets = slot_targets(codes, i, squares, stm, occupied, own, False)
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
@@ -223,13 +234,7 @@ def best_leaving_value(table, index, codes, squares, n, children, plans):
             continue
         start = squares[i]
         pawn = codes[i] % 6 == PAWN
-        if pawn:
-            targets = pawn_attacks(stm, start) & enemy
-            one = start + (8 if stm == 0 else -8)
-            if (one >> 3) == last_rank and not (occupied >> types.uint64(one)) & types.uint64(1):
-                targets |= types.uint64(1) << types.uint64(one)
-        else:
-            targets = reach(codes[i], i, squares, occupied) & enemy
+        targets = slot_targets(codes, i, squares, stm, occupied, own, True)
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
