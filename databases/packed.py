@@ -261,7 +261,7 @@ def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
         raise FormatError(f"{path}: holds {attrs.get('game')}/{attrs.get('table')}, expected "
                           f"{family.game.name}/{table}")
     if attrs.get("index_scheme") == family.index_scheme \
-            and attrs.get("index_version") != family.index_version:
+            and not family.indexed_alike(table, attrs.get("index_version")):
         raise OutdatedPackError(f"{path}: indexed by version {attrs.get('index_version')}, "
                                 f"not {family.index_version} (solver build repacks it)")
     if attrs.get("index_scheme") != family.index_scheme \

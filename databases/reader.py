@@ -230,7 +230,7 @@ class TableFile:
         if scheme != family.index_scheme:
             raise FormatError(f"{self.path}: indexed by {scheme}, this version reads "
                               f"{family.index_scheme}")
-        if index_version != family.index_version:
+        if not family.indexed_alike(table, index_version):
             raise OldIndexError(f"{self.path}: indexed by {scheme} version {index_version}, "
                                 f"this version reads version {family.index_version} "
                                 f"(solver build rebuilds it)")

@@ -221,6 +221,11 @@ class TableFamily:
     rank_entry = None
     unmoves: UnmoveKernels | None = None  # optional: solve by un-move generation
 
+    def indexed_alike(self, table: str, version) -> bool:
+        """Whether a file of ``table`` written by ``version`` of :attr:`index_scheme` keeps
+        its entries where this version looks for them."""
+        return version == self.index_version
+
     def table_names(self, max_pieces: int | None = None) -> list[str]:
         """Every table (up to ``max_pieces`` where that means something), dependencies first."""
         raise NotImplementedError

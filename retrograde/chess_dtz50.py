@@ -168,39 +168,51 @@ def occupancy(codes, squares, n, side):
     return occupied, own
 
 
+@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, I64), cache=True,
+         inline="always")
+def peel_group(table, group, rest, offset, squares):
+    """The squares of like-piece ``group`` from the lowest digit of ``rest`` (a storage index
+    from this group's digit up; pawns' squares ``offset`` 8) into ``squares``; returns the
+    rest above that digit."""
+    values = E.GROUPS[table, group, 2]
+    first = E.GROUPS[table, group, 0]
+    if values == 64:  # a piece alone: its square by shifts, not a division
+        squares[first] = rest & 63
+        return rest >> 6
+    count = E.GROUPS[table, group, 1]
+    part = rest % values
+    if count == 3:
+        c = np.int64(E.TRIPLE_TOP[part])
+        part -= c * (c - 1) * (c - 2) // 6
+        squares[first + 2] = c + offset
+    if count >= 2:
+        b = np.int64(E.PAIR_TOP[part])
+        part -= b * (b - 1) // 2
+        squares[first + 1] = b + offset
+    squares[first] = part + offset
+    return rest // values
+
+
 @nb.njit(types.int64(types.int64, types.int64, I64), cache=True, inline="always")
 def decode_valid(table, index, squares):
     """The squares (spec order) and side to move of storage ``index``, as
-    ``storage_unrank_packed`` decodes them but without its checks (a group of one piece off
-    64 squares by shifts, not divisions): returns the side to move."""
+    ``storage_unrank_packed`` decodes them but without its checks, digit by digit from the
+    lowest (the pieces' groups, the king pair, the pawns' groups): returns the side to move."""
     per_side = E.PER_SIDE[table]
     stm = 1 if index >= per_side else 0
     rest = index - stm * per_side
     for g in range(E.MAX_GROUPS - 1, -1, -1):
-        count = E.GROUPS[table, g, 1]
-        if count == 0:
-            continue
-        first = E.GROUPS[table, g, 0]
-        values = E.GROUPS[table, g, 2]
-        if values == 64:
-            squares[first] = rest & 63
-            rest >>= 6
-            continue
-        offset = 8 if E.SPEC[table, first] % 6 == PAWN else 0
-        part = rest % values
-        rest //= values
-        if count == 3:
-            c = np.int64(E.TRIPLE_TOP[part])
-            part -= c * (c - 1) * (c - 2) // 6
-            squares[first + 2] = c + offset
-        if count >= 2:
-            b = np.int64(E.PAIR_TOP[part])
-            part -= b * (b - 1) // 2
-            squares[first + 1] = b + offset
-        squares[first] = part + offset
+        if E.GROUPS[table, g, 1] and not E.PAWN_GROUP[table, g]:
+            rest = peel_group(table, g, rest, 0, squares)
     pawnful = np.int64(E.PAWNFUL[table])
-    squares[0] = E.KING_PAIR_SQUARES[pawnful, rest, 0]
-    squares[1] = E.KING_PAIR_SQUARES[pawnful, rest, 1]
+    pairs = E.KING_PAIRS_OF[pawnful]
+    pair = rest % pairs
+    rest //= pairs
+    squares[0] = E.KING_PAIR_SQUARES[pawnful, pair, 0]
+    squares[1] = E.KING_PAIR_SQUARES[pawnful, pair, 1]
+    for g in range(E.MAX_GROUPS - 1, -1, -1):
+        if E.PAWN_GROUP[table, g]:
+            rest = peel_group(table, g, rest, 8, squares)
     return stm
 
 
@@ -283,14 +295,12 @@ def index_strides(table):
     """Per like-piece group its stride in the storage index, at ``KINGS_STRIDE_AT`` the king
     pair's, and from ``MAX_PIECES`` on per slot its group (-1 for the kings)."""
     strides = np.full(2 * E.MAX_PIECES, -1, dtype=np.int64)
-    strides[KINGS_STRIDE_AT] = E.PER_SIDE[table] // E.KING_PAIRS[np.int64(E.PAWNFUL[table])]
-    stride = 1
-    for group in range(E.MAX_GROUPS - 1, -1, -1):
+    strides[KINGS_STRIDE_AT] = E.KINGS_STRIDE[table]
+    for group in range(E.MAX_GROUPS):
         count = E.GROUPS[table, group, 1]
         if count == 0:
             continue
-        strides[group] = stride
-        stride *= E.GROUPS[table, group, 2]
+        strides[group] = E.GROUP_STRIDE[table, group]
         first = E.GROUPS[table, group, 0]
         for slot in range(first, first + count):
             strides[E.MAX_PIECES + slot] = group

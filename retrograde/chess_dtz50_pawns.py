@@ -354,25 +354,22 @@ def slice_layout(table: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(pawn strides, unit bases, inner offsets)``: each pawn group's stride, the index of
     every (side to move, king pair) with the pawn digits 0, and the offsets of every digit
     combination of the other groups (a slice's entries: a unit base, plus its pawn digits
-    times their strides, plus an inner offset)."""
+    times their strides, plus an inner offset; the pawns stand outside the king pair in the
+    index, so a unit's entries are one run)."""
     table_id = E.TABLE_IDS[table]
     per_side = int(E.PER_SIDE[table_id])
-    strides, stride = {}, 1
-    for g in range(E.MAX_GROUPS - 1, -1, -1):
-        first, count, values = (int(x) for x in E.GROUPS[table_id, g])
-        if count:
-            strides[g] = stride
-            stride *= values
-    kings_stride = stride
     pawn_strides, inner = [], np.zeros(1, dtype=np.int64)
-    for g in sorted(strides):
+    for g in range(E.MAX_GROUPS):
         first, count, values = (int(x) for x in E.GROUPS[table_id, g])
-        if E.SPEC[table_id, first] % 6 == PAWN:
-            pawn_strides.append(strides[g])
+        if not count:
+            continue
+        stride = int(E.GROUP_STRIDE[table_id, g])
+        if E.PAWN_GROUP[table_id, g]:
+            pawn_strides.append(stride)
         else:
-            inner = (inner[:, None] + np.arange(values, dtype=np.int64)[None, :] * strides[g]).ravel()
+            inner = (inner[:, None] + np.arange(values, dtype=np.int64)[None, :] * stride).ravel()
     units = np.arange(2 * KINGS, dtype=np.int64)
-    bases = (units // KINGS) * per_side + (units % KINGS) * kings_stride
+    bases = (units // KINGS) * per_side + (units % KINGS) * int(E.KINGS_STRIDE[table_id])
     return np.array(pawn_strides, dtype=np.int64), bases, np.sort(inner)
 
 

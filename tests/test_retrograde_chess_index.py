@@ -92,6 +92,48 @@ def test_storage_index_round_trip(table):
     assert valid > 1000
 
 
+@pytest.mark.parametrize("table", ["KQRvKR", "KBBBvK", "KRPvKR", "KBPvKP", "KPPvKP", "KNPPvK"])
+def test_the_generators_decoding_agrees_with_storage_unrank(table):
+    from retrograde.chess_dtz50 import decode_valid
+
+    table_id = E.TABLE_IDS[table]
+    squares = np.zeros(E.MAX_PIECES, dtype=np.int64)
+    decoded = np.zeros(E.MAX_PIECES, dtype=np.int64)
+    n = int(E.COUNT[table_id])
+    for index in np.random.default_rng(11).integers(0, 2 * E.PER_SIDE[table_id], 3000):
+        stm = E.storage_unrank(table_id, index, squares)
+        if stm >= 0:
+            assert decode_valid(table_id, index, decoded) == stm
+            assert decoded[:n].tolist() == squares[:n].tolist()
+
+
+@pytest.mark.parametrize("table", ["KQPvK", "KBPvKP", "KPPvKP", "KPPvK"])
+def test_a_pawn_slice_is_one_run_of_entries_per_side_to_move(table):
+    """The generators solve a table one placement of its pawns at a time: in the index
+    (version 3) those positions are one run per side to move, so a slice is read and written
+    where it lies, not spread over the whole table."""
+    from retrograde.chess_dtz50_pawns import slice_layout, slices
+
+    table_id = E.TABLE_IDS[table]
+    per_side = int(E.PER_SIDE[table_id])
+    pawn_strides, unit_bases, inner = slice_layout(table)
+    squares = np.zeros(E.MAX_PIECES, dtype=np.int64)
+    for _, variants in slices(table)[::97]:
+        for digits in variants:
+            entries = np.sort((unit_bases[:, None] + inner[None, :]).ravel()
+                              + int(np.dot(digits, pawn_strides)))
+            for stm in range(2):
+                run = entries[(entries >= stm * per_side) & (entries < (stm + 1) * per_side)]
+                assert run.size == run[-1] - run[0] + 1
+            pawns = None
+            for index in entries[::251]:  # the pawns stand where the slice puts them
+                E.storage_unrank(table_id, index, squares)
+                placed = tuple(int(squares[s]) for s in range(E.COUNT[table_id])
+                               if E.SPEC[table_id, s] % 6 == 0)
+                assert pawns in (None, placed)
+                pawns = placed
+
+
 @pytest.mark.parametrize("table", ["KPPPvK", "KBBBvK", "KRRvKR", "KPPvKP"])
 def test_like_pieces_in_any_order_share_an_index(table):
     table_id = E.TABLE_IDS[table]

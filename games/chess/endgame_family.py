@@ -6,9 +6,12 @@ Imports go one way: the kernels need the index, this module needs both, neither 
 """
 from __future__ import annotations
 
-from games.chess.endgames import (INDEX_SCHEME, INDEX_VERSION, MAX_PIECES, TABLE_IDS, TABLES,
-                                  dependencies_of, index_dimensions, per_side_size, rank, rank_children,
-                                  rank_ignoring_en_passant, rank_many, tables_up_to, unrank)
+import numpy as np
+
+from games.chess.endgames import (INDEX_SCHEME, INDEX_VERSION, MAX_PIECES, PAWNLESS_UNCHANGED_SINCE,
+                                  TABLE_IDS, TABLES, dependencies_of, has_pawns, index_dimensions,
+                                  per_side_size, rank, rank_children, rank_ignoring_en_passant,
+                                  rank_many, tables_up_to, unrank)
 from games.chess.position import BLACK, CASTLING, STATE, WHITE
 from games.table_family import TABLE_SHIFT, TableFamily
 
@@ -51,9 +54,15 @@ class ChessEndgames(TableFamily):
         """Storage indices of ``table`` (both sides to move)."""
         return 2 * per_side_size(table)
 
+    def indexed_alike(self, table, version):
+        """This version's index, or for a table without pawns any since
+        ``PAWNLESS_UNCHANGED_SINCE`` (only the pawns' place in the index changed since)."""
+        if not has_pawns(table) and isinstance(version, (int, np.integer)):
+            return PAWNLESS_UNCHANGED_SINCE <= version <= INDEX_VERSION
+        return version == INDEX_VERSION
+
     def index_dimensions(self, table):
-        """The storage index's dimensions, fastest first: the groups of like pieces from the
-        last, the black king's square, the white king's place, the side to move."""
+        """The storage index's dimensions, fastest first (:func:`endgames.index_dimensions`)."""
         return index_dimensions(table)
 
     def locate(self, position):

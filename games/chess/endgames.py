@@ -15,7 +15,12 @@ Two index spaces (GUIDE.md, "two index spaces")
 
     *Storage index* (what the files hold), per side to move::
 
-        index = stm * per_side + ((kings * G1 + g1) * G2 + g2)
+        index = stm * per_side + ((pawns * pairs + kings) * G1 + g1) * G2 + g2
+
+    where ``pawns`` is the mixed-radix number of the pawn groups' digits (White's group
+    first) and ``G1, G2`` are the other groups (spec order): a table's positions with one
+    placement of the pawns (a *pawn slice*, what the generators solve one at a time) are one
+    run of entries per side to move.
 
     ``kings``: the number of the king pair among the pairs that can stand on the board
     (not on one square, not side by side; ``KING_PAIR``), the white king's square major, the
@@ -23,7 +28,7 @@ Two index spaces (GUIDE.md, "two index spaces")
     triangle a1-d1-d4 (if it is on the a1-h8 diagonal, the black king on or below it): 462
     pairs, as Syzygy's; with pawns only the left-right mirror applies (the white king on files
     a-d): 1806 pairs.
-    ``G1, G2, G3`` are the remaining groups of like pieces (up to three): one piece takes its
+    The groups of like pieces (up to three; pawns and pieces alike): one piece takes its
     square (pawns: the square minus 8, 48 values), two or three like pieces the combinatorial
     index ``a + C(b, 2) + C(c, 3)`` of their sorted squares ``a < b < c`` (``C(64, 2)`` = 2016
     values for a pair, pawns ``C(48, 2)`` = 1128). Indices of impossible placements hold
@@ -55,7 +60,10 @@ STRENGTH = {"Q": 5, "R": 4, "B": 3, "N": 2, "P": 1}
 MAX_PIECES = 5
 MAX_GROUPS = MAX_PIECES - 2  # groups of like pieces besides the kings
 INDEX_SCHEME = "chess-kk-binomial"
-INDEX_VERSION = 2  # 2: the king pairs that can stand (462, 1806); 1 had 640 and 2048
+# 3: with pawns, the pawn groups outside the king pair (2 had them inside, with the pieces);
+# 2: the king pairs that can stand (462, 1806); 1 had 640 and 2048.
+INDEX_VERSION = 3
+PAWNLESS_UNCHANGED_SINCE = 2  # tables without pawns are indexed alike from this version on
 
 # --- names and specs ----------------------------------------------------------------------
 
@@ -182,12 +190,38 @@ def per_side_size(name: str) -> int:
     return size
 
 
+def _is_pawn_group(codes: list[int], first: int) -> bool:
+    return codes[first] % 6 == PAWN
+
+
 def index_dimensions(name: str) -> list[int]:
     """The sizes of the storage index's dimensions, fastest-varying first (module docstring):
-    the groups after the kings from the last, the king pair (462, or 1806 with pawns), the
-    side to move (2)."""
-    groups = [values for _, _, values in _group_sizes(spec_of(name))]
-    return groups[::-1] + [KING_PAIRS[int(has_pawns(name))], 2]
+    the groups of pieces from the last, the king pair (462, or 1806 with pawns), the groups of
+    pawns from the last, the side to move (2)."""
+    codes = spec_of(name)
+    groups = _group_sizes(codes)
+    pieces = [values for first, _, values in groups if not _is_pawn_group(codes, first)]
+    pawns = [values for first, _, values in groups if _is_pawn_group(codes, first)]
+    return pieces[::-1] + [KING_PAIRS[int(has_pawns(name))]] + pawns[::-1] + [2]
+
+
+def _strides(name: str) -> tuple[list[int], int]:
+    """Each group's stride in the storage index (spec order) and the king pair's."""
+    dimensions = index_dimensions(name)[:-1]
+    codes = spec_of(name)
+    groups = _group_sizes(codes)
+    order = [g for g, (first, _, _) in enumerate(groups) if not _is_pawn_group(codes, first)][::-1]
+    order += [-1]  # the king pair
+    order += [g for g, (first, _, _) in enumerate(groups) if _is_pawn_group(codes, first)][::-1]
+    strides = [0] * len(groups)
+    stride, kings_stride = 1, 0
+    for g, values in zip(order, dimensions):
+        if g < 0:
+            kings_stride = stride
+        else:
+            strides[g] = stride
+        stride *= values
+    return strides, kings_stride
 
 
 def _in_frame(white_king: int, black_king: int, pawnful: bool) -> bool:
@@ -208,6 +242,7 @@ def _apart(a: int, b: int) -> bool:
 # KING_PAIR[pawnful, wk * 64 + bk] is the pair's number (-1 for a pair outside the frame or
 # that cannot stand), KING_PAIR_SQUARES[pawnful, pair] = (wk, bk).
 KING_PAIRS = (462, 1806)
+KING_PAIRS_OF = np.array(KING_PAIRS, dtype=np.int64)  # for the kernels
 KING_PAIR = np.full((2, 64 * 64), -1, dtype=np.int64)
 KING_PAIR_SQUARES = np.zeros((2, max(KING_PAIRS), 2), dtype=np.int64)
 for _pawnful in range(2):
@@ -226,13 +261,20 @@ PAWNFUL = np.zeros(N_TABLES, dtype=np.bool_)
 # The groups after the kings: (first slot, count, values), zero-filled when absent.
 GROUPS = np.zeros((N_TABLES, MAX_GROUPS, 3), dtype=np.int64)
 PER_SIDE = np.zeros(N_TABLES, dtype=np.int64)
+# Each group's stride in the storage index (PAWN_GROUP: whether it holds pawns), the king pair's.
+GROUP_STRIDE = np.zeros((N_TABLES, MAX_GROUPS), dtype=np.int64)
+PAWN_GROUP = np.zeros((N_TABLES, MAX_GROUPS), dtype=np.bool_)
+KINGS_STRIDE = np.zeros(N_TABLES, dtype=np.int64)
 for _t, _name in enumerate(TABLES):
     _codes = spec_of(_name)
     SPEC[_t, :len(_codes)] = _codes
     COUNT[_t] = len(_codes)
     PAWNFUL[_t] = has_pawns(_name)
+    _group_strides, KINGS_STRIDE[_t] = _strides(_name)
     for _g, _group in enumerate(_group_sizes(_codes)):
         GROUPS[_t, _g] = _group
+        GROUP_STRIDE[_t, _g] = _group_strides[_g]
+        PAWN_GROUP[_t, _g] = _is_pawn_group(_codes, _group[0])
     PER_SIDE[_t] = per_side_size(_name)
 
 # Material key: the counts of the 10 non-king coloured pieces as digits in base KEY_BASE (a
@@ -332,9 +374,10 @@ def storage_index_packed(table, packed_squares, stm):
         bk_image = SYMMETRY[symmetry, bk]
         if (w >> 3) > (w & 7) or ((w >> 3) == (w & 7) and (bk_image >> 3) > (bk_image & 7)):
             symmetry |= DIAGONAL
-    index = KING_PAIR[np.int64(pawnful), SYMMETRY[symmetry, wk] * 64 + SYMMETRY[symmetry, bk]]
-    if index < 0:  # kings side by side or on one square: no position
+    pair = KING_PAIR[np.int64(pawnful), SYMMETRY[symmetry, wk] * 64 + SYMMETRY[symmetry, bk]]
+    if pair < 0:  # kings side by side or on one square: no position
         return -1
+    index = pair * KINGS_STRIDE[table]
     for g in range(MAX_GROUPS):
         first = GROUPS[table, g, 0]
         count = GROUPS[table, g, 1]
@@ -360,7 +403,7 @@ def storage_index_packed(table, packed_squares, stm):
                 else:
                     a, b, c = b, c, z
                 part = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
-        index = index * values + part
+        index += part * GROUP_STRIDE[table, g]
     return stm * PER_SIDE[table] + index
 
 
@@ -389,9 +432,8 @@ def storage_unrank_packed(table, index):
             continue
         first = GROUPS[table, g, 0]
         values = GROUPS[table, g, 2]
-        offset = 8 if SPEC[table, first] % 6 == PAWN else 0
-        part = rest % values
-        rest //= values
+        offset = 8 if PAWN_GROUP[table, g] else 0
+        part = (rest // GROUP_STRIDE[table, g]) % values
         if count == 3:
             c = np.int64(TRIPLE_TOP[part])
             part -= c * (c - 1) * (c - 2) // 6
@@ -402,7 +444,8 @@ def storage_unrank_packed(table, index):
             packed |= (b + offset) << (6 * (first + 1))
         packed |= (part + offset) << (6 * first)
     pawnful = np.int64(PAWNFUL[table])
-    packed |= KING_PAIR_SQUARES[pawnful, rest, 0] | (KING_PAIR_SQUARES[pawnful, rest, 1] << 6)
+    pair = (rest // KINGS_STRIDE[table]) % KING_PAIRS_OF[pawnful]
+    packed |= KING_PAIR_SQUARES[pawnful, pair, 0] | (KING_PAIR_SQUARES[pawnful, pair, 1] << 6)
     occupied = 0
     for i in range(COUNT[table]):
         bit = np.int64(1) << ((packed >> (6 * i)) & 63)

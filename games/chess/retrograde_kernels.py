@@ -1667,7 +1667,13 @@ def store_range(params, aux, start, stop, codes, out, offset):
         store_like_group_last(table, n, spec, powers, domain, start, stop, codes, out, offset,
                               squares)
         return
-    if pawnful and spec[last - 1] == spec[last] and spec[powers[n + 1]] == spec[last]:
+    # The runs below need the last slot's group to be the storage index's lowest digit: with
+    # pawns, the pawns' groups stand above the king pair (index version 3).
+    last_group = 0
+    while last_group + 1 < E.MAX_GROUPS and E.GROUPS[table, last_group + 1, 1] > 0:
+        last_group += 1
+    lowest = E.GROUP_STRIDE[table, last_group] == 1
+    if pawnful and spec[last - 1] == spec[last] and spec[powers[n + 1]] == spec[last] and lowest:
         store_pawn_group_last(table, n, spec, powers, domain, start, stop, codes, out, offset,
                               squares)
         return
@@ -1678,7 +1684,7 @@ def store_range(params, aux, start, stop, codes, out, offset):
     # (invalid), as storage wants.
     square_offset = 8 if spec[last] % 6 == PAWN else 0
     run_length = PAWN_RADIX if square_offset else SQUARE_RADIX
-    runs = spec[last] != spec[last - 1]
+    runs = spec[last] != spec[last - 1] and lowest
     anchor_last = pawnful and powers[n + 1] == last
     last_radix = powers[n + 2 + last]
     per_side = E.PER_SIDE[table]
