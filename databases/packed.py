@@ -73,10 +73,12 @@ MOST_EXITS = 8  # captures and promotions followed from one probe (five pieces n
 BYTES = types.Array(types.uint8, 1, "C")
 I64_1D = types.Array(types.int64, 1, "C")
 # (stream, offsets, first block of each table, decoded-block cache, its tags, scratch positions,
-# scratch moves, the cache's decoders: a row of DECODER_WORDS then the block's probabilities)
+# scratch moves, the cache's decoders: a row of DECODER_WORDS then the block's probabilities,
+# each table's pack order: TableFamily.pack_order's (inner, run))
 PACKS = types.Tuple((BYTES, I64_1D, I64_1D, types.Array(types.uint8, 2, "C"), I64_1D,
                      types.Array(types.uint64, 2, "C"), types.Array(types.int32, 2, "C"),
-                     types.Array(types.int64, 2, "C"), types.Array(types.uint16, 2, "C")))
+                     types.Array(types.int64, 2, "C"), types.Array(types.uint16, 2, "C"),
+                     types.Array(types.int64, 2, "C")))
 
 
 @nb.njit(types.boolean(PACKS, types.int64), cache=True, inline="always")
@@ -87,17 +89,34 @@ def is_packed(packs, packed):
     return packed >= 0 and table_id < first_block.shape[0] and first_block[table_id] >= 0
 
 
+@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
+def pack_place(index, inner, run):
+    """Where entry ``index`` of an index ``[sides, inner, run]`` stands in a pack ordered
+    ``[sides, run, inner]`` (``TableFamily.pack_order``)."""
+    outer = index // run
+    return ((outer // inner) * run + index % run) * inner + outer % inner
+
+
+def to_pack_order(values: np.ndarray, inner: int, run: int) -> np.ndarray:
+    """A table's entries (index order) in its pack's order (:func:`pack_place`)."""
+    if inner == 1:
+        return values
+    return np.ascontiguousarray(values.reshape(-1, inner, run).transpose(0, 2, 1)).ravel()
+
+
 @nb.njit(types.int64(PACKS, types.int64), cache=True, nogil=True)
 def stored_value(packs, packed):
     """The stored WDL50 of entry ``packed`` (``table << TABLE_SHIFT | index``), without its
     exits, or ``NOT_PACKED``."""
-    stream, offsets, first_block, cache, tags, _, _, decoders, probabilities = packs
+    stream, offsets, first_block, cache, tags, _, _, decoders, probabilities, orders = packs
     if not is_packed(packs, packed):
         return NOT_PACKED
-    first = first_block[packed >> TABLE_SHIFT]
+    table_id = packed >> TABLE_SHIFT
+    first = first_block[table_id]
     model = offsets[first] - MODEL_BYTES  # at the head of the table's stream
     d0, d1, d2 = read_dimensions(stream, model)
-    block, place = tile_of(d0, d1, d2, packed & INDEX_MASK)
+    block, place = tile_of(d0, d1, d2, pack_place(packed & INDEX_MASK, orders[table_id, 0],
+                                                  orders[table_id, 1]))
     block += first
     slot = block & (cache.shape[0] - 1)
     if tags[slot] != block:
@@ -165,11 +184,12 @@ def probe_packed(exit_moves, play, rank, packs, pos, depth):
 def with_own_cache(packs, slots):
     """``packs`` with a decoded-block cache of ``slots`` blocks (their decoders too) and
     scratch rows of its own: for a probe on another thread."""
-    stream, offsets, first_block, cache, _, positions, moves, decoders, probabilities = packs
+    stream, offsets, first_block, cache, _, positions, moves, decoders, probabilities, orders \
+        = packs
     return (stream, offsets, first_block, np.zeros((slots, cache.shape[1]), dtype=np.uint8),
             np.full(slots, -1, dtype=np.int64), np.zeros_like(positions), np.zeros_like(moves),
             np.zeros((slots, decoders.shape[1]), dtype=np.int64),
-            np.zeros((slots, probabilities.shape[1]), dtype=np.uint16))
+            np.zeros((slots, probabilities.shape[1]), dtype=np.uint16), orders)
 
 
 def no_packs() -> tuple:
@@ -177,7 +197,8 @@ def no_packs() -> tuple:
     return (np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64),
             np.zeros((1, 1), dtype=np.uint8), np.full(1, -1, dtype=np.int64),
             np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32),
-            np.zeros((1, DECODER_WORDS), dtype=np.int64), np.zeros((1, 1), dtype=np.uint16))
+            np.zeros((1, DECODER_WORDS), dtype=np.int64), np.zeros((1, 1), dtype=np.uint16),
+            np.ones((1, 2), dtype=np.int64))
 
 
 def scratch_rows(game) -> tuple[np.ndarray, np.ndarray]:
@@ -268,7 +289,7 @@ def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
             or attrs.get("entries") != family.size(table) \
             or attrs.get("block_entries") != BLOCK_ENTRIES \
             or tuple(np.asarray(attrs.get("dimensions", ())).tolist()) \
-            != model_dimensions(family.index_dimensions(table)):
+            != model_dimensions(family.pack_dimensions(table)):
         raise FormatError(f"{path}: another index or block layout (rebuild it with solver "
                           "build --force)")
 
@@ -282,6 +303,7 @@ class PackedTables:
         self.family = family
         names = family.table_names()
         self.first_block = np.full(len(names), -1, dtype=np.int64)
+        self.orders = np.ones((max(1, len(names)), 2), dtype=np.int64)
         self.unusable: dict[str, str] = {}
         self.outdated: list[str] = []
         streams, offsets, start, blocks = [], [np.zeros(1, dtype=np.int64)], 0, 0
@@ -299,6 +321,7 @@ class PackedTables:
             streams.append(stream)
             offsets.append(table_offsets[1:] + start)
             self.first_block[table_id] = blocks
+            self.orders[table_id] = family.pack_order(table)
             # The table's model heads its stream: the block before it (another table's
             # last) takes it into its extent, which keeps the offsets one array (a decoder
             # stops at the end of its own code), and its first block starts after it.
@@ -328,7 +351,7 @@ class PackedTables:
     def kernel_tuple(self) -> tuple:
         """The arrays :func:`probe_packed` reads."""
         return (self.stream, self.offsets, self.first_block, self.cache, self.tags,
-                self.positions, self.moves, self.decoders, self.probabilities)
+                self.positions, self.moves, self.decoders, self.probabilities, self.orders)
 
     def wdl50(self, position: np.ndarray) -> int | None:
         """The WDL50 of ``position`` (python-chess's values), or None when no pack holds it

@@ -1,8 +1,8 @@
 """The coder of packed WDL50 blocks (:mod:`databases.packed`): an adaptive binary range coder
 whose model is each entry's neighbours in the table's index.
 
-A table's index is a product of dimensions (``TableFamily.index_dimensions``; chess: the last
-group of like pieces fastest, then the group before, then the kings). Entries one step apart
+A table's index is a product of dimensions (in the pack's order: ``TableFamily.pack_dimensions``;
+chess: the pawns' groups fastest, then the other groups from the last, then the kings). Entries one step apart
 in a dimension hold positions one piece move apart, and mostly the same value: an image in
 three or more dimensions, of which DEFLATE sees only the repeated strings.
 

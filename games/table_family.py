@@ -252,6 +252,17 @@ class TableFamily:
         WDL50's coder predicts from them). Without it, one dimension: the whole index."""
         return [self.size(table)]
 
+    def pack_order(self, table: str) -> tuple[int, int]:
+        """``(inner, run)``: the packed WDL50 keeps the index's entries in another order when
+        the index is ``[sides, inner, run]`` (slowest first) and the pack's ``[sides, run,
+        inner]`` (entry ``(s * inner + i) * run + r`` is the pack's ``(s * run + r) * inner
+        + i``), so that :meth:`pack_dimensions` are its fastest. ``(1, 1)``: the same order."""
+        return 1, 1
+
+    def pack_dimensions(self, table: str) -> list[int]:
+        """:meth:`index_dimensions` in the pack's order (:meth:`pack_order`)."""
+        return self.index_dimensions(table)
+
     def locate(self, position: np.ndarray) -> tuple[str, int]:
         """(table, index) of ``position``; KeyError with a one-line reason if not covered."""
         packed = int(self.rank(position))

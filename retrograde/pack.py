@@ -28,7 +28,7 @@ from numba import prange, types
 from databases import format as F
 from databases.location import DTZ50, WDL50, table_path
 from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PACKS, WDL50_OFFSET, PackedTables,
-                              probe_packed, with_own_cache, write_pack)
+                              probe_packed, to_pack_order, with_own_cache, write_pack)
 from databases.reader import TableFile
 from databases.wdl_coder import (block_count, encode_blocks, encode_bound, model_dimensions,
                                  table_model, tile_values)
@@ -246,8 +246,9 @@ def pack_table(root, family, table: str, *, progress=None) -> dict:
         source_crc32 = int(source.attrs["content_crc32"])
     finally:
         source.close()
-    dimensions = model_dimensions(family.index_dimensions(table))
+    dimensions = model_dimensions(family.pack_dimensions(table))
     blocks = block_count(dimensions, entries)
+    values = to_pack_order(values, *family.pack_order(table))
     tiled = np.empty(blocks * BLOCK_ENTRIES, dtype=np.uint8)
     tile_values(values, *dimensions, tiled)
     del values

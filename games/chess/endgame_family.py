@@ -10,7 +10,7 @@ import numpy as np
 
 from games.chess.endgames import (INDEX_SCHEME, INDEX_VERSION, MAX_PIECES, PAWNLESS_UNCHANGED_SINCE,
                                   TABLE_IDS, TABLES, dependencies_of, has_pawns, index_dimensions,
-                                  per_side_size, rank, rank_children, rank_ignoring_en_passant,
+                                  pack_dimensions, pawn_placements, per_side_size, rank, rank_children, rank_ignoring_en_passant,
                                   rank_many, tables_up_to, unrank)
 from games.chess.position import BLACK, CASTLING, STATE, WHITE
 from games.table_family import TABLE_SHIFT, TableFamily
@@ -53,6 +53,17 @@ class ChessEndgames(TableFamily):
     def size(self, table):
         """Storage indices of ``table`` (both sides to move)."""
         return 2 * per_side_size(table)
+
+    def pack_order(self, table):
+        """The pawns' digits fastest in the pack (in the index they are slowest, so that a
+        pawn slice is one run for the generators): a pawn's moves are the neighbours the
+        coder predicts best from (KQBPvK's pack is a third smaller than in the index's order)."""
+        placements = pawn_placements(table)
+        return placements, per_side_size(table) // placements
+
+    def pack_dimensions(self, table):
+        """The pack's dimensions, fastest first (:func:`endgames.pack_dimensions`)."""
+        return pack_dimensions(table)
 
     def indexed_alike(self, table, version):
         """This version's index, or for a table without pawns any since

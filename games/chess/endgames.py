@@ -40,7 +40,7 @@ looks one ply ahead (see ``needs_children``).
 from __future__ import annotations
 
 from itertools import combinations, combinations_with_replacement
-from math import comb
+from math import comb, prod
 
 import numba as nb
 import numpy as np
@@ -203,6 +203,22 @@ def index_dimensions(name: str) -> list[int]:
     pieces = [values for first, _, values in groups if not _is_pawn_group(codes, first)]
     pawns = [values for first, _, values in groups if _is_pawn_group(codes, first)]
     return pieces[::-1] + [KING_PAIRS[int(has_pawns(name))]] + pawns[::-1] + [2]
+
+
+def pawn_placements(name: str) -> int:
+    """How many values the pawns' digits take together (1 without pawns)."""
+    codes = spec_of(name)
+    return prod(values for first, _, values in _group_sizes(codes) if _is_pawn_group(codes, first))
+
+
+def pack_dimensions(name: str) -> list[int]:
+    """The packed WDL50's dimensions, fastest first: :func:`index_dimensions` with the pawns'
+    groups moved first (``ChessEndgames.pack_order``)."""
+    codes = spec_of(name)
+    groups = _group_sizes(codes)
+    pawns = [values for first, _, values in groups if _is_pawn_group(codes, first)]
+    pieces = [values for first, _, values in groups if not _is_pawn_group(codes, first)]
+    return pawns[::-1] + pieces[::-1] + [KING_PAIRS[int(has_pawns(name))], 2]
 
 
 def _strides(name: str) -> tuple[list[int], int]:
