@@ -12,7 +12,8 @@ import pytest
 from databases import open_database
 from databases.families import get_family
 from databases.location import DTZ50, WDL50, table_path
-from databases.packed import BLOCK_ENTRIES, NOT_PACKED, PackedTables, probe_packed, read_pack, stored_value
+from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PackedTables, pack_place, probe_packed, read_pack,
+                              stored_value, to_pack_order)
 from databases.wdl_coder import (BLOCK, CONTEXTS, CORRUPT, DECODER_WORDS, MODEL_BYTES, PLACES, TILE,
                                  block_count, decode_block, decode_until, encode_blocks,
                                  encode_bound, model_dimensions, start_decoding, table_model,
@@ -100,6 +101,26 @@ def test_the_decoder_reports_a_truncated_stream_and_survives_damage():
         out = np.zeros(BLOCK, dtype=np.uint8)
         assert decode_block(damaged, 0, start, stop, out) in (BLOCK, CORRUPT)
         assert out.max() <= 4
+
+
+@pytest.mark.parametrize("table", ["KQvKR", "KPvK", "KRvKP", "KPPvK", "KPvKP"])
+def test_a_pack_holds_the_pawns_digits_fastest(table):
+    """The index keeps the pawns' digits slowest (a pawn slice is one run for the generators),
+    the pack fastest (what its coder predicts from best): every entry lands where the probe
+    looks for it, and the pack's dimensions are the index's, the pawns' first."""
+    from games.chess import endgames as E
+
+    inner, run = FAMILY.pack_order(table)
+    size = FAMILY.size(table)
+    assert inner * run * 2 == size
+    assert int(np.prod(FAMILY.pack_dimensions(table))) == size
+    assert sorted(FAMILY.pack_dimensions(table)) == sorted(FAMILY.index_dimensions(table))
+    pawn_groups = int(E.PAWN_GROUP[E.TABLE_IDS[table]].sum())
+    assert inner == E.pawn_placements(table) == int(np.prod(FAMILY.pack_dimensions(table)[:pawn_groups]))
+    values = np.arange(size, dtype=np.int64)
+    packed = to_pack_order(values, inner, run)
+    for index in np.random.default_rng(3).integers(0, size, 2000):
+        assert packed[pack_place(int(index), inner, run)] == index
 
 
 @pytest.mark.parametrize("dimensions", [(64, 64, 64), (48, 64, 10), (1128, 64, 32), (64, 64, 1)])
