@@ -160,12 +160,23 @@ def run(args: argparse.Namespace) -> int:
     where = f" on {args.scheduler}" if args.scheduler else ""
     emit(result, args.json,
          lambda r: f"built {len(r['built'])} table(s)"
-                   + (f" ({len(r['rebuilt'])} replacing damaged files)" if "rebuilt" in r else "")
+                   + replaced_text(r.get("rebuilt", {}))
                    + f", skipped {len(r['skipped'])} already built"
                    + (f", {len(r['dtz50_built'])} DTZ50 table(s)" if r.get("dtz50_built") else "")
                    + (f", {len(r['packed'])} WDL50 pack(s)" if r.get("packed") else "")
                    + f", in {r['seconds']:.1f} s ({root}){where}")
     return 0
+
+
+def replaced_text(rebuilt: dict) -> str:
+    """The summary's note on the tables built over unusable files: damaged, or of an older
+    index (``rebuilt``: table -> why)."""
+    from retrograde.tables import OLD_INDEX
+
+    older = sum(why == OLD_INDEX for why in rebuilt.values())
+    parts = [f"{len(rebuilt) - older} replacing damaged files"] if len(rebuilt) > older else []
+    parts += [f"{older} replacing tables of an older index"] if older else []
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def build(args: argparse.Namespace, root: Path) -> dict:
