@@ -190,52 +190,50 @@ def per_side_size(name: str) -> int:
     return size
 
 
-def _is_pawn_group(codes: list[int], first: int) -> bool:
-    return codes[first] % 6 == PAWN
+def _groups_by_kind(name: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(pieces, pawns)``: the like-piece groups of each kind as ``(group, values)``, in
+    spec order."""
+    codes = spec_of(name)
+    pieces, pawns = [], []
+    for g, (first, _, values) in enumerate(_group_sizes(codes)):
+        (pawns if codes[first] % 6 == PAWN else pieces).append((g, values))
+    return pieces, pawns
 
 
 def index_dimensions(name: str) -> list[int]:
     """The sizes of the storage index's dimensions, fastest-varying first (module docstring):
     the groups of pieces from the last, the king pair (462, or 1806 with pawns), the groups of
     pawns from the last, the side to move (2)."""
-    codes = spec_of(name)
-    groups = _group_sizes(codes)
-    pieces = [values for first, _, values in groups if not _is_pawn_group(codes, first)]
-    pawns = [values for first, _, values in groups if _is_pawn_group(codes, first)]
-    return pieces[::-1] + [KING_PAIRS[int(has_pawns(name))]] + pawns[::-1] + [2]
+    pieces, pawns = _groups_by_kind(name)
+    return [values for _, values in pieces[::-1]] + [KING_PAIRS[int(has_pawns(name))]] \
+        + [values for _, values in pawns[::-1]] + [2]
 
 
 def pawn_placements(name: str) -> int:
     """How many values the pawns' digits take together (1 without pawns)."""
-    codes = spec_of(name)
-    return prod(values for first, _, values in _group_sizes(codes) if _is_pawn_group(codes, first))
+    return prod(values for _, values in _groups_by_kind(name)[1])
 
 
 def pack_dimensions(name: str) -> list[int]:
     """The packed WDL50's dimensions, fastest first: :func:`index_dimensions` with the pawns'
     groups moved first (``ChessEndgames.pack_order``)."""
-    codes = spec_of(name)
-    groups = _group_sizes(codes)
-    pawns = [values for first, _, values in groups if _is_pawn_group(codes, first)]
-    pieces = [values for first, _, values in groups if not _is_pawn_group(codes, first)]
-    return pawns[::-1] + pieces[::-1] + [KING_PAIRS[int(has_pawns(name))], 2]
+    pieces, pawns = _groups_by_kind(name)
+    return [values for _, values in pawns[::-1] + pieces[::-1]] \
+        + [KING_PAIRS[int(has_pawns(name))], 2]
 
 
 def _strides(name: str) -> tuple[list[int], int]:
     """Each group's stride in the storage index (spec order) and the king pair's."""
-    dimensions = index_dimensions(name)[:-1]
-    codes = spec_of(name)
-    groups = _group_sizes(codes)
-    order = [g for g, (first, _, _) in enumerate(groups) if not _is_pawn_group(codes, first)][::-1]
-    order += [-1]  # the king pair
-    order += [g for g, (first, _, _) in enumerate(groups) if _is_pawn_group(codes, first)][::-1]
-    strides = [0] * len(groups)
-    stride, kings_stride = 1, 0
-    for g, values in zip(order, dimensions):
-        if g < 0:
-            kings_stride = stride
-        else:
-            strides[g] = stride
+    pieces, pawns = _groups_by_kind(name)
+    strides = [0] * (len(pieces) + len(pawns))
+    stride = 1
+    for g, values in pieces[::-1]:
+        strides[g] = stride
+        stride *= values
+    kings_stride = stride
+    stride *= KING_PAIRS[int(has_pawns(name))]
+    for g, values in pawns[::-1]:
+        strides[g] = stride
         stride *= values
     return strides, kings_stride
 
@@ -290,7 +288,7 @@ for _t, _name in enumerate(TABLES):
     for _g, _group in enumerate(_group_sizes(_codes)):
         GROUPS[_t, _g] = _group
         GROUP_STRIDE[_t, _g] = _group_strides[_g]
-        PAWN_GROUP[_t, _g] = _is_pawn_group(_codes, _group[0])
+        PAWN_GROUP[_t, _g] = _codes[_group[0]] % 6 == PAWN
     PER_SIDE[_t] = per_side_size(_name)
 
 # Material key: the counts of the 10 non-king coloured pieces as digits in base KEY_BASE (a
