@@ -14,6 +14,7 @@ largest peak, the size on disk, and the slowest tables.
 
     python scripts/bench_build_all.py --db DIR --out docs/results/build5.jsonl
     python scripts/bench_build_all.py --db DIR --out docs/results/build5.jsonl --report
+    python scripts/bench_build_all.py --out NEW.jsonl --report --baseline OLD.jsonl  # beside
 
 ``--metrics wdl50,dtz50`` times what the search and the server use, without the rule-free
 tables: each table's DTZ50 table and its pack (the one-byte generators need only the
@@ -134,6 +135,28 @@ def report(rows: list[dict], total: int) -> None:
                                 for row in sorted(rows, key=lambda r: -r["seconds"])[:8]))
 
 
+def compare(rows: list[dict], baseline: list[dict]) -> None:
+    """Print the tables recorded in both runs (rows of the same commit in both left out: a
+    resumed run may carry rows over), each one's wall and CPU time against the baseline's,
+    and their sums."""
+    before = {row["table"]: row for row in baseline}
+    pairs = [(row, before[row["table"]]) for row in rows if row["table"] in before
+             and row.get("commit") != before[row["table"]].get("commit")]
+    if not pairs:
+        print("no table measured in both runs")
+        return
+    print(f"{'table':8s} {'wall s':>8s} {'before':>8s} {'x':>5s} {'cpu s':>8s} {'before':>8s} {'x':>5s}")
+    for row, old in pairs:
+        print(f"{row['table']:8s} {row['seconds']:8.1f} {old['seconds']:8.1f} "
+              f"{old['seconds'] / row['seconds']:5.2f} {row['cpu_seconds']:8.1f} "
+              f"{old['cpu_seconds']:8.1f} {old['cpu_seconds'] / row['cpu_seconds']:5.2f}")
+    wall, old_wall = (sum(r["seconds"] for r in side) for side in zip(*pairs))
+    cpu, old_cpu = (sum(r["cpu_seconds"] for r in side) for side in zip(*pairs))
+    print(f"{len(pairs)} tables: wall {wall:,.0f} s against {old_wall:,.0f} s "
+          f"({old_wall / wall:.2f}x faster), CPU {cpu:,.0f} s against {old_cpu:,.0f} s "
+          f"({old_cpu / cpu:.2f}x)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pieces", type=int, default=5)
@@ -142,6 +165,8 @@ def main() -> int:
                         help="JSON lines, one per table (appended; the run resumes from it)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--report", action="store_true", help="summarise --out and stop")
+    parser.add_argument("--baseline", type=Path,
+                        help="with --report: another run's JSON lines, table by table beside")
     parser.add_argument("--metrics", default=DTM_ONLY, choices=[DTM_ONLY, DTZ50_ONLY, ALL],
                         help="dtm: the rule-free tables (the default); wdl50,dtz50: the DTZ50 "
                              "tables and their packs alone; all: both, each table's DTZ50 "
@@ -159,6 +184,8 @@ def main() -> int:
     rows = recorded(out)
     if args.report:
         report(rows, len(tables))
+        if args.baseline:
+            compare(rows, recorded(args.baseline))
         return 0
     if not args.db:
         parser.error("--db is needed to build")
