@@ -13,8 +13,8 @@ from databases.location import DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent, table_log
-from retrograde.tables import (MISSING, OLD_INDEX, ChildLoader, load_children, read_codes,
-                               table_problem)
+from retrograde.tables import (MISSING, OLD_INDEX, ChildLoader, ChildrenByGroup, load_children,
+                               read_codes, table_problem)
 from retrograde.unmove import solve_by_unmoves
 
 GENERATOR = "solver-retrograde"
@@ -126,10 +126,16 @@ def solve_table(family, table: str, root, progress) -> tuple:
     un-moves by the un-move engine, the rest forward."""
     if family.game.name == "chess":
         from retrograde import chess_dtm, chess_dtm_pawns
+        from retrograde.chess_promotion_runs import promotion_runs
 
-        children, offsets, _ = load_children(root, family, family.dependencies(table))
-        generator = chess_dtm_pawns if "P" in table else chess_dtm
-        return generator.solve(table, children, offsets, progress,
+        if "P" in table:  # its promotion children read by advancement group
+            children = ChildrenByGroup(root, family, family.dependencies(table),
+                                       promotion_runs(table))
+            return chess_dtm_pawns.solve(table, children.codes, children.offsets, progress,
+                                         own_dtz50(root, table),
+                                         children.before_group), "two-byte"
+        codes, offsets, _ = load_children(root, family, family.dependencies(table))
+        return chess_dtm.solve(table, codes, offsets, progress,
                                own_dtz50(root, table)), "two-byte"
     if family.unmoves is not None:
         children = ChildLoader(root, family, family.dependencies(table))

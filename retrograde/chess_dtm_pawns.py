@@ -212,10 +212,12 @@ def solve_slices(table, work, slice_bases, variants, inner, strides, child_dtm, 
 
 
 def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
-          progress, outcomes=None) -> np.ndarray:
+          progress, outcomes=None, before_group=None) -> np.ndarray:
     """The DTM codes (``uint16``, storage index) of the chess ``table`` with pawns, slice by
     slice, from its children's DTM codes and, where ``outcomes`` reads them, its own DTZ50
-    codes (as :func:`retrograde.chess_dtm.solve`)."""
+    codes (as :func:`retrograde.chess_dtm.solve`). ``before_group(advancement)``, if given,
+    is called before each advancement group's slices (to read the children's entries they
+    reach into ``child_dtm``: :class:`retrograde.tables.ChildrenByGroup`)."""
     table_id = E.TABLE_IDS[table]
     if not E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: no pawns (retrograde.chess_dtm builds it)")
@@ -232,6 +234,8 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
         groups.setdefault(advancement, []).append(variants)
     done = 0
     for advancement in sorted(groups, reverse=True):
+        if before_group is not None:
+            before_group(advancement)
         batch = groups[advancement]
         slice_bases = np.zeros((len(batch), 2 * unit_bases.size), dtype=np.int64)
         variants = np.array([len(v) for v in batch], dtype=np.int64)

@@ -301,7 +301,7 @@ def solve_slices(table, work, far, slice_bases, variants, inner, strides, child_
                                  child_dtz, plans, longest)
 
 
-def _group_squares(digit: int, count: int) -> list[int]:
+def group_squares(digit: int, count: int) -> list[int]:
     """The squares of a pawn group's storage digit (inverse of ``group_part``)."""
     found = []
     if count == 3:
@@ -316,7 +316,7 @@ def _group_squares(digit: int, count: int) -> list[int]:
     return sorted(square + 8 for square in found)
 
 
-def _group_digit(squares: list[int]) -> int:
+def group_digit(squares: list[int]) -> int:
     """The storage digit of a pawn group on ``squares`` (``group_part``)."""
     s = sorted(square - 8 for square in squares)
     if len(s) == 1:
@@ -337,11 +337,11 @@ def slices(table: str) -> list[tuple[int, list[tuple[int, ...]]]]:
     colours = [int(E.SPEC[table_id, first]) // 6 for first, _, _ in groups]
     seen, found = set(), []
     for digits in np.ndindex(*[values for _, _, values in groups]):
-        placed = [_group_squares(digit, count) for digit, (_, count, _) in zip(digits, groups)]
+        placed = [group_squares(digit, count) for digit, (_, count, _) in zip(digits, groups)]
         every = [square for squares in placed for square in squares]
         if len(set(every)) != len(every) or digits in seen:
             continue
-        mirror = tuple(_group_digit([square ^ 7 for square in squares]) for squares in placed)
+        mirror = tuple(group_digit([square ^ 7 for square in squares]) for squares in placed)
         seen.update((digits, mirror))
         advancement = sum((square >> 3) if colour == 0 else 7 - (square >> 3)
                           for squares, colour in zip(placed, colours) for square in squares)
@@ -373,11 +373,33 @@ def slice_layout(table: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(pawn_strides, dtype=np.int64), bases, np.sort(inner)
 
 
+def placement_runs(table: str) -> dict[int | None, np.ndarray]:
+    """The start of every run of ``table``'s entries with one placement of the pawns and one
+    side to move (``KINGS * KINGS_STRIDE`` entries), by the advancement of its slice
+    (:func:`slices`); under None the runs of no slice (pawns on one square: no position)."""
+    table_id = E.TABLE_IDS[table]
+    per_side = int(E.PER_SIDE[table_id])
+    pawn_strides, _, _ = slice_layout(table)
+    length = KINGS * int(E.KINGS_STRIDE[table_id])
+    placements = per_side // length
+    group_of: dict[int, int] = {}
+    for advancement, variants in slices(table):
+        for digits in variants:
+            group_of[int(np.dot(digits, pawn_strides)) // length] = advancement
+    found: dict[int | None, list[int]] = {}
+    for side in range(2):
+        for placement in range(placements):
+            found.setdefault(group_of.get(placement), []).append(side * per_side
+                                                                 + placement * length)
+    return {group: np.array(starts, dtype=np.int64) for group, starts in found.items()}
+
+
 def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress,
-          longest: int = LONGEST) -> np.ndarray:
+          longest: int = LONGEST, before_group=None) -> np.ndarray:
     """The DTZ50 codes (storage index) of the chess ``table`` with pawns, slice by slice,
     from its children's DTZ50 codes (as :func:`retrograde.chess_dtz50.solve`): ``uint8``
-    when every distance fits the byte's codes, else ``uint16``."""
+    when every distance fits the byte's codes, else ``uint16``. ``before_group``: as
+    :func:`retrograde.chess_dtm_pawns.solve`'s."""
     table_id = E.TABLE_IDS[table]
     if not E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: no pawns (retrograde.chess_dtz50 builds it)")
@@ -394,6 +416,8 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
         groups.setdefault(advancement, []).append(variants)
     done = 0
     for advancement in sorted(groups, reverse=True):
+        if before_group is not None:
+            before_group(advancement)
         batch = groups[advancement]
         slice_bases = np.zeros((len(batch), 2 * unit_bases.size), dtype=np.int64)
         variants = np.array([len(v) for v in batch], dtype=np.int64)

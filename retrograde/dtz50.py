@@ -311,10 +311,13 @@ def load_zeroing_classes(root, family, tables: list[str]) -> tuple[np.ndarray, n
     from retrograde.tables import load_children
 
     codes, offsets, _ = load_children(root, family, tables, metric=DTZ50,
-                                      convert=lambda chunk: zeroing_classes(
-                                          np.ascontiguousarray(chunk, dtype=np.uint16)),
-                                      dtype=np.uint8)
+                                      convert=to_zeroing_classes, dtype=np.uint8)
     return codes, offsets
+
+
+def to_zeroing_classes(chunk: np.ndarray) -> np.ndarray:
+    """A chunk of DTZ50 codes as read from a file, cut to their ``zeroing_class``."""
+    return zeroing_classes(np.ascontiguousarray(chunk, dtype=np.uint16))
 
 
 def solve_dtz50_in_one_byte(family, table: str, root, progress) -> np.ndarray | None:
@@ -326,9 +329,17 @@ def solve_dtz50_in_one_byte(family, table: str, root, progress) -> np.ndarray | 
         return None
     from retrograde import chess_dtz50, chess_dtz50_pawns
 
-    children, offsets = load_zeroing_classes(root, family, family.dependencies(table))
-    generator = chess_dtz50_pawns if "P" in table else chess_dtz50
-    return generator.solve(table, children, offsets, progress)
+    if "P" in table:  # its promotion children read by advancement group
+        from retrograde.chess_promotion_runs import promotion_runs
+        from retrograde.tables import ChildrenByGroup
+
+        children = ChildrenByGroup(root, family, family.dependencies(table),
+                                   promotion_runs(table), metric=DTZ50,
+                                   convert=to_zeroing_classes, dtype=np.uint8)
+        return chess_dtz50_pawns.solve(table, children.codes, children.offsets, progress,
+                                       before_group=children.before_group)
+    codes, offsets = load_zeroing_classes(root, family, family.dependencies(table))
+    return chess_dtz50.solve(table, codes, offsets, progress)
 
 
 def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:

@@ -8,7 +8,8 @@ A table is packed from its DTZ50 table and its children's, a slice of pages at a
    probe takes the better of the two), so it continues the run before it where it can; an
    invalid entry copies its predecessor. A chess table finds its moves out on its storage
    index, into its children's zeroing classes (``chess_stored_bytes``), not by playing every
-   move;
+   move; one with pawns goes one advancement group of its pawn slices at a time, reading its
+   promotion children only where the group reaches them (``chess_pawn_stored_bytes``);
 2. the bytes laid out in tiles of the index's three fastest dimensions, one a block
    (:mod:`databases.wdl_coder`), the table's model counted over them (the initial
    probability of every decision), then each block of ``BLOCK_ENTRIES`` bytes coded with it
@@ -89,7 +90,8 @@ def stored_value_of(code):
     return NO_VALUE if code == INVALID else wdl50(code) + WDL50_OFFSET
 
 
-@nb.njit(types.int64(CODES, types.int64, types.int64), cache=True, inline="always")
+@nb.njit([types.int64(CODES, types.int64, types.int64),
+          types.int64(BYTES, types.int64, types.int64)], cache=True, inline="always")
 def first_stored(codes, first, stop):
     """The byte the block ``[first, stop)`` starts from: its first valid entry's (leading
     invalid entries copy it), a draw's if it has none."""
@@ -142,13 +144,16 @@ def stored_bytes_of_block(legal_moves, play, unrank, rank, table_id, codes, chil
     return unknown
 
 
-@nb.njit(types.int64(types.int64, CODES, ZEROING_CLASSES, PLANS, types.int64, BYTES,
-                     types.int64, types.int64), cache=True)
+@nb.njit([types.int64(types.int64, CODES, ZEROING_CLASSES, PLANS, types.int64, BYTES,
+                      types.int64, types.int64),
+          types.int64(types.int64, BYTES, ZEROING_CLASSES, PLANS, types.int64, BYTES,
+                      types.int64, types.int64)], cache=True)
 def chess_stored_bytes_of_block(table, codes, children, plans, start, out, first, stop):
     """:func:`stored_bytes_of_block` of a chess table, its moves out of the table found on
     its storage index (:func:`retrograde.chess_exits.best_leaving_value`, the children's
     DTZ50 codes cut to their zeroing classes: what a move out is worth under the rule) rather
-    than by playing every move."""
+    than by playing every move. ``codes``: DTZ50 codes, or their zeroing classes (the same
+    WDL50)."""
     codes, children, plans, out = borrowed((codes, children, plans, out))
     n = E.COUNT[table]
     pieces = spec_codes(table)
@@ -180,6 +185,67 @@ def chess_stored_bytes(table, codes, children, plans, start, out, block_entries)
     return unknown.sum()
 
 
+@nb.njit(types.int64(types.int64, BYTES, ZEROING_CLASSES, PLANS, BYTES, PLANS), cache=True,
+         parallel=True)
+def chess_stored_bytes_of_segments(table, classes, children, plans, out, segments):
+    """:func:`chess_stored_bytes` of the entries ``segments[s, 0] .. segments[s, 1]`` of a
+    whole table, a segment a task (each starts its run afresh); ``classes``: its DTZ50 codes
+    cut to their zeroing classes."""
+    unknown = np.zeros(segments.shape[0], dtype=np.int64)
+    for s in prange(segments.shape[0]):
+        unknown[s] = chess_stored_bytes_of_block(table, classes, children, plans, 0, out,
+                                                 segments[s, 0], segments[s, 1])
+    return unknown.sum()
+
+
+def segments_of_runs(starts: np.ndarray, length: int, block_entries: int) -> np.ndarray:
+    """The runs ``start .. start + length`` cut where a multiple of ``block_entries`` falls
+    inside them, as ``(first, stop)`` rows."""
+    rows = []
+    for start in starts.tolist():
+        stop = start + length
+        cuts = range((start // block_entries + 1) * block_entries, stop, block_entries)
+        edges = [start, *cuts, stop]
+        rows.extend(zip(edges[:-1], edges[1:]))
+    return np.array(rows, dtype=np.int64).reshape(-1, 2)
+
+
+def chess_pawn_stored_bytes(root, family, table: str, source: TableFile,
+                            progress=None) -> np.ndarray:
+    """Every entry's stored byte of the chess ``table`` with pawns, one advancement group of
+    its pawn slices at a time: its promotion children are read only where a group's slices
+    reach them (:class:`retrograde.tables.ChildrenByGroup`), so a run of stored bytes starts
+    afresh at each placement of the pawns. Its own DTZ50 codes (``source``) are held whole,
+    cut to their zeroing classes (a byte each, every WDL50 kept)."""
+    from retrograde.chess_dtz50_pawns import KINGS, placement_runs
+    from retrograde.chess_promotion_runs import promotion_runs
+    from retrograde.dtz50 import to_zeroing_classes
+    from retrograde.tables import ChildrenByGroup
+
+    table_id = E.TABLE_IDS[table]
+    classes = source.read_all(out=np.empty(source.entries, dtype=np.uint8),
+                              convert=to_zeroing_classes)
+    children = ChildrenByGroup(root, family, family.dependencies(table), promotion_runs(table),
+                               metric=DTZ50, convert=to_zeroing_classes, dtype=np.uint8)
+    plans = child_plans(table, children.offsets)
+    values = np.empty(source.entries, dtype=np.uint8)
+    length = KINGS * int(E.KINGS_STRIDE[table_id])
+    runs = placement_runs(table)
+    done = 0
+    for group in sorted(runs, key=lambda group: -1 if group is None else -group):
+        if group is not None:  # (the runs of no slice hold no position)
+            children.before_group(group)
+        segments = segments_of_runs(runs[group], length, BLOCK_ENTRIES)
+        if chess_stored_bytes_of_segments(table_id, classes, children.codes, plans, values,
+                                          segments):
+            raise RuntimeError(f"{table}: a capture or promotion leads to a table whose "
+                               "DTZ50 table is not loaded")
+        done += runs[group].size * length
+        if progress is not None:
+            progress.update("packing: values", done, source.entries)
+    return values
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
                      types.int64, types.int64, CODES, CODES, OFFSETS, types.int64, BYTES,
                      types.int64), cache=True, parallel=True)
@@ -202,14 +268,14 @@ def stored_bytes(legal_moves, play, unrank, rank, width, max_moves, table_id, co
     return unknown.sum()
 
 
-def pack_table(root, family, table: str, *, progress=None) -> dict:
-    """Pack ``table``'s WDL50 from its DTZ50 table and its children's under ``root`` into its
-    pack file; returns ``{"table", "entries", "bytes", "seconds"}``. MissingTableError /
-    UnusableTableError when a DTZ50 table is missing or damaged."""
+def stored_bytes_by_pages(root, family, table: str, source: TableFile,
+                          progress=None) -> np.ndarray:
+    """Every entry's stored byte of ``table`` (its DTZ50 codes: ``source``), its pages read
+    in order, its children read whole: chess tables by their storage index
+    (:func:`chess_stored_bytes`), others by playing the moves (:func:`stored_bytes`)."""
     from retrograde.tables import load_children
 
     game = family.game.name
-    started = time.perf_counter()
     chess = game == "chess"
     if chess:  # its own exits, on the storage index, into the children's zeroing classes
         from retrograde.dtz50 import load_zeroing_classes
@@ -219,30 +285,44 @@ def pack_table(root, family, table: str, *, progress=None) -> dict:
     else:
         children, offsets, _ = load_children(root, family, family.dependencies(table),
                                              metric=DTZ50)
-    source = TableFile(table_path(root, game, table, DTZ50), game, table, family)
     kernels = family.game.kernels
     table_id = family.table_id(table)
+    entries = source.entries
+    values = np.empty(entries, dtype=np.uint8)  # 1 byte an entry, in index order
+    for first in range(0, source.pages, READ_PAGES):
+        codes = source.read_pages(first, min(READ_PAGES, source.pages - first)).astype(
+            np.uint16, copy=False)
+        start = first * F.PAGE_ENTRIES
+        out = values[start:start + codes.size]
+        if chess:
+            unknown = chess_stored_bytes(E.TABLE_IDS[table], codes, children, plans,
+                                         start, out, BLOCK_ENTRIES)
+        else:
+            unknown = stored_bytes(kernels.legal_moves, kernels.play, family.unrank,
+                                   family.rank, family.game.position_width,
+                                   family.game.max_moves, table_id, codes, children,
+                                   offsets, start, out, BLOCK_ENTRIES)
+        if unknown:
+            raise RuntimeError(f"{table}: a capture or promotion leads to a table "
+                               "whose DTZ50 table is not loaded")
+        if progress is not None:
+            progress.update("packing: values", min(entries, start + codes.size), entries)
+    return values
+
+
+def pack_table(root, family, table: str, *, progress=None) -> dict:
+    """Pack ``table``'s WDL50 from its DTZ50 table and its children's under ``root`` into its
+    pack file; returns ``{"table", "entries", "bytes", "seconds"}``. MissingTableError /
+    UnusableTableError when a DTZ50 table is missing or damaged."""
+    game = family.game.name
+    started = time.perf_counter()
+    source = TableFile(table_path(root, game, table, DTZ50), game, table, family)
     try:
         entries = source.entries
-        values = np.empty(entries, dtype=np.uint8)  # 1 byte an entry, in index order
-        for first in range(0, source.pages, READ_PAGES):
-            codes = source.read_pages(first, min(READ_PAGES, source.pages - first)).astype(
-                np.uint16, copy=False)
-            start = first * F.PAGE_ENTRIES
-            out = values[start:start + codes.size]
-            if chess:
-                unknown = chess_stored_bytes(E.TABLE_IDS[table], codes, children, plans,
-                                             start, out, BLOCK_ENTRIES)
-            else:
-                unknown = stored_bytes(kernels.legal_moves, kernels.play, family.unrank,
-                                       family.rank, family.game.position_width,
-                                       family.game.max_moves, table_id, codes, children,
-                                       offsets, start, out, BLOCK_ENTRIES)
-            if unknown:
-                raise RuntimeError(f"{table}: a capture or promotion leads to a table "
-                                   "whose DTZ50 table is not loaded")
-            if progress is not None:
-                progress.update("packing: values", min(entries, start + codes.size), entries)
+        if game == "chess" and E.PAWNFUL[E.TABLE_IDS[table]]:
+            values = chess_pawn_stored_bytes(root, family, table, source, progress)
+        else:
+            values = stored_bytes_by_pages(root, family, table, source, progress)
         source_crc32 = int(source.attrs["content_crc32"])
     finally:
         source.close()

@@ -2,6 +2,7 @@
 deciding whether a table on disk can be trusted as built."""
 from __future__ import annotations
 
+import mmap
 from typing import Iterator, Mapping, Protocol
 
 import numpy as np
@@ -83,7 +84,7 @@ def load_children(root, family, tables: list[str],
     names = family.table_names()
     offsets = np.full(max(1, len(names)), -1, dtype=np.int64)
     sizes = [family.size(table) for table in tables]
-    merged = np.zeros(max(1, sum(sizes) + extra), dtype=dtype)
+    merged = zeroed(max(1, sum(sizes) + extra), dtype)
     total, longest = 0, 0
     for table, size in zip(tables, sizes):
         start, stop = (ranges or {}).get(table, (0, size))
@@ -94,6 +95,67 @@ def load_children(root, family, tables: list[str],
         longest = max(longest, longest_distance(top))
         total += size
     return merged, offsets, longest
+
+
+def zeroed(count: int, dtype) -> np.ndarray:
+    """``count`` zeros of ``dtype`` in memory of their own (a private anonymous mapping): a
+    page costs memory only once written, and :func:`release_entries` gives pages back."""
+    mapping = mmap.mmap(-1, count * np.dtype(dtype).itemsize,
+                        flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(mapping, dtype=dtype, count=count)
+
+
+def release_entries(array: np.ndarray, start: int, stop: int) -> None:
+    """Give the memory of entries ``start..stop`` of ``array`` (made by :func:`zeroed`) back
+    to the system; they read 0 again. The pages only partly inside keep their entries."""
+    size = array.itemsize
+    low = -(-start * size // mmap.PAGESIZE) * mmap.PAGESIZE
+    high = stop * size // mmap.PAGESIZE * mmap.PAGESIZE
+    if high > low:
+        array.base.obj.madvise(mmap.MADV_DONTNEED, low, high - low)
+
+
+class ChildrenByGroup:
+    """A pawn table's children for a generator that solves it one advancement group of
+    slices at a time (:mod:`retrograde.chess_dtm_pawns`, :mod:`retrograde.chess_dtz50_pawns`):
+    read whole at the start but for the tables in ``runs``, of which only the runs of entries
+    a group reaches are read, just before it (:meth:`before_group`), and released when the
+    next group starts. ``runs``: per group, per child table, ``(start, stop)`` ranges
+    (:func:`retrograde.chess_promotion_runs.promotion_runs`). ``codes`` and ``offsets`` are
+    the same arrays throughout (the kernels hold them); other arguments as
+    :func:`load_children`."""
+
+    def __init__(self, root, family, tables: list[str],
+                 runs: Mapping[int, Mapping[str, list[tuple[int, int]]]], metric: str = DTM,
+                 convert=None, dtype=np.uint16):
+        self.root, self.family, self.metric, self.convert = root, family, metric, convert
+        self.runs = runs
+        self.grouped = sorted({table for by_table in runs.values() for table in by_table})
+        self.codes, self.offsets, _ = load_children(
+            root, family, tables, ranges={table: (0, 0) for table in self.grouped},
+            metric=metric, convert=convert, dtype=dtype)
+        self.entries_read = 0  # of the grouped tables, over every group so far
+
+    def span(self, table: str) -> tuple[int, int]:
+        """Where ``table``'s codes lie in ``codes``."""
+        offset = int(self.offsets[self.family.table_id(table)])
+        return offset, offset + self.family.size(table)
+
+    def before_group(self, group: int) -> None:
+        """Release the runs read for the group before and read those ``group`` reaches."""
+        for table in self.grouped:
+            release_entries(self.codes, *self.span(table))
+        game = self.family.game.name
+        for table, ranges in self.runs.get(group, {}).items():
+            start, stop = self.span(table)
+            handle = TableFile(table_path(self.root, game, table, self.metric), game, table)
+            try:
+                for first, last in ranges:
+                    handle.read_range(self.codes[start:stop], first, last, READ_PAGES,
+                                      self.convert)
+                    self.entries_read += last - first
+            finally:
+                handle.close()
 
 
 class ChildSource(Protocol):
