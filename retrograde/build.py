@@ -195,12 +195,16 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
         # --force rebuilds the requested tables' DTZ50 tables (and so their packs) too
         renewed = (list(tables) if tables else build_order(family, None, max_pieces)) \
             if force else ()
+        packed: list[str] = []  # by the DTZ50 builds, on the way
         result["dtz50_built"] = build_dtz50_tables(
             family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
-            compression=compression, renewed=renewed, notify=notify) if dtz50 else []
-        result["packed"] = pack_wdl50_tables(
+            compression=compression, renewed=renewed, notify=notify, pack=pack,
+            packed=packed) if dtz50 else []
+        packed += pack_wdl50_tables(
             family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
             notify=notify) if dtz50 and pack else []
+        result["packed"] = [table for table in build_order(family, tables, max_pieces)
+                            if table in set(packed)]
     if dtm or not has_dtz50(family):
         to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force,
                                                  show_progress)
@@ -256,16 +260,21 @@ def has_dtz50(family) -> bool:
 
 def build_dtz50_tables(family, tables: list[str] | None, root, *, max_pieces: int | None = None,
                        show_progress: bool | None = None, compression: str = DEFAULT_COMPRESSION,
-                       renewed=(), notify=None) -> list[str]:
+                       renewed=(), notify=None, pack: bool = False,
+                       packed: list[str] | None = None) -> list[str]:
     """The DTZ50 tables (:mod:`retrograde.dtz50`) of ``tables`` (default: all, or all up to
     ``max_pieces``) and of the tables they depend on: each one missing, unusable, or in
     ``renewed`` (to be rebuilt whatever its state), in dependency order. Returns the tables
-    whose DTZ50 table was built."""
+    whose DTZ50 table was built. With ``pack``, a table whose generator makes its pack's
+    bytes on the way (chess tables with pawns) is packed at once, and appended to
+    ``packed``."""
     planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
     log = table_log(len(planned), "DTZ50 tables", show_progress)
     for table in planned:
         with log.timing(table):
-            build_dtz50_one(family, table, root, show_progress, compression)
+            if build_dtz50_one(family, table, root, show_progress, compression, pack) \
+                    and packed is not None:
+                packed.append(table)
     return planned
 
 
@@ -293,23 +302,27 @@ def plan_dtz50(family, tables: list[str] | None, root, *, max_pieces: int | None
 
 
 def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,
-                    compression: str) -> None:
+                    compression: str, pack: bool = False) -> bool:
     """Solve the DTZ50 table of ``table`` (its rule-free table and its children's DTZ50
-    tables on disk) and write it atomically."""
-    from retrograde.dtz50 import (can_use_unmoves, solve_dtz50,  # here: compiles them
-                                  solve_dtz50_by_unmoves, solve_dtz50_in_one_byte)
+    tables on disk) and write it atomically. With ``pack``, a chess table with pawns is
+    packed too, from the stored bytes its generator made group by group (no pass of the
+    pack's own over its moves out); returns whether it was packed."""
+    from retrograde.dtz50 import (can_use_unmoves, solve_chess_pawn_dtz50,  # here: compiles
+                                  solve_dtz50, solve_dtz50_by_unmoves, solve_dtz50_in_one_byte)
 
     game = family.game.name
     progress = Progress(f"{game} {table} DTZ50", show_progress) if show_progress is not False \
         else Silent()
     started = time.perf_counter()
-    codes = solve_dtz50_in_one_byte(family, table, root, progress)
-    if codes is not None:
-        method = "one-byte"
-    elif can_use_unmoves(family, table):
+    stored, method = None, "one-byte"
+    if game == "chess" and "P" in table:
+        codes, stored = solve_chess_pawn_dtz50(family, table, root, progress, stored_bytes=pack)
+    else:
+        codes = solve_dtz50_in_one_byte(family, table, root, progress)
+    if codes is None and can_use_unmoves(family, table):
         method = "unmove"
         codes = solve_dtz50_by_unmoves(family, table, root, progress)
-    else:
+    elif codes is None:
         method = "forward"
         rule_free = read_codes(root, game, table)
         children, offsets, _ = load_children(root, family, family.dependencies(table),
@@ -323,6 +336,16 @@ def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,
                           "threads": numba.get_num_threads()},
                 build_seconds=time.perf_counter() - started, compression=compression)
     progress.done()
+    if stored is None:
+        return False
+    del codes
+    from retrograde.pack import pack_table
+
+    progress = Progress(f"{game} {table} WDL50 pack", show_progress) \
+        if show_progress is not False else Silent()
+    pack_table(root, family, table, progress=progress, values=stored)
+    progress.done()
+    return True
 
 
 def clean_temporaries(root: Path, game: str, notify) -> list[str]:

@@ -395,11 +395,13 @@ def placement_runs(table: str) -> dict[int | None, np.ndarray]:
 
 
 def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress,
-          longest: int = LONGEST, before_group=None) -> np.ndarray:
+          longest: int = LONGEST, before_group=None, after_group=None) -> np.ndarray:
     """The DTZ50 codes (storage index) of the chess ``table`` with pawns, slice by slice,
     from its children's DTZ50 codes (as :func:`retrograde.chess_dtz50.solve`): ``uint8``
     when every distance fits the byte's codes, else ``uint16``. ``before_group``: as
-    :func:`retrograde.chess_dtm_pawns.solve`'s."""
+    :func:`retrograde.chess_dtm_pawns.solve`'s; ``after_group(advancement, work, far)``, if
+    given, is called once each group is solved (its entries' codes final:
+    :func:`retrograde.chess_exits.final_code`), its children still read."""
     table_id = E.TABLE_IDS[table]
     if not E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: no pawns (retrograde.chess_dtz50 builds it)")
@@ -436,6 +438,8 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
                          strides, child_dtz, plans, longest, results[again])
         if (results == MISSING_CHILD).any():
             raise RuntimeError(f"{table}: exits lead to tables that are not loaded")
+        if after_group is not None:
+            after_group(advancement, work, far)
         done += len(batch)
         progress.update(f"dtz50 slices (advancement {advancement})", done, done, 0)
     if far.size == 0:

@@ -327,19 +327,35 @@ def solve_dtz50_in_one_byte(family, table: str, root, progress) -> np.ndarray | 
     not read); None for another game (the caller then uses another way)."""
     if family.game.name != "chess":
         return None
-    from retrograde import chess_dtz50, chess_dtz50_pawns
+    if "P" in table:
+        return solve_chess_pawn_dtz50(family, table, root, progress)[0]
+    from retrograde import chess_dtz50
 
-    if "P" in table:  # its promotion children read by advancement group
-        from retrograde.chess_promotion_runs import promotion_runs
-        from retrograde.tables import ChildrenByGroup
-
-        children = ChildrenByGroup(root, family, family.dependencies(table),
-                                   promotion_runs(table), metric=DTZ50,
-                                   convert=to_zeroing_classes, dtype=np.uint8)
-        return chess_dtz50_pawns.solve(table, children.codes, children.offsets, progress,
-                                       before_group=children.before_group)
     codes, offsets = load_zeroing_classes(root, family, family.dependencies(table))
     return chess_dtz50.solve(table, codes, offsets, progress)
+
+
+def solve_chess_pawn_dtz50(family, table: str, root, progress,
+                           stored_bytes: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """The DTZ50 codes of the chess ``table`` with pawns (:mod:`retrograde.chess_dtz50_pawns`),
+    its promotion children read by advancement group, and with ``stored_bytes`` its pack's
+    stored bytes made beside it, group by group with the same children
+    (:class:`retrograde.pack.StoredBytesByGroup`; else None)."""
+    from retrograde import chess_dtz50_pawns
+    from retrograde.chess_promotion_runs import promotion_runs
+    from retrograde.tables import ChildrenByGroup
+
+    children = ChildrenByGroup(root, family, family.dependencies(table), promotion_runs(table),
+                               metric=DTZ50, convert=to_zeroing_classes, dtype=np.uint8)
+    stored = None
+    if stored_bytes:
+        from retrograde.pack import StoredBytesByGroup
+
+        stored = StoredBytesByGroup(table, children, family.size(table))
+    codes = chess_dtz50_pawns.solve(table, children.codes, children.offsets, progress,
+                                    before_group=children.before_group,
+                                    after_group=stored.after_group if stored else None)
+    return codes, stored.values if stored else None
 
 
 def solve_dtz50_by_unmoves(family, table: str, root, progress) -> np.ndarray:

@@ -9,7 +9,9 @@ A table is packed from its DTZ50 table and its children's, a slice of pages at a
    invalid entry copies its predecessor. A chess table finds its moves out on its storage
    index, into its children's zeroing classes (``chess_stored_bytes``), not by playing every
    move; one with pawns goes one advancement group of its pawn slices at a time, reading its
-   promotion children only where the group reaches them (``chess_pawn_stored_bytes``);
+   promotion children only where the group reaches them (``chess_pawn_stored_bytes``), and
+   `solver build` makes those bytes beside the DTZ50 generator as each group is solved, with
+   the children it read (``StoredBytesByGroup``), so the pack reads nothing again;
 2. the bytes laid out in tiles of the index's three fastest dimensions, one a block
    (:mod:`databases.wdl_coder`), the table's model counted over them (the initial
    probability of every decision), then each block of ``BLOCK_ENTRIES`` bytes coded with it
@@ -35,10 +37,11 @@ from databases.wdl_coder import (block_count, encode_blocks, encode_bound, model
                                  table_model, tile_values)
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
-from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50
+from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50, zeroing_class
 from games.chess import endgames as E
 from retrograde.chess_dtz50 import ZEROING_CLASSES, spec_codes
-from retrograde.chess_exits import NO_LEAVING, UNKNOWN_LEAVING, best_leaving_value, child_plans
+from retrograde.chess_exits import (NO_LEAVING, UNKNOWN_LEAVING, best_leaving_value, child_plans,
+                                    final_code)
 from runtime.borrow import borrowed
 
 READ_PAGES = 1024  # DTZ50 pages read at a time (16 M entries; whole blocks)
@@ -246,6 +249,56 @@ def chess_pawn_stored_bytes(root, family, table: str, source: TableFile,
     return values
 
 
+@nb.njit(types.int64(types.int64, BYTES, CODES, BYTES, ZEROING_CLASSES, PLANS, PLANS),
+         cache=True, parallel=True)
+def stored_bytes_of_solved(table, work, far, out, children, plans, segments):
+    """:func:`chess_stored_bytes_of_segments` of entries the one-byte DTZ50 generator has
+    just decided (``work``, ``far``: :func:`retrograde.chess_exits.final_code`): each
+    segment's codes cut to their zeroing classes into ``out``, then its stored bytes over
+    them in place (an entry's class is read before its byte is written)."""
+    unknown = np.zeros(segments.shape[0], dtype=np.int64)
+    for s in prange(segments.shape[0]):
+        for i in range(segments[s, 0], segments[s, 1]):
+            out[i] = zeroing_class(final_code(work, far, i))
+        unknown[s] = chess_stored_bytes_of_block(table, out, children, plans, 0, out,
+                                                 segments[s, 0], segments[s, 1])
+    return unknown.sum()
+
+
+class StoredBytesByGroup:
+    """A chess pawn table's stored bytes made beside its one-byte DTZ50 generator
+    (:func:`retrograde.chess_dtz50_pawns.solve`'s ``after_group``): each advancement group's
+    entries as soon as the group is solved, with the children the generator read for it
+    (``children``: the zeroing classes, as :class:`retrograde.tables.ChildrenByGroup` holds
+    them), so the pack reads neither its DTZ50 table nor its children again
+    (:func:`pack_table`'s ``values``). Runs of stored bytes start afresh at each placement
+    of the pawns, as in :func:`chess_pawn_stored_bytes`, which gives the same bytes."""
+
+    def __init__(self, table: str, children, entries: int):
+        from retrograde.chess_dtz50_pawns import KINGS, placement_runs
+
+        self.table_id = E.TABLE_IDS[table]
+        self.table = table
+        self.children = children
+        self.plans = child_plans(table, children.offsets)
+        self.values = np.empty(entries, dtype=np.uint8)
+        self.runs = placement_runs(table)
+        self.length = KINGS * int(E.KINGS_STRIDE[self.table_id])
+        self.pending = [None]  # the runs of no slice (no position) go with the first group
+
+    def after_group(self, group: int, work: np.ndarray, far: np.ndarray) -> None:
+        """The stored bytes of ``group``'s entries, just solved (``work``, ``far``)."""
+        starts = np.concatenate([self.runs.get(g, np.zeros(0, dtype=np.int64))
+                                 for g in [*self.pending, group]])
+        self.pending = []
+        segments = segments_of_runs(starts, self.length, BLOCK_ENTRIES)
+        far = far if far.size else np.zeros(1, dtype=np.uint16)
+        if stored_bytes_of_solved(self.table_id, work, far, self.values, self.children.codes,
+                                  self.plans, segments):
+            raise RuntimeError(f"{self.table}: a capture or promotion leads to a table whose "
+                               "DTZ50 table is not loaded")
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, types.int64,
                      types.int64, types.int64, CODES, CODES, OFFSETS, types.int64, BYTES,
                      types.int64), cache=True, parallel=True)
@@ -310,16 +363,21 @@ def stored_bytes_by_pages(root, family, table: str, source: TableFile,
     return values
 
 
-def pack_table(root, family, table: str, *, progress=None) -> dict:
+def pack_table(root, family, table: str, *, progress=None, values=None) -> dict:
     """Pack ``table``'s WDL50 from its DTZ50 table and its children's under ``root`` into its
-    pack file; returns ``{"table", "entries", "bytes", "seconds"}``. MissingTableError /
-    UnusableTableError when a DTZ50 table is missing or damaged."""
+    pack file; returns ``{"table", "entries", "bytes", "seconds"}``. ``values``: its stored
+    bytes if already made (:class:`StoredBytesByGroup`, beside the DTZ50 generator): then
+    only the DTZ50 table's checksum is read. MissingTableError / UnusableTableError when a
+    DTZ50 table is missing or damaged."""
     game = family.game.name
     started = time.perf_counter()
     source = TableFile(table_path(root, game, table, DTZ50), game, table, family)
     try:
         entries = source.entries
-        if game == "chess" and E.PAWNFUL[E.TABLE_IDS[table]]:
+        if values is not None:
+            if values.size != entries:
+                raise ValueError(f"{table}: {values.size} stored bytes for {entries} entries")
+        elif game == "chess" and E.PAWNFUL[E.TABLE_IDS[table]]:
             values = chess_pawn_stored_bytes(root, family, table, source, progress)
         else:
             values = stored_bytes_by_pages(root, family, table, source, progress)

@@ -63,9 +63,11 @@ def child(table: str, threads: int, root: str, metric: str) -> None:
     family = get_family("chess")
     reset_peak_resident()  # the peak of this build, not of the warm-up
     started, cpu_started = time.perf_counter(), time.process_time()
+    packed = False  # a table with pawns is packed by its DTZ50 build, as `solver build` does
     if metric in (DTZ50, ALL):
-        build_dtz50_one(family, table, Path(root), False, DEFAULT_COMPRESSION)
-    if metric == ALL:
+        packed = build_dtz50_one(family, table, Path(root), False, DEFAULT_COMPRESSION,
+                                 pack=metric == ALL)
+    if metric == ALL and not packed:
         pack_one(family, table, Path(root), False)
     if metric in (DTM, ALL):
         build_one(family, table, Path(root), False, DEFAULT_COMPRESSION)

@@ -76,9 +76,14 @@ def child(table: str, threads: int, root: str, metrics: str) -> None:
     # What `solver build --pieces N` does for each table once it has checked the directory
     # (here the parent process built and checked the smaller tables, and earlier children
     # wrote the five-piece ones this table depends on).
-    stages = {"dtz50": lambda: build_dtz50_one(family, table, Path(root), False,
-                                               DEFAULT_COMPRESSION),
-              "pack": lambda: pack_one(family, table, Path(root), False),
+    packed = []  # a table with pawns is packed by its DTZ50 stage, as `solver build` does
+
+    def dtz50() -> None:
+        if build_dtz50_one(family, table, Path(root), False, DEFAULT_COMPRESSION, pack=True):
+            packed.append(table)
+
+    stages = {"dtz50": dtz50,
+              "pack": lambda: None if packed else pack_one(family, table, Path(root), False),
               "dtm": lambda: build_one(family, table, Path(root), False, DEFAULT_COMPRESSION)}
     wanted = {DTM_ONLY: ["dtm"], DTZ50_ONLY: ["dtz50", "pack"], ALL: list(stages)}[metrics]
     figures = {}

@@ -18,7 +18,7 @@ from retrograde import chess_dtm_pawns, chess_dtz50_pawns
 from retrograde.build import build_tables, own_dtz50
 from retrograde.chess_exits import child_plans
 from retrograde.chess_promotion_runs import promotion_runs, sliced_children
-from retrograde.dtz50 import load_zeroing_classes, to_zeroing_classes
+from retrograde.dtz50 import load_zeroing_classes, solve_chess_pawn_dtz50, to_zeroing_classes
 from retrograde.pack import (chess_pawn_stored_bytes, chess_stored_bytes_of_segments,
                              segments_of_runs)
 from retrograde.progress import Silent
@@ -105,6 +105,18 @@ def test_the_pack_read_by_group_stores_the_bytes_of_every_child_whole(db, table)
                                           child_plans(table, offsets), values,
                                           segments_of_runs(starts, length, BLOCK_ENTRIES)) == 0
     assert np.array_equal(by_group, values)
+
+
+@pytest.mark.parametrize("table", TABLES + ["KRvKP"])
+def test_stored_bytes_made_beside_the_dtz50_generator_equal_the_packs_own(db, table):
+    # solver build packs a pawn table from the bytes its DTZ50 generator made group by group
+    codes, stored = solve_chess_pawn_dtz50(FAMILY, table, db, Silent(), stored_bytes=True)
+    assert np.array_equal(codes, read_codes(db, "chess", table, metric=DTZ50))
+    source = TableFile(table_path(db, "chess", table, DTZ50), "chess", table, FAMILY)
+    try:
+        assert np.array_equal(stored, chess_pawn_stored_bytes(db, FAMILY, table, source))
+    finally:
+        source.close()
 
 
 def test_released_entries_read_zero_and_cost_no_memory():
