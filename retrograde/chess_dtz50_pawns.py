@@ -373,6 +373,12 @@ def slice_layout(table: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(pawn_strides, dtype=np.int64), bases, np.sort(inner)
 
 
+def placement_run_length(table: str) -> int:
+    """Entries of ``table`` with one placement of the pawns and one side to move: a run of
+    the index (version 3: the pawns' digits outside the king pair and the pieces)."""
+    return KINGS * int(E.KINGS_STRIDE[E.TABLE_IDS[table]])
+
+
 def placement_runs(table: str) -> dict[int | None, np.ndarray]:
     """The start of every run of ``table``'s entries with one placement of the pawns and one
     side to move (``KINGS * KINGS_STRIDE`` entries), by the advancement of its slice
@@ -380,7 +386,7 @@ def placement_runs(table: str) -> dict[int | None, np.ndarray]:
     table_id = E.TABLE_IDS[table]
     per_side = int(E.PER_SIDE[table_id])
     pawn_strides, _, _ = slice_layout(table)
-    length = KINGS * int(E.KINGS_STRIDE[table_id])
+    length = placement_run_length(table)
     placements = per_side // length
     group_of: dict[int, int] = {}
     for advancement, variants in slices(table):

@@ -21,7 +21,7 @@ from __future__ import annotations
 from games.chess import endgames as E
 from games.chess.position import PAWN
 from retrograde.chess_dtz50 import PLAN_SLOTS, PLAN_SWAPPED, PLAN_TABLE, plan_row
-from retrograde.chess_dtz50_pawns import KINGS, group_squares, slices
+from retrograde.chess_dtz50_pawns import group_squares, placement_run_length, slices
 from retrograde.chess_exits import PROMOTIONS
 
 Runs = dict[str, list[tuple[int, int]]]  # per child table: sorted, disjoint (start, stop)
@@ -46,11 +46,6 @@ def sliced_children(table: str) -> list[str]:
                 if name not in found:
                     found.append(name)
     return found
-
-
-def run_length(child: str) -> int:
-    """Entries of ``child`` with one placement of its pawns and one side to move: a run."""
-    return int(E.KINGS_STRIDE[E.TABLE_IDS[child]]) * KINGS
 
 
 def promotion_runs(table: str) -> dict[int, Runs]:
@@ -87,8 +82,8 @@ def promotion_runs(table: str) -> dict[int, Runs]:
                     moved = squares.copy()
                     moved[slot] = target
                     for index in representative_indices(moved, row, 1 - spec[slot] // 6):
-                        found.add(index - index % run_length(child))
-    return {advancement: {child: merged_runs(sorted(found), run_length(child))
+                        found.add(index - index % placement_run_length(child))
+    return {advancement: {child: merged_runs(sorted(found), placement_run_length(child))
                           for child, found in by_child.items()}
             for advancement, by_child in starts.items()}
 

@@ -220,7 +220,7 @@ def chess_pawn_stored_bytes(root, family, table: str, source: TableFile,
     reach them (:class:`retrograde.tables.ChildrenByGroup`), so a run of stored bytes starts
     afresh at each placement of the pawns. Its own DTZ50 codes (``source``) are held whole,
     cut to their zeroing classes (a byte each, every WDL50 kept)."""
-    from retrograde.chess_dtz50_pawns import KINGS, placement_runs
+    from retrograde.chess_dtz50_pawns import placement_run_length, placement_runs
     from retrograde.chess_promotion_runs import promotion_runs
     from retrograde.dtz50 import to_zeroing_classes
     from retrograde.tables import ChildrenByGroup
@@ -232,7 +232,7 @@ def chess_pawn_stored_bytes(root, family, table: str, source: TableFile,
                                metric=DTZ50, convert=to_zeroing_classes, dtype=np.uint8)
     plans = child_plans(table, children.offsets)
     values = np.empty(source.entries, dtype=np.uint8)
-    length = KINGS * int(E.KINGS_STRIDE[table_id])
+    length = placement_run_length(table)
     runs = placement_runs(table)
     done = 0
     for group in sorted(runs, key=lambda group: -1 if group is None else -group):
@@ -275,7 +275,7 @@ class StoredBytesByGroup:
     of the pawns, as in :func:`chess_pawn_stored_bytes`, which gives the same bytes."""
 
     def __init__(self, table: str, children, entries: int):
-        from retrograde.chess_dtz50_pawns import KINGS, placement_runs
+        from retrograde.chess_dtz50_pawns import placement_run_length, placement_runs
 
         self.table_id = E.TABLE_IDS[table]
         self.table = table
@@ -283,7 +283,7 @@ class StoredBytesByGroup:
         self.plans = child_plans(table, children.offsets)
         self.values = np.empty(entries, dtype=np.uint8)
         self.runs = placement_runs(table)
-        self.length = KINGS * int(E.KINGS_STRIDE[self.table_id])
+        self.length = placement_run_length(table)
         self.pending = [None]  # the runs of no slice (no position) go with the first group
 
     def after_group(self, group: int, work: np.ndarray, far: np.ndarray) -> None:

@@ -98,7 +98,7 @@ def test_the_pack_read_by_group_stores_the_bytes_of_every_child_whole(db, table)
         source.close()
     classes = to_zeroing_classes(read_codes(db, "chess", table, metric=DTZ50))
     whole, offsets = load_zeroing_classes(db, FAMILY, FAMILY.dependencies(table))
-    length = chess_dtz50_pawns.KINGS * int(E.KINGS_STRIDE[E.TABLE_IDS[table]])
+    length = chess_dtz50_pawns.placement_run_length(table)
     starts = np.arange(0, classes.size, length, dtype=np.int64)
     values = np.empty(classes.size, dtype=np.uint8)
     assert chess_stored_bytes_of_segments(E.TABLE_IDS[table], classes, whole,
