@@ -48,12 +48,13 @@ from numba import prange, types
 
 from databases.location import DTZ50
 from games import kernels as K
-from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel,
-                                UnrankKernel)
+from games.table_family import (INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankChildrenKernel,
+                                RankKernel, UnrankKernel)
 from games.value_codes import (CODE_DRAW, CURSE_PLIES, INVALID, STORE_UNKNOWN,
                                better, code_distance, is_loss, is_win, loss_code, parent_code,
                                rule_class, win_code, within_rule, zeroing_class,
                                zeroing_value)
+from retrograde.verify import RANKS, no_rank_children, rank_every_child
 from runtime.borrow import borrowed
 
 NO_EXIT = 0  # an exit level: no zeroing move decides the position
@@ -465,16 +466,18 @@ def run_passes(family, table_id: int, dtz: np.ndarray, rule_free: np.ndarray,
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, RankKernel,
-                     ReversibleKernel, types.int64, CODES, CODES, CODES, OFFSETS, K.POSITION,
-                     K.POSITION, K.POSITION, K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64, types.int64), cache=True)
-def count_dtz_disagreements_in(legal_moves, play, unrank, rank, rank_entry, reversible_plies,
-                               table_id, dtz, rule_free, others, offsets, pos, child, grandchild,
-                               moves, replies, start, stop):
+                     RankChildrenKernel, types.boolean, ReversibleKernel, types.int64, CODES,
+                     CODES, CODES, OFFSETS, K.POSITION, K.POSITION, K.POSITION, K.MOVE_BUFFER,
+                     K.MOVE_BUFFER, RANKS, types.int64, types.int64), cache=True)
+def count_dtz_disagreements_in(legal_moves, play, unrank, rank, rank_entry, rank_children,
+                               batched, reversible_plies, table_id, dtz, rule_free, others,
+                               offsets, pos, child, grandchild, moves, replies, ranks, start,
+                               stop):
     """:func:`count_dtz_disagreements` of ``[start, stop)`` on one thread, with its own
-    positions and move buffers."""
+    positions and move buffers; ``batched`` as :func:`retrograde.verify.rank_every_child`'s."""
     # Lent (runtime/borrow.py): counting references to them took about a fifth of the time.
-    dtz, rule_free, others, offsets, pos, child, grandchild, moves, replies = borrowed(
-        (dtz, rule_free, others, offsets, pos, child, grandchild, moves, replies))
+    dtz, rule_free, others, offsets, pos, child, grandchild, moves, replies, ranks = borrowed(
+        (dtz, rule_free, others, offsets, pos, child, grandchild, moves, replies, ranks))
     errors = 0
     for index in range(start, stop):
         expected = np.int64(rule_free[index])
@@ -486,12 +489,19 @@ def count_dtz_disagreements_in(legal_moves, play, unrank, rank, rank_entry, reve
         if code < 2 or (code & 1) != (expected & 1) or not unrank(table_id, index, pos):
             errors += 1
             continue
-        best = np.int64(-1)
         count = legal_moves(pos, moves)
+        rank_every_child(play, rank, rank_children, batched, pos, moves, count, child, ranks)
+        best = np.int64(-1)
         for i in range(count):
-            play(pos, moves[i], child)
-            value = child_code(legal_moves, play, rank, rank_entry, reversible_plies,
-                               table_id, child, grandchild, replies, dtz, others, offsets)
+            play(pos, moves[i], child)  # (for its count of reversible plies)
+            if ranks[i] == NEEDS_CHILDREN:
+                value = zeroing_child_code(legal_moves, play, rank, rank_entry,
+                                           reversible_plies, table_id, child, grandchild,
+                                           replies, dtz, others, offsets)
+            elif ranks[i] < 0:
+                value = np.int64(STORE_UNKNOWN)
+            else:
+                value = code_at(ranks[i], table_id, dtz, others, offsets)
             if value == STORE_UNKNOWN or value == INVALID:
                 best = np.int64(-2)
                 break
@@ -507,11 +517,12 @@ def count_dtz_disagreements_in(legal_moves, play, unrank, rank, rank_entry, reve
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, RankKernel,
-                     ReversibleKernel, types.int64, types.int64, types.int64, CODES, CODES, CODES,
-                     OFFSETS, types.int64, types.int64), cache=True, parallel=True)
-def count_dtz_disagreements(legal_moves, play, unrank, rank, rank_entry, reversible_plies,
-                            width, max_moves, table_id, dtz, rule_free, others, offsets, start,
-                            stop):
+                     RankChildrenKernel, types.boolean, ReversibleKernel, types.int64,
+                     types.int64, types.int64, CODES, CODES, CODES, OFFSETS, types.int64,
+                     types.int64), cache=True, parallel=True)
+def count_dtz_disagreements(legal_moves, play, unrank, rank, rank_entry, rank_children, batched,
+                            reversible_plies, width, max_moves, table_id, dtz, rule_free, others,
+                            offsets, start, stop):
     """Entries of ``[start, stop)`` whose DTZ50 code is not what their moves give: a draw or
     invalid entry exactly as the rule-free table has it; a mated position lost in 0; any
     other win or loss the best, for the side to move, of its zeroing moves
@@ -523,10 +534,11 @@ def count_dtz_disagreements(legal_moves, play, unrank, rank, rank_entry, reversi
     for chunk in prange(chunks):
         first = start + chunk * CHUNK
         errors[chunk] = count_dtz_disagreements_in(
-            legal_moves, play, unrank, rank, rank_entry, reversible_plies, table_id, dtz,
-            rule_free, others, offsets, np.zeros(width, dtype=np.uint64),
+            legal_moves, play, unrank, rank, rank_entry, rank_children, batched,
+            reversible_plies, table_id, dtz, rule_free, others, offsets,
             np.zeros(width, dtype=np.uint64), np.zeros(width, dtype=np.uint64),
-            np.empty(max_moves, dtype=np.int32), np.empty(max_moves, dtype=np.int32), first,
+            np.zeros(width, dtype=np.uint64), np.empty(max_moves, dtype=np.int32),
+            np.empty(max_moves, dtype=np.int32), np.empty(max_moves, dtype=np.int64), first,
             min(stop, first + CHUNK))
     return errors.sum()
 
@@ -538,7 +550,6 @@ def verify_dtz50(game: str, table: str, root, progress=None, chunk: int = 1 << 2
     from databases.families import get_family
     from retrograde.progress import Silent
     from retrograde.tables import load_children, read_codes
-
     family = get_family(game)
     progress = progress or Silent()
     dtz = read_codes(root, game, table, metric=DTZ50)
@@ -546,12 +557,15 @@ def verify_dtz50(game: str, table: str, root, progress=None, chunk: int = 1 << 2
     children, offsets, _ = load_children(root, family, family.dependencies(table), metric=DTZ50)
     kernels = family.game.kernels
     rank_entry = family.rank_entry or family.rank
+    batched = family.rank_children is not None
+    rank_children = family.rank_children if batched else no_rank_children
     errors = 0
     for start in range(0, dtz.size, chunk):
         stop = min(dtz.size, start + chunk)
         errors += int(count_dtz_disagreements(
             kernels.legal_moves, kernels.play, family.unrank, family.rank, rank_entry,
-            family.game.player.reversible_plies, family.game.position_width,
+            rank_children, batched, family.game.player.reversible_plies,
+            family.game.position_width,
             family.game.max_moves, family.table_id(table), dtz, rule_free, children, offsets,
             start, stop))
         progress.update("verify DTZ50", stop, dtz.size, stop - start)

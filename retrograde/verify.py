@@ -79,6 +79,21 @@ def no_rank_children(pos, moves, count, child, ranks):
     and ranked)."""
 
 
+@nb.njit(types.void(K.PlayKernel, RankKernel, RankChildrenKernel, types.boolean, K.POSITION,
+                    K.MOVE_BUFFER, types.int64, K.POSITION, RANKS), cache=True, inline="always")
+def rank_every_child(play, rank, rank_children, batched, pos, moves, count, child, ranks):
+    """``ranks[i]``: the rank of the child of ``pos`` after ``moves[i]``, for the first
+    ``count`` moves, every one before any code is read (the reads, independent of each other,
+    then overlap their cache misses: in a table of hundreds of MB they are most of the cost).
+    ``batched``: by ``rank_children`` at once, else each child played and ranked."""
+    if batched:
+        rank_children(pos, moves, count, child, ranks)
+    else:
+        for i in range(count):
+            play(pos, moves[i], child)
+            ranks[i] = rank(child)
+
+
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, RankKernel,
                      RankChildrenKernel, types.boolean, types.int64, CODES, CODES, OFFSETS,
                      K.POSITION, K.POSITION, K.MOVE_BUFFER, K.POSITION, K.MOVE_BUFFER, RANKS),
@@ -93,14 +108,7 @@ def minimax_code(legal_moves, play, outcome, rank, rank_children, batched, table
     if count == 0:
         code = terminal_code(outcome(pos, count))
         return code if code >= 0 else -2
-    # Every child is ranked before any code is read: the reads, independent of each other, then
-    # overlap their cache misses (in a table of hundreds of MB they are most of the cost).
-    if batched:
-        rank_children(pos, moves, count, child, ranks)
-    else:
-        for i in range(count):
-            play(pos, moves[i], child)
-            ranks[i] = rank(child)
+    rank_every_child(play, rank, rank_children, batched, pos, moves, count, child, ranks)
     best = -1
     for i in range(count):
         code = code_at(ranks[i], table_id, codes, other_codes, offsets)
