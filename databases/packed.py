@@ -97,6 +97,14 @@ def pack_place(index, inner, run):
     return ((outer // inner) * run + index % run) * inner + outer % inner
 
 
+@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
+def pack_index(place, inner, run):
+    """The index entry at ``place`` of a pack (inverse of :func:`pack_place`)."""
+    step = place // inner
+    outer = (step // run) * inner + place % inner
+    return outer * run + step % run
+
+
 def to_pack_order(values: np.ndarray, inner: int, run: int) -> np.ndarray:
     """A table's entries (index order) in its pack's order (:func:`pack_place`)."""
     if inner == 1:

@@ -119,6 +119,22 @@ def tile_of(d0, d1, d2, index):
     return block, place
 
 
+@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, types.int64),
+         cache=True, inline="always")
+def entry_of_tile(d0, d1, d2, block, place):
+    """The entry at ``place`` of ``block`` (inverse of :func:`tile_of`); -1 for a place
+    that pads a tile past the index's edge."""
+    n0 = (d0 + TILE[0] - 1) // TILE[0]
+    n1 = (d1 + TILE[1] - 1) // TILE[1]
+    n2 = (d2 + TILE[2] - 1) // TILE[2]
+    x0 = (block % n0) * TILE[0] + place % TILE[0]
+    x1 = (block // n0 % n1) * TILE[1] + place // TILE[0] % TILE[1]
+    x2 = (block // (n0 * n1) % n2) * TILE[2] + place // (TILE[0] * TILE[1])
+    if x0 >= d0 or x1 >= d1 or x2 >= d2:
+        return -1
+    return ((block // (n0 * n1 * n2) * d2 + x2) * d1 + x1) * d0 + x0
+
+
 @nb.njit(types.void(BYTES, types.int64, types.int64, types.int64, BYTES), cache=True)
 def tile_values(values, d0, d1, d2, tiled):
     """``tiled``: ``values`` (a table's stored bytes in index order) block by block, each

@@ -18,7 +18,8 @@ A table is packed from its DTZ50 table and its children's, a slice of pages at a
    on every thread, decoded back and compared before the file is written.
 
 :func:`verify_pack` probes every entry of a pack the way the search does (stored value and
-exits into the other packs) and counts those whose value is not their DTZ50 table's.
+exits into the other packs) and counts those whose value is not their DTZ50 table's; it goes
+block by block of the pack, so each of its blocks is decoded once.
 """
 from __future__ import annotations
 
@@ -30,11 +31,12 @@ from numba import prange, types
 
 from databases import format as F
 from databases.location import DTZ50, WDL50, table_path
-from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PACKS, WDL50_OFFSET, PackedTables,
-                              probe_packed, to_pack_order, with_own_cache, write_pack)
+from databases.packed import (BLOCK_ENTRIES, CACHE_BLOCKS, NOT_PACKED, PACKS, WDL50_OFFSET,
+                              PackedTables, pack_index, probe_packed, to_pack_order,
+                              with_own_cache, write_pack)
 from databases.reader import TableFile
-from databases.wdl_coder import (block_count, encode_blocks, encode_bound, model_dimensions,
-                                 table_model, tile_values)
+from databases.wdl_coder import (block_count, encode_blocks, encode_bound, entry_of_tile,
+                                 model_dimensions, table_model, tile_values)
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
 from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50, zeroing_class
@@ -410,58 +412,63 @@ def pack_table(root, family, table: str, *, progress=None, values=None) -> dict:
             "seconds": round(time.perf_counter() - started, 3)}
 
 
-VERIFY_CHUNK = 1 << 20  # entries a thread verifies with its own decoded-block cache
-VERIFY_CACHE_BLOCKS = 64  # (2 MiB a thread)
+VERIFY_BLOCKS = 128  # the pack's blocks a parallel task verifies (1 M entries)
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, PACKS,
-                     types.int64, CODES, K.POSITION, types.int64, types.int64, types.int64),
-         cache=True)
-def count_pack_disagreements_in(legal_moves, play, unrank, rank, packs, table_id, codes, pos,
-                                first, stop, step):
-    """:func:`count_pack_disagreements` of entries ``first, first + step, ...`` below ``stop``
-    on one thread, with packs whose decoded-block cache and scratch rows are its own."""
+                     types.int64, CODES, K.POSITION, types.int64, types.int64, types.int64,
+                     types.int64, types.int64, types.int64, types.int64), cache=True)
+def count_pack_disagreements_in(exit_moves, play, unrank, rank, packs, table_id, codes, pos,
+                                d0, d1, d2, inner, run, first, stop):
+    """:func:`count_pack_disagreements` of the pack's blocks ``first`` to ``stop`` on one
+    thread, with packs whose decoded-block cache and scratch rows are its own."""
     # Lent (runtime/borrow.py): counting references to them took about a fifth of the time.
     packs, codes, pos = borrowed((packs, codes, pos))
     errors = 0
-    for index in range(first, stop, step):
-        if codes[index] == INVALID or not unrank(table_id, index, pos):
-            continue
-        value = probe_packed(legal_moves, play, rank, packs, pos, 0)
-        if value == NOT_PACKED or value != wdl50(codes[index]):
-            errors += 1
+    for block in range(first, stop):
+        for place in range(BLOCK_ENTRIES):
+            entry = entry_of_tile(d0, d1, d2, block, place)
+            if entry < 0:
+                continue  # (a tile's padding)
+            index = pack_index(entry, inner, run)
+            if codes[index] == INVALID or not unrank(table_id, index, pos):
+                continue
+            value = probe_packed(exit_moves, play, rank, packs, pos, 0)
+            if value == NOT_PACKED or value != wdl50(codes[index]):
+                errors += 1
     return errors
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, PACKS,
-                     types.int64, CODES, types.int64, types.int64, types.int64), cache=True,
-         parallel=True)
-def count_pack_disagreements(legal_moves, play, unrank, rank, packs, table_id, codes, start,
-                             stop, step):
-    """How many valid entries ``start, start + step, ...`` below ``stop`` of the table whose
+                     types.int64, CODES, types.int64, types.int64, types.int64, types.int64,
+                     types.int64, types.int64, types.int64), cache=True, parallel=True)
+def count_pack_disagreements(exit_moves, play, unrank, rank, packs, table_id, codes, d0, d1,
+                             d2, inner, run, start, stop):
+    """How many valid entries in blocks ``start`` to ``stop`` of the pack of the table whose
     DTZ50 codes are ``codes`` probe (:func:`probe_packed`, exits and all) to another WDL50
-    than their code's. On every thread, each chunk of entries with a decoded-block cache and
-    scratch rows of its own (the packs' own are one search's)."""
+    than their code's. The entries go block by block of the pack, each in its order there, so each of the table's own
+    blocks is decoded once, straight through (``d0, d1, d2``: its tiles' dimensions;
+    ``inner, run``: its pack order). On every thread, each run of blocks with a
+    decoded-block cache and scratch rows of its own (the packs' own are one search's)."""
     positions = packs[5]
-    chunks = (stop - start + VERIFY_CHUNK - 1) // VERIFY_CHUNK
-    errors = np.zeros(chunks, dtype=np.int64)
-    for chunk in prange(chunks):
-        own = with_own_cache(packs, VERIFY_CACHE_BLOCKS)
-        first = start + chunk * VERIFY_CHUNK
-        first += (step - (first - start) % step) % step  # the next entry of the stride
-        errors[chunk] = count_pack_disagreements_in(
-            legal_moves, play, unrank, rank, own, table_id, codes,
-            np.zeros(positions.shape[1], dtype=np.uint64), first,
-            min(stop, start + (chunk + 1) * VERIFY_CHUNK), step)
+    tasks = (stop - start + VERIFY_BLOCKS - 1) // VERIFY_BLOCKS
+    errors = np.zeros(tasks, dtype=np.int64)
+    for task in prange(tasks):
+        own = with_own_cache(packs, CACHE_BLOCKS)
+        first = start + task * VERIFY_BLOCKS
+        errors[task] = count_pack_disagreements_in(
+            exit_moves, play, unrank, rank, own, table_id, codes,
+            np.zeros(positions.shape[1], dtype=np.uint64), d0, d1, d2, inner, run, first,
+            min(stop, first + VERIFY_BLOCKS))
     return errors.sum()
 
 
-def verify_pack(root, family, table: str, step: int = 1, progress=None,
+def verify_pack(root, family, table: str, progress=None,
                 packs: PackedTables | None = None) -> dict:
-    """``{"table", "checked", "errors"}``: every ``step``-th entry of ``table``'s pack probed
-    as the search probes it (the other tables' packs, ``packs`` if given, loaded for its
-    exits) against its DTZ50 table. MissingTableError / UnusableTableError when a file is
-    missing or damaged."""
+    """``{"table", "checked", "errors"}``: every entry of ``table``'s pack probed as the
+    search probes it (the other tables' packs, ``packs`` if given, loaded for its exits)
+    against its DTZ50 table. MissingTableError / UnusableTableError when a file is missing
+    or damaged."""
     from databases.packed import read_pack
     from retrograde.tables import read_codes
 
@@ -472,17 +479,19 @@ def verify_pack(root, family, table: str, step: int = 1, progress=None,
 
         raise DamagedTableError(packs.unusable[table])
     codes = read_codes(root, family.game.name, table, metric=DTZ50)
-    kernels = family.game.kernels
-    table_id = family.table_id(table)
-    errors, chunk = 0, 1 << 22
-    for start in range(0, codes.size, chunk):
-        stop = min(codes.size, start + chunk)
+    dimensions = model_dimensions(family.pack_dimensions(table))
+    inner, run = family.pack_order(table)
+    blocks = block_count(dimensions, codes.size)
+    errors, step = 0, 32 * VERIFY_BLOCKS  # (blocks between progress lines)
+    for first in range(0, blocks, step):
+        stop = min(blocks, first + step)
         errors += int(count_pack_disagreements(
-            kernels.legal_moves, kernels.play, family.unrank, family.rank, packs.kernel_tuple(),
-            table_id, codes, start, stop, step))
+            family.game.player.noisy_moves, family.game.kernels.play, family.unrank,
+            family.rank, packs.kernel_tuple(), family.table_id(table), codes, *dimensions,
+            inner, run, first, stop))
         if progress is not None:
-            progress.update("verify WDL50 pack", stop, codes.size)
-    return {"table": table, "checked": int(-(-codes.size // step)), "errors": errors}
+            progress.update("verify WDL50 pack", stop, blocks)
+    return {"table": table, "checked": int(codes.size), "errors": errors}
 
 
 def pack_is_current(root, family, table: str) -> bool:

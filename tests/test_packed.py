@@ -153,6 +153,28 @@ def test_every_entry_probes_to_its_dtz50_tables_value(packed_db):
         assert result == {"table": table, "checked": FAMILY.size(table), "errors": 0}
 
 
+@pytest.mark.parametrize("table", ["KQvKR", "KPvKP"])
+def test_verify_counts_each_entry_its_pack_misstates(packed_db, tmp_path, table):
+    # The pack stays; its DTZ50 table is changed under it: each changed entry, and only it,
+    # now probes to another value than its code's (a parent's probe reads packs, not codes).
+    # Every decided entry is changed: the count shows that each is looked at once.
+    import shutil
+
+    from databases.writer import write_table
+    from games.chess import endgames as E
+    from games.value_codes import CODE_DRAW, INVALID
+    from retrograde.tables import read_codes
+
+    shutil.copytree(packed_db, tmp_path, dirs_exist_ok=True)
+    codes = read_codes(tmp_path, "chess", table, metric=DTZ50)
+    decided = np.flatnonzero((codes != CODE_DRAW) & (codes != INVALID))
+    codes[decided] = CODE_DRAW
+    write_table(table_path(tmp_path, "chess", table, DTZ50), codes, game="chess", table=table,
+                index_scheme=E.INDEX_SCHEME, index_version=E.INDEX_VERSION, sides=2,
+                generator="test", generator_version="0", settings={}, build_seconds=0.0)
+    assert verify_pack(tmp_path, FAMILY, table)["errors"] == decided.size > 0
+
+
 def test_entries_an_exit_decides_store_what_continues_the_run(packed_db):
     # In KQvKR many positions win or lose by a capture: their stored byte is free, and often
     # not their value (the probe's exits restore it, as the test above shows).
