@@ -47,9 +47,10 @@ from games.chess import endgames as E
 from games.value_codes import (CODE_DRAW, INVALID, better, code_distance, is_win, loss_code,
                                parent_code, win_code)
 from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS, WORD_OPEN,
-                                    capture_plans, decode_valid, every_quiet_move_loses,
-                                    fill_offsets, gather_predecessors, index_strides,
-                                    mark_positions, spec_codes)
+                                    capture_plans, decode_in_row, decode_valid,
+                                    every_quiet_move_loses, fastest_piece_slot, fill_offsets,
+                                    gather_predecessors, index_strides, mark_positions,
+                                    spec_codes)
 from retrograde.chess_exits import MOST_EXITS, exit_codes
 from retrograde.unmove import scatter_stride
 from runtime.borrow import borrowed
@@ -137,11 +138,12 @@ def word_of_exits(best, moves, quiet, in_check):
     return open_word(EXIT_LOSES, code_distance(best))
 
 
-@nb.njit(types.int64(types.int64, types.int64, I64, I64, I64, types.int64, U16, U16, I64_2D,
-                     I64), cache=True)
-def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plans, found):
-    """The word of the legal position at storage ``index`` before the levels (see the
-    module docstring), from its exits (:func:`retrograde.chess_exits.exit_codes`; ``found``:
+@nb.njit(types.int64(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U16,
+                     U16, I64_2D, I64), cache=True)
+def initial_word(table, index, stm, strides, codes, squares, n, work, child_dtm, plans, found):
+    """The word of the legal position at storage ``index`` (``squares``, ``stm`` to move:
+    :func:`retrograde.chess_dtz50.decode_in_row`) before the levels (see the module
+    docstring), from its exits (:func:`retrograde.chess_exits.exit_codes`; ``found``:
     room for them); MISSING_CHILD if a child table is not loaded. A position known to be won
     (``KNOWN_WIN``) gets the class of one never lost unless a capture wins."""
     (strides, codes, squares, work, child_dtm, plans, found) = borrowed(
@@ -149,8 +151,8 @@ def initial_word(table, index, strides, codes, squares, n, work, child_dtm, plan
     # (words hold their codes: exit_codes reads no two-byte result beside them, ``work``
     # stands in for it)
     known_win = work[index] == KNOWN_WIN
-    count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, work,
-                                        child_dtm, plans, found, -1)
+    count, quiet, in_check = exit_codes(table, index, stm, strides, codes, squares, n, work,
+                                        work, child_dtm, plans, found, -1)
     if count == MISSING_CHILD:
         return MISSING_CHILD
     best = CODE_DRAW
@@ -175,16 +177,19 @@ def initialise(table, work, child_dtm, plans, due):
     missing = np.zeros(blocks, dtype=np.int64)
     strides = index_strides(table)
     stride = scatter_stride(blocks)
+    fast = fastest_piece_slot(table)
     for k in prange(blocks):
         block = k * stride % blocks
         codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         found = np.empty(MOST_EXITS, dtype=np.int64)
         earliest = NONE_DUE
+        row = -1
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
             if work[index] < OPEN:  # not a legal position, or known to be drawn
                 continue
-            word = initial_word(table, index, strides, codes, squares, n, work, child_dtm,
+            stm, row = decode_in_row(table, index, squares, fast, row)
+            word = initial_word(table, index, stm, strides, codes, squares, n, work, child_dtm,
                                 plans, found)
             if word == MISSING_CHILD:
                 missing[block] += 1

@@ -19,7 +19,8 @@ from games.chess import endgames as E
 from games.value_codes import CODE_DRAW, loss_code, win_code
 from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN, initial_word,
                                   may_lose_at, pending_level, start_words)
-from retrograde.chess_dtz50 import (MISSING_CHILD, decode_valid, every_quiet_move_loses,
+from retrograde.chess_dtz50 import (MISSING_CHILD, decode_in_row, decode_valid,
+                                    every_quiet_move_loses, fastest_piece_slot,
                                     gather_predecessors, index_strides, spec_codes)
 from retrograde.chess_dtz50_pawns import KINGS, LIST, push, slice_layout, slices
 from retrograde.chess_exits import MOST_EXITS, child_plans
@@ -46,6 +47,8 @@ def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, pl
     mated = 0
     pending = np.empty(1024, dtype=np.int64)
     count = 0
+    fast = fastest_piece_slot(table)
+    row = -1
     for v in range(variants):
         for u in range(UNITS):
             base = bases[v * UNITS + u]
@@ -53,8 +56,9 @@ def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, pl
                 index = base + inner[k]
                 if work[index] < OPEN:  # not a legal position, or known to be drawn
                     continue
-                word = initial_word(table, index, strides, codes, squares, n, work, child_dtm,
-                                    plans, found)
+                stm, row = decode_in_row(table, index, squares, fast, row)
+                word = initial_word(table, index, stm, strides, codes, squares, n, work,
+                                    child_dtm, plans, found)
                 if word == MISSING_CHILD:
                     missing += 1
                     word = OPEN

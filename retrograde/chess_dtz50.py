@@ -216,6 +216,19 @@ def decode_valid(table, index, squares):
     return stm
 
 
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, types.int64,
+                                        types.int64), cache=True, inline="always")
+def decode_in_row(table, index, squares, fast, row):
+    """``(side to move, row)`` of storage ``index``, its squares in ``squares``: where a lone
+    piece's square is the fastest digit (``fast``, its slot: :func:`fastest_piece_slot`) and
+    ``squares`` hold an entry of the same row of 64 (``row``: ``index >> 6`` of the entry they
+    hold, -1 for none), only that piece's square is set, else every digit is decoded."""
+    if fast >= 0 and index >> 6 == row:
+        squares[fast] = index & 63
+        return np.int64(1 if index >= E.PER_SIDE[table] else 0), row
+    return decode_valid(table, index, squares), index >> 6
+
+
 @nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True, inline="always")
 def index_with(table, squares, n, stm):
     """Storage index of ``squares`` (spec order) with ``stm`` to move."""
@@ -489,17 +502,17 @@ def holds_position(table, index, codes, squares, n):
     return not attacked(squares[1 - stm], stm, n, codes, squares, occupied, -1)
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                        U8, ZEROING_CLASSES, I64_2D), cache=True)
-def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plans):
-    """``(byte, level)`` of the legal position at storage ``index`` before the levels: its
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, types.int64, I64, I64, I64,
+                                        types.int64, U8, ZEROING_CLASSES, I64_2D), cache=True)
+def initial_byte(table, index, stm, strides, codes, squares, n, work, child_dtz, plans):
+    """``(byte, level)`` of the legal position at storage ``index`` (``squares``, ``stm`` to
+    move: :func:`decode_in_row`) before the levels: its
     code if its captures or the lack of moves decide it (``level``: the level it counts as
     decided at), else its open state (level -1); ``byte`` MISSING_CHILD if a capture's
     table is not loaded. A move is legal when the entry it reaches is not INVALID (``work``
     already tells the legal positions of this table apart; a child table does the same)."""
     (strides, codes, squares, work, child_dtz, plans) = borrowed(
         (strides, codes, squares, work, child_dtz, plans))
-    stm = decode_valid(table, index, squares)
     occupied, own = occupancy(codes, squares, n, stm)
     best = NO_CAPTURE
     quiet = False
@@ -511,6 +524,8 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
             continue
         start = squares[i]
         targets = reach(codes[i], i, squares, occupied) & ~own
+        if quiet:
+            targets &= occupied  # one legal quiet move is all we need: the captures are left
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
@@ -527,7 +542,7 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
                 best = max(best, capture_class(child))
                 if best == CAPTURE_WINS:
                     return win_code(1), 1
-            elif not quiet:  # one legal quiet move is all the position needs to know
+            else:  # a quiet move (the first since none was legal)
                 squares[i] = to
                 if i < 2:
                     child_index = king_moved_index(table, index, strides, squares, i, start, stm)
@@ -535,18 +550,75 @@ def initial_byte(table, index, strides, codes, squares, n, work, child_dtz, plan
                     child_index = moved_index(table, index, strides, squares, i, start, stm)
                 squares[i] = start
                 quiet = work[child_index] != INVALID
+                if quiet:
+                    targets &= occupied
     in_check = not quiet and best == NO_CAPTURE \
         and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
     return byte_of_exits(best, quiet, in_check)
+
+
+@nb.njit(types.int64(types.int64), cache=True)
+def fastest_piece_slot(table):
+    """The slot of the piece alone in its group whose square is the storage index's fastest
+    digit (stride 1, 64 values), or -1 if no such piece (the fastest digit is a group of
+    like pieces or the king pair)."""
+    for g in range(E.MAX_GROUPS):
+        if E.GROUPS[table, g, 1] == 1 and E.GROUPS[table, g, 2] == 64 \
+                and not E.PAWN_GROUP[table, g] and E.GROUP_STRIDE[table, g] == 1:
+            return E.GROUPS[table, g, 0]
+    return -1
+
+
+@nb.njit([types.void(types.int64, U8, types.int64, types.int64, types.int64, I64, I64),
+          types.void(types.int64, U16, types.int64, types.int64, types.int64, I64, I64)],
+         cache=True, inline="always")
+def mark_row(table, work, base, open_value, fast, codes, squares):
+    """:func:`mark_positions` of the 64 entries from ``base`` (a multiple of 64), which
+    differ only in the square of the piece in slot ``fast``: the others decoded once, the
+    squares where that piece would leave the king of the side not to move attacked found as
+    one attack set (a piece added can only block the others' attacks, so when none attacks
+    that king without it, only its own attack can)."""
+    n = E.COUNT[table]
+    stm = decode_valid(table, base, squares)
+    occupied = types.uint64(0)
+    for i in range(n):
+        bit = types.uint64(1) << types.uint64(squares[i])
+        if i != fast and occupied & bit:  # two of the others on one square
+            work[base:base + 64] = INVALID
+            return
+        if i != fast:
+            occupied |= bit
+    king = squares[1 - stm]
+    if attacked(king, stm, n, codes, squares, occupied, fast):  # perhaps blocked by it
+        for square in range(64):
+            bit = types.uint64(1) << types.uint64(square)
+            squares[fast] = square
+            work[base + square] = INVALID if occupied & bit or attacked(
+                king, stm, n, codes, squares, occupied | bit, -1) else open_value
+        return
+    barred = occupied
+    if codes[fast] // 6 == stm:
+        barred |= piece_attacks(codes[fast] % 6, king, occupied)
+    for square in range(64):
+        work[base + square] = INVALID if (barred >> types.uint64(square)) & types.uint64(1) \
+            else open_value
 
 
 @nb.njit([types.void(types.int64, U8, types.int64), types.void(types.int64, U16, types.int64)],
          cache=True, parallel=True)
 def mark_positions(table, work, open_value):
     """``work``: ``open_value`` where the index holds a legal position, else INVALID (a
-    byte per position here, two for :mod:`retrograde.chess_dtm`)."""
+    byte per position here, two for :mod:`retrograde.chess_dtm`): 64 entries at a time
+    (:func:`mark_row`) where a lone piece's square is the fastest digit, else entry by
+    entry (:func:`holds_position`)."""
     n = E.COUNT[table]
     size = work.shape[0]
+    fast = fastest_piece_slot(table)
+    if fast >= 0:
+        for row in prange(size // 64):
+            mark_row(table, work, row * 64, open_value, fast, spec_codes(table),
+                     np.empty(n, dtype=np.int64))
+        return
     blocks = (size + BLOCK - 1) // BLOCK
     for block in prange(blocks):
         codes = spec_codes(table)
@@ -569,14 +641,17 @@ def initialise(table, work, child_dtz, plans, first_level, curse_level):
     missing = np.zeros(blocks, dtype=np.int64)
     strides = index_strides(table)
     stride = scatter_stride(blocks)
+    fast = fastest_piece_slot(table)
     for k in prange(blocks):
         block = k * stride % blocks
         codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
+        row = -1
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
             if work[index] == INVALID:
                 continue
-            byte, level = initial_byte(table, index, strides, codes, squares, n, work,
+            stm, row = decode_in_row(table, index, squares, fast, row)
+            byte, level = initial_byte(table, index, stm, strides, codes, squares, n, work,
                                        child_dtz, plans)
             if byte == MISSING_CHILD:
                 missing[block] += 1

@@ -30,7 +30,8 @@ from games.value_codes import CODE_DRAW, INVALID, loss_code, win_code
 from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED_CLOSS, HOLDS_CWIN,
                                     LONGEST, LOSS_NOW, LOSS_PREV, MISSING_CHILD, NO_CAPTURE, OPEN,
                                     OPEN_CLOSS, WIN_NOW, ZEROING_CLASSES, byte_of_exits,
-                                    capture_class, decode_valid, every_quiet_move_loses,
+                                    capture_class, decode_in_row, decode_valid,
+                                    every_quiet_move_loses, fastest_piece_slot,
                                     gather_predecessors, index_strides, mark_positions, spec_codes)
 from retrograde.chess_exits import MOST_EXITS, child_plans, exit_codes, final_code
 from runtime.borrow import borrowed
@@ -45,18 +46,21 @@ I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                        U8, U16, ZEROING_CLASSES, I64_2D, I64), cache=True)
-def initial_byte(table, index, strides, codes, squares, n, work, far, child_dtz, plans, found):
+@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, types.int64, I64, I64, I64,
+                                        types.int64, U8, U16, ZEROING_CLASSES, I64_2D, I64),
+         cache=True)
+def initial_byte(table, index, stm, strides, codes, squares, n, work, far, child_dtz, plans,
+                 found):
     """:func:`retrograde.chess_dtz50.initial_byte` with pawns: ``(byte, level)`` of the legal
-    position at ``index`` before its slice's levels, from its exits
+    position at ``index`` (``squares``, ``stm`` to move) before its slice's levels, from its
+    exits
     (:func:`retrograde.chess_exits.exit_codes`: pushes read the table's solved slices, the
     other exits the child tables; ``found``: room for them)."""
     (strides, codes, squares, work, far, child_dtz, plans, found) = borrowed(
         (strides, codes, squares, work, far, child_dtz, plans, found))
     # a zeroing move into a position lost within the rule decides it: won in 1
-    count, quiet, in_check = exit_codes(table, index, strides, codes, squares, n, work, far,
-                                        child_dtz, plans, found, ZEROING_LOSS)
+    count, quiet, in_check = exit_codes(table, index, stm, strides, codes, squares, n, work,
+                                        far, child_dtz, plans, found, ZEROING_LOSS)
     if count == MISSING_CHILD:
         return MISSING_CHILD, -1
     best = NO_CAPTURE
@@ -121,6 +125,8 @@ def initialise_slice(table, work, far, bases, variants, inner, strides, child_dt
     mated = first_count = at_curse_count = waiting_count = 0
     missing = 0
     units = 2 * KINGS
+    fast = fastest_piece_slot(table)
+    row = -1
     for v in range(variants):
         for u in range(units):
             base = bases[v * units + u]
@@ -128,8 +134,9 @@ def initialise_slice(table, work, far, bases, variants, inner, strides, child_dt
                 index = base + inner[k]
                 if work[index] == INVALID:
                     continue
-                byte, level = initial_byte(table, index, strides, codes, squares, n, work, far,
-                                           child_dtz, plans, found)
+                stm, row = decode_in_row(table, index, squares, fast, row)
+                byte, level = initial_byte(table, index, stm, strides, codes, squares, n, work,
+                                           far, child_dtz, plans, found)
                 if byte == MISSING_CHILD:
                     missing += 1
                     byte = OPEN

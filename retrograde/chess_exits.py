@@ -123,13 +123,17 @@ def slot_targets(codes, i, squares, stm, occupied, own, leaving_only):
     return targets
 
 
-@nb.njit([types.UniTuple(types.int64, 3)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                         U8, U16, ZEROING_CLASSES, I64_2D, I64, types.int64),
-          types.UniTuple(types.int64, 3)(types.int64, types.int64, I64, I64, I64, types.int64,
-                                         U16, U16, U16, I64_2D, I64, types.int64)], cache=True)
-def exit_codes(table, index, strides, codes, squares, n, work, far, children, plans, found,
+@nb.njit([types.UniTuple(types.int64, 3)(types.int64, types.int64, types.int64, I64, I64, I64,
+                                         types.int64, U8, U16, ZEROING_CLASSES, I64_2D, I64,
+                                         types.int64),
+          types.UniTuple(types.int64, 3)(types.int64, types.int64, types.int64, I64, I64, I64,
+                                         types.int64, U16, U16, U16, I64_2D, I64, types.int64)],
+         cache=True)
+def exit_codes(table, index, stm, strides, codes, squares, n, work, far, children, plans, found,
                enough):
-    """The exits of the legal position at storage ``index``: the code (for the opponent) of
+    """The exits of the legal position at storage ``index`` (``squares``, ``stm`` to move:
+    :func:`retrograde.chess_dtz50.decode_in_row`; as it came, they are left): the code (for
+    the opponent) of
     the position each legal one reaches, into ``found``; returns ``(count, quiet,
     in_check)``: how many (MISSING_CHILD if a child table is not loaded), whether (1) or not
     (0) a legal quiet move exists, and, when there is no legal move at all, whether the side
@@ -138,7 +142,6 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
     whose code is ``enough`` (-1: none is) ends the search: the rest are not looked at."""
     (strides, codes, squares, work, far, children, plans, found) = borrowed(
         (strides, codes, squares, work, far, children, plans, found))
-    stm = decode_valid(table, index, squares)
     occupied, own = occupancy(codes, squares, n, stm)
     enemy = occupied & ~own
     count = 0
@@ -154,21 +157,23 @@ def exit_codes(table, index, strides, codes, squares, n, work, far, children, pl
         start = squares[i]
         pawn = codes[i] % 6 == PAWN
         targets = slot_targets(codes, i, squares, stm, occupied, own, False)
+        if quiet and not pawn:
+            targets &= enemy  # one legal quiet move is all we need: the captures are left
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)
             captured = slot_on(squares, n, to) \
                 if enemy & (types.uint64(1) << types.uint64(to)) else -1
             squares[i] = to
-            if not pawn and captured < 0:  # a quiet move: one legal one is all we need
-                if not quiet:
-                    if i < 2:
-                        child_index = king_moved_index(table, index, strides, squares, i,
-                                                       start, stm)
-                    else:
-                        child_index = moved_index(table, index, strides, squares, i, start,
-                                                  stm)
-                    quiet = work[child_index] != INVALID
+            if not pawn and captured < 0:  # a quiet move (the first since none was legal)
+                if i < 2:
+                    child_index = king_moved_index(table, index, strides, squares, i, start,
+                                                   stm)
+                else:
+                    child_index = moved_index(table, index, strides, squares, i, start, stm)
+                quiet = work[child_index] != INVALID
+                if quiet:
+                    targets &= enemy
                 squares[i] = start
                 continue
             promotes = pawn and (to >> 3) == last_rank

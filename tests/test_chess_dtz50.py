@@ -121,3 +121,24 @@ def test_the_children_are_loaded_as_zeroing_classes(db):
     start = offsets[family.table_id("KQvK")]
     assert children.dtype == np.uint8
     assert np.array_equal(children[start:start + codes.size], zeroing_classes(codes))
+
+
+@pytest.mark.parametrize("table", ["KQvKR", "KRvKP", "KBNvK", "KBvKN", "KPvKP", "KRRvK"])
+def test_legal_positions_marked_by_rows_are_those_of_each_entry(table):
+    # mark_positions takes 64 entries at a time where a lone piece is the fastest digit (a
+    # slider of the side to move, one of the other side that can only block; KPvKP, KRRvK:
+    # entry by entry), holds_position one entry: both must mark the same positions.
+    from games.chess import endgames as E
+
+    table_id = E.TABLE_IDS[table]
+    size = 2 * int(E.PER_SIDE[table_id])
+    marked = np.zeros(size, dtype=np.uint8)
+    chess_dtz50.mark_positions(table_id, marked, chess_dtz50.OPEN)
+    codes = chess_dtz50.spec_codes(table_id)
+    squares = np.empty(len(codes), dtype=np.int64)
+    sample = np.random.default_rng(3).choice(size, 20_000, replace=False)
+    expected = [chess_dtz50.OPEN if chess_dtz50.holds_position(table_id, int(index), codes,
+                                                                squares, len(codes)) else INVALID
+                for index in sample]
+    assert marked[sample].tolist() == expected
+    assert INVALID in expected and chess_dtz50.OPEN in expected
