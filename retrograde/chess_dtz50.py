@@ -795,7 +795,10 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
-    for i in range(n):
+    for k in range(n):
+        # last slot first: its moves' entries lie nearest (the smallest stride), a king's
+        # farthest (another king pair), and any one move not losing ends the search
+        i = n - 1 - k
         if codes[i] // 6 != stm or codes[i] % 6 == PAWN:
             continue
         start = squares[i]
