@@ -124,10 +124,14 @@ def build_table_task(game: str, table: str, root: str, threads: int | None,
 
 
 def build_dtz50_task(game: str, table: str, root: str, threads: int | None,
-                     compression: str) -> dict:
+                     compression: str, pack: bool = False) -> dict:
     """A worker task: build the DTZ50 table of ``table`` into ``root``, where its rule-free
     table and the DTZ50 tables of its dependencies already are (the client checked them
-    page by page when it planned the build). Returns what :func:`build_table_task` does."""
+    page by page when it planned the build); with ``pack``, a table whose generator makes
+    its pack's bytes on the way is packed too (``build_dtz50_one``). Returns what
+    :func:`build_table_task` does, and ``packed``: whether it packed."""
+    packed = []
+
     def build() -> None:
         import numba
 
@@ -140,9 +144,12 @@ def build_dtz50_task(game: str, table: str, root: str, threads: int | None,
                 raise _not_shared(what, path)
         if threads:
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-        build_dtz50_one(family, table, Path(root), False, compression)
+        if build_dtz50_one(family, table, Path(root), False, compression, pack):
+            packed.append(table)
 
-    return _timed_task(table, build, f"the DTZ50 table of {table}")
+    task = _timed_task(table, build, f"the DTZ50 table of {table}")
+    task["packed"] = bool(packed)
+    return task
 
 
 def pack_task(game: str, table: str, root: str) -> dict:
@@ -349,20 +356,23 @@ def build_dtz50_distributed(game: str, tables: list[str] | None = None, root=Non
                             scheduler: str, max_pieces: int | None = None,
                             workers: int | None = None, show_progress: bool | None = None,
                             compression: str = DEFAULT_COMPRESSION, renewed=(),
-                            connect_timeout: float | None = None, notify=None) -> dict:
+                            connect_timeout: float | None = None, notify=None,
+                            pack: bool = False) -> dict:
     """The DTZ50 tables :func:`retrograde.build.build_dtz50_tables` would build (``renewed``:
     the rule-free tables built in this run), each one task on the cluster at ``scheduler``,
-    submitted once the DTZ50 tables of its dependencies are done. Returns
-    ``{"dtz50_built": [...], "tasks": {table: worker and times}}``. Raises
-    DistributedBuildError subclasses."""
+    submitted once the DTZ50 tables of its dependencies are done; ``pack`` as there (a table
+    packed on the way is current, so :func:`pack_wdl50_distributed` passes it over).
+    Returns ``{"dtz50_built": [...], "packed": [...], "tasks": {table: worker and times}}``.
+    Raises DistributedBuildError subclasses."""
     parse_scheduler(scheduler)
     family = get_family(game)
     root = Path(root).expanduser().resolve()
     planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
     threads = workers if workers else default_threads(scheduler)
     tasks = _run_on_cluster(scheduler, connect_timeout, family, planned, root, show_progress, "DTZ50 tables",
-                            build_dtz50_task, (threads, compression), kind="dtz50")
-    return {"dtz50_built": planned, "tasks": tasks}
+                            build_dtz50_task, (threads, compression, pack), kind="dtz50")
+    return {"dtz50_built": planned, "packed": [t for t in planned if tasks[t]["packed"]],
+            "tasks": tasks}
 
 
 def pack_wdl50_distributed(game: str, tables: list[str] | None = None, root=None, *,

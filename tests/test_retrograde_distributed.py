@@ -124,7 +124,7 @@ def test_dtz50_tables_build_on_the_cluster_like_a_local_build(chess_builds, sche
             assert task["started"] >= tasks[dependency]["finished"], (table, dependency)
     again = dist.build_dtz50_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
                                          show_progress=False)
-    assert again == {"dtz50_built": [], "tasks": {}}
+    assert again == {"dtz50_built": [], "packed": [], "tasks": {}}
 
 
 def test_packs_are_made_on_the_cluster_like_a_local_build(chess_builds, scheduler):
@@ -140,6 +140,25 @@ def test_packs_are_made_on_the_cluster_like_a_local_build(chess_builds, schedule
             assert np.array_equal(mine["stream"][()], theirs["stream"][()]), table
     assert dist.pack_wdl50_distributed("chess", CHESS_TABLES, there, scheduler=scheduler,
                                        show_progress=False) == {"packed": [], "tasks": {}}
+
+
+def test_a_pawn_table_is_packed_by_its_dtz50_task(chess_builds, scheduler, tmp_path):
+    """With ``pack``, KPvK's DTZ50 task packs it from the bytes its generator made (no second
+    reading of its children); the pack phase then finds it current and packs the others."""
+    import shutil
+
+    from retrograde.pack import pack_is_current
+
+    here, _, _, _ = chess_builds
+    (tmp_path / "chess").mkdir()
+    for rule_free in (here / "chess").glob("*.h5"):  # the rule-free tables alone
+        shutil.copy(rule_free, tmp_path / "chess")
+    built = dist.build_dtz50_distributed("chess", CHESS_TABLES, tmp_path, scheduler=scheduler,
+                                         show_progress=False, pack=True)
+    assert built["packed"] == ["KPvK"] and pack_is_current(tmp_path, get_family("chess"), "KPvK")
+    packs = dist.pack_wdl50_distributed("chess", CHESS_TABLES, tmp_path, scheduler=scheduler,
+                                        show_progress=False)
+    assert sorted(packs["packed"]) == sorted(set(built["dtz50_built"]) - {"KPvK"})
 
 
 def test_cli_cluster_builds_the_dtz50_tables_and_packs_there(capsys, tmp_path, scheduler, monkeypatch):

@@ -204,15 +204,18 @@ def build(args: argparse.Namespace, root: Path) -> dict:
     result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options) \
         if dtm else {"built": [], "skipped": [], "rebuilt": {}, "removed": [], "seconds": 0.0}
     from databases.families import get_family
-    from retrograde.build import has_dtz50
+    from retrograde.build import build_order, has_dtz50
 
     if args.dtz50 and has_dtz50(get_family(args.game)):
         # on the cluster too, once it has built the tables they belong to, and then the packs
         started = time.perf_counter()
-        result["dtz50_built"] = build_dtz50_on_cluster(args.game, args.tables or None, root, args.scheduler,
-                                                       options, renewed=result["built"])
-        result["packed"] = pack_on_cluster(args.game, args.tables or None, root, args.scheduler,
-                                           options) if args.pack else []
+        result["dtz50_built"], packed = build_dtz50_on_cluster(
+            args.game, args.tables or None, root, args.scheduler, options, renewed=result["built"],
+            pack=args.pack)
+        if args.pack:  # (the packs made on the way are current: passed over, listed in order)
+            packed += pack_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
+        result["packed"] = [table for table in build_order(get_family(args.game), packed, None)
+                            if table in packed]
         result["seconds"] = round(result["seconds"] + time.perf_counter() - started, 3)
     return result
 
@@ -243,14 +246,17 @@ def as_usage_error(errors, call):
         raise UsageError(str(error)) from None
 
 
-def build_dtz50_on_cluster(game: str, tables, root, scheduler: str, options: dict, renewed) -> list[str]:
-    """The DTZ50 tables of a distributed build, built on the same cluster: the tables built."""
+def build_dtz50_on_cluster(game: str, tables, root, scheduler: str, options: dict, renewed,
+                           pack: bool) -> tuple[list[str], list[str]]:
+    """The DTZ50 tables of a distributed build, built on the same cluster: the tables built,
+    and those packed on the way (``pack``: the tables with pawns)."""
     from retrograde.distributed import DistributedBuildError, build_dtz50_distributed
 
-    return as_usage_error(DistributedBuildError, lambda: build_dtz50_distributed(
+    result = as_usage_error(DistributedBuildError, lambda: build_dtz50_distributed(
         game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"], workers=options["workers"],
         show_progress=options["show_progress"], compression=options["compression"], renewed=renewed,
-        notify=options["notify"]))["dtz50_built"]
+        notify=options["notify"], pack=pack))
+    return result["dtz50_built"], result["packed"]
 
 
 def pack_on_cluster(game: str, tables, root, scheduler: str, options: dict) -> list[str]:
