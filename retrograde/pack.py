@@ -446,9 +446,9 @@ def count_pack_disagreements(exit_moves, play, unrank, rank, packs, table_id, co
                              d2, inner, run, start, stop):
     """How many valid entries in blocks ``start`` to ``stop`` of the pack of the table whose
     DTZ50 codes are ``codes`` probe (:func:`probe_packed`, exits and all) to another WDL50
-    than their code's. The entries go block by block of the pack, each in its order there, so each of the table's own
-    blocks is decoded once, straight through (``d0, d1, d2``: its tiles' dimensions;
-    ``inner, run``: its pack order). On every thread, each run of blocks with a
+    than their code's. The entries go block by block of the pack, each in its order there,
+    so each of the table's own blocks is decoded once, straight through (``d0, d1, d2``: its
+    tiles' dimensions; ``inner, run``: its pack order). On every thread, each run of blocks with a
     decoded-block cache and scratch rows of its own (the packs' own are one search's)."""
     positions = packs[5]
     tasks = (stop - start + VERIFY_BLOCKS - 1) // VERIFY_BLOCKS
