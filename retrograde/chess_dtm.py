@@ -18,7 +18,10 @@ A position with no quiet move is decided by its captures alone: it waits in the 
 
 Level ``d`` = 1, 2, ...:
 
-1. wins: the un-moves of every position lost at ``d - 1`` reach open positions: won in ``d``;
+1. wins: the un-moves of every position lost at ``d - 1`` reach open positions: won in ``d``.
+   Once fewer positions may still be won than were lost at ``d - 1`` (the long tail of a
+   table: most wins are decided early), the other way round is cheaper: every open position
+   that may be won looks for a quiet move to one lost at ``d - 1`` (:func:`pull_wins`);
 2. exits due: an EXIT_WINS position whose level is ``d`` is won in ``d``; an EXIT_LOSES one
    is flagged (its captures now allow the loss);
 3. flags: the un-moves of every position won at ``d - 1`` flag open positions that might now
@@ -50,7 +53,7 @@ from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECE
                                     capture_plans, decode_in_row, decode_valid,
                                     every_quiet_move_loses, fastest_piece_slot, fill_offsets,
                                     gather_predecessors, index_strides, mark_positions,
-                                    spec_codes)
+                                    quiet_move_reaching, spec_codes)
 from retrograde.chess_exits import MOST_EXITS, exit_codes
 from retrograde.unmove import scatter_stride
 from runtime.borrow import borrowed
@@ -262,6 +265,80 @@ def spread(table, work, d, wins, frontier_blocks, marked):
     return written.sum()
 
 
+@nb.njit(types.boolean(types.uint64, types.boolean), cache=True, inline="always")
+def holds_candidate(word, known):
+    """Whether one of the 4 entries of ``word`` is open and may be won: with ``known``
+    outcomes (the table's DTZ50 codes) only the known wins (classes EXIT_DRAWS and EXIT_WINS:
+    bit 13 set, which the shift lines up with OPEN's), else any open entry."""
+    if known:
+        return (word & (word << types.uint64(2)) & LANE_HIGHS) != 0
+    return (word & LANE_HIGHS) != 0
+
+
+@nb.njit(types.boolean(types.int64, types.boolean), cache=True, inline="always")
+def is_candidate(word, known):
+    """:func:`holds_candidate` for one entry's word."""
+    return word >= OPEN and (not known or (word >> CLASS_SHIFT) & 2 != 0)
+
+
+@nb.njit(types.int64(U16, types.boolean, U8), cache=True, parallel=True)
+def mark_candidates(work, known, candidate_blocks):
+    """Per block whether it holds an open position that may be won (:func:`is_candidate`),
+    into ``candidate_blocks``; returns how many there are."""
+    size = work.shape[0]
+    blocks = candidate_blocks.shape[0]
+    count = np.zeros(blocks, dtype=np.int64)
+    for block in prange(blocks):
+        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
+            if is_candidate(np.int64(work[index]), known):
+                count[block] += 1
+        candidate_blocks[block] = 1 if count[block] else 0
+    return count.sum()
+
+
+@nb.njit(types.int64(types.int64, U16, types.int64, types.boolean, U8, U8), cache=True,
+         parallel=True)
+def pull_wins(table, work, d, known, candidate_blocks, touched):
+    """Level ``d``, step 1 the other way round: every open position that may be won
+    (:func:`is_candidate`, in ``candidate_blocks``) with a quiet move to a position lost at
+    ``d - 1`` is won in ``d``. A block left with none is cleared from ``candidate_blocks``.
+    (A position written here is read by no other: its word is not ``loss_code(d - 1)``,
+    before or after.) Returns how many were won."""
+    n = E.COUNT[table]
+    words = work.view(np.uint64)
+    blocks = candidate_blocks.shape[0]
+    target = loss_code(d - 1)
+    won = np.zeros(blocks, dtype=np.int64)
+    strides = index_strides(table)
+    stride = scatter_stride(blocks)
+    for k in prange(blocks):
+        block = k * stride % blocks
+        if not candidate_blocks[block]:
+            continue
+        codes = spec_codes(table)
+        squares = np.empty(n, dtype=np.int64)
+        left = 0
+        for w in range(block * WORDS_PER_BLOCK,
+                       min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
+            if not holds_candidate(words[w], known):
+                continue
+            for index in range(4 * w, 4 * w + 4):
+                if not is_candidate(np.int64(work[index]), known):
+                    continue
+                stm = decode_valid(table, index, squares)
+                if quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d,
+                                       target):
+                    work[index] = win_code(d)
+                    won[block] += 1
+                else:
+                    left += 1
+        if won[block]:
+            touched[block] = 1
+        if not left:
+            candidate_blocks[block] = 0
+    return won.sum()
+
+
 @nb.njit(types.int64(U16, types.int64, U16, U8, U8), cache=True, parallel=True)
 def come_due(work, d, due, touched, flagged):
     """Level ``d``, step 2: in every block whose earliest pending exit is due at ``d``, an
@@ -333,26 +410,30 @@ def close(work):
             work[index] = CODE_DRAW
 
 
-def start_words(table_id: int, work: np.ndarray, outcomes) -> None:
+def start_words(table_id: int, work: np.ndarray, outcomes) -> bool:
     """``work``: the words the levels start from, from the table's DTZ50 codes when
     ``outcomes(out, convert)`` reads them (through ``convert``, into ``out``; a DTZ50 table
     that turns out missing or damaged is passed over), else OPEN for every legal position
-    and INVALID for the rest."""
+    and INVALID for the rest. Returns whether the outcomes were read."""
     if outcomes is not None:
         try:
             outcomes(work, lambda chunk: outcome_words(np.ascontiguousarray(chunk, np.uint16)))
-            return
+            return True
         except DatabaseError:
             pass  # every word is written again below
     mark_positions(table_id, work, OPEN)
+    return False
 
 
 def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
-          progress, outcomes=None) -> np.ndarray:
+          progress, outcomes=None, pull: bool | None = None) -> np.ndarray:
     """The DTM codes (``uint16``, storage index) of the pawnless chess ``table``, from its
     children's DTM codes (``child_dtm`` at ``child_offsets[table id]``, as
     :func:`retrograde.tables.load_children` gives them) and, when ``outcomes`` can read them
-    (:func:`start_words`), its own DTZ50 codes. RuntimeError if a child is missing."""
+    (:func:`start_words`), its own DTZ50 codes. RuntimeError if a child is missing. ``pull``
+    chooses how the wins of a level are found (the codes do not depend on it): None the
+    cheaper way by the counts, True by :func:`pull_wins` at every level after one with a
+    loss, False always from the losses."""
     table_id = E.TABLE_IDS[table]
     if E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: the two-byte DTM generator is for tables without pawns")
@@ -361,7 +442,7 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
     blocks = (size + BLOCK - 1) // BLOCK
     due = np.zeros(blocks, dtype=np.uint16)
     plans = fill_offsets(capture_plans(table), child_offsets)
-    start_words(table_id, work[:size], outcomes)
+    known = start_words(table_id, work[:size], outcomes)
     missing = initialise(table_id, work[:size], np.ascontiguousarray(child_dtm, np.uint16),
                          plans, due)
     if missing:
@@ -370,12 +451,22 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
     frontier = np.ones(blocks, dtype=np.uint8)  # the mates: anywhere
     touched = np.zeros(blocks, dtype=np.uint8)
     flagged = np.zeros(blocks, dtype=np.uint8)
+    candidate_blocks = np.zeros(blocks, dtype=np.uint8)
+    candidates = mark_candidates(work[:size], known, candidate_blocks)
+    lost = 0  # at the level before
     d = 1
     while True:
-        decided = spread(table_id, work, d, True, frontier, touched)
-        decided += come_due(work[:size], d, due, touched, flagged)
+        # step 1 the cheaper way: roughly as many reads an open position that may be won as
+        # a position lost at d - 1 (the moves of one side either way)
+        if lost and (pull or (pull is None and candidates < lost)):
+            won = pull_wins(table_id, work, d, known, candidate_blocks, touched)
+        else:
+            won = spread(table_id, work, d, True, frontier, touched)
+        won += come_due(work[:size], d, due, touched, flagged)
         spread(table_id, work, d, False, frontier, flagged)
-        decided += settle(table_id, work[:size], d, flagged, touched)
+        lost = settle(table_id, work[:size], d, flagged, touched)
+        candidates -= won if known else won + lost
+        decided = won + lost
         progress.update(f"dtm level {d}", 0, 0, int(decided))
         frontier, touched = touched, frontier
         touched[:] = 0

@@ -783,21 +783,21 @@ def replace_all(work, old, new, far, code, touched):
 
 
 @nb.njit([types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U8,
-                        types.int64),
+                        types.int64, types.int64),
           types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U16,
-                        types.int64)], cache=True)
-def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
-    """Whether every legal quiet move of ``stm`` (no capture, no pawn move: those are exits)
-    reaches a position won (for the opponent) below ``d``: in ``work`` of bytes (this
-    module's, markers past LONGEST) or of two-byte words (:mod:`retrograde.chess_dtm`'s,
-    codes below ``WORD_OPEN``)."""
+                        types.int64, types.int64)], cache=True)
+def quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, target):
+    """Whether a legal quiet move of ``stm`` (no capture, no pawn move: those are exits)
+    reaches a position whose entry is ``target`` or, with ``target`` -1, one not won (for
+    the opponent) below ``d``: in ``work`` of bytes (this module's, markers past LONGEST) or
+    of two-byte words (:mod:`retrograde.chess_dtm`'s, codes below ``WORD_OPEN``)."""
     strides, codes, squares, work = borrowed((strides, codes, squares, work))
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
     for k in range(n):
         # last slot first: its moves' entries lie nearest (the smallest stride), a king's
-        # farthest (another king pair), and any one move not losing ends the search
+        # farthest (another king pair), and any one move found ends the search
         i = n - 1 - k
         if codes[i] // 6 != stm or codes[i] % 6 == PAWN:
             continue
@@ -813,6 +813,10 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
                 child_index = moved_index(table, index, strides, squares, i, start, stm)
             squares[i] = start
             child = np.int64(work[child_index])
+            if target >= 0:
+                if child == target:
+                    return True
+                continue
             if child == INVALID:  # the move leaves the king in check
                 continue
             if work.itemsize == 1:
@@ -820,8 +824,18 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
             else:
                 lost = child < WORD_OPEN and is_win(child) and code_distance(child) < d
             if not lost:
-                return False
-    return True
+                return True
+    return False
+
+
+@nb.njit([types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U8,
+                        types.int64),
+          types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U16,
+                        types.int64)], cache=True, inline="always")
+def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
+    """Whether every legal quiet move of ``stm`` reaches a position won (for the opponent)
+    below ``d`` (:func:`quiet_move_reaching`)."""
+    return not quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, -1)
 
 
 @nb.njit(types.int64(types.int64, U8, types.int64, U16, types.int64, U8, U8), cache=True,

@@ -88,6 +88,24 @@ def test_started_from_the_dtz50_codes_the_codes_are_the_same(db, db_with_dtz50, 
     assert np.array_equal(read_codes(db_with_dtz50, "chess", table), ours)  # as built
 
 
+@pytest.mark.parametrize("table", PAWNLESS)
+@pytest.mark.parametrize("known", [False, True], ids=["alone", "from-dtz50"])
+def test_wins_found_from_the_positions_that_may_win_are_the_same(db, db_with_dtz50, table,
+                                                                 known):
+    # pull=True finds every level's wins from the open positions (after a level with a
+    # loss), pull=False from the positions just lost: the same codes as the table built
+    family = get_family("chess")
+    children, offsets, _ = load_children(db, family, family.dependencies(table))
+
+    def outcomes(out, convert):
+        read_codes(db_with_dtz50, "chess", table, out=out, metric=DTZ50, convert=convert)
+
+    for pull in (True, False):
+        ours = chess_dtm.solve(table, children, offsets, Silent(), outcomes if known else None,
+                               pull=pull)
+        assert np.array_equal(ours, read_codes(db, "chess", table)), pull
+
+
 @pytest.mark.parametrize("table", ["KQvKR", "KPPvK"])
 def test_a_dtz50_table_that_cannot_be_read_is_passed_over(db, table):
     def outcomes(out, convert):
