@@ -155,7 +155,7 @@ def initial_word(table, index, stm, strides, codes, squares, n, work, child_dtm,
     # stands in for it)
     known_win = work[index] == KNOWN_WIN
     count, quiet, in_check = exit_codes(table, index, stm, strides, codes, squares, n, work,
-                                        work, child_dtm, plans, found, -1)
+                                        work, child_dtm, plans, found, -1, known_win)
     if count == MISSING_CHILD:
         return MISSING_CHILD
     best = CODE_DRAW

@@ -60,7 +60,7 @@ def initial_byte(table, index, stm, strides, codes, squares, n, work, far, child
         (strides, codes, squares, work, far, child_dtz, plans, found))
     # a zeroing move into a position lost within the rule decides it: won in 1
     count, quiet, in_check = exit_codes(table, index, stm, strides, codes, squares, n, work,
-                                        far, child_dtz, plans, found, ZEROING_LOSS)
+                                        far, child_dtz, plans, found, ZEROING_LOSS, False)
     if count == MISSING_CHILD:
         return MISSING_CHILD, -1
     best = NO_CAPTURE

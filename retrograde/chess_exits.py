@@ -125,12 +125,13 @@ def slot_targets(codes, i, squares, stm, occupied, own, leaving_only):
 
 @nb.njit([types.UniTuple(types.int64, 3)(types.int64, types.int64, types.int64, I64, I64, I64,
                                          types.int64, U8, U16, ZEROING_CLASSES, I64_2D, I64,
-                                         types.int64),
+                                         types.int64, types.boolean),
           types.UniTuple(types.int64, 3)(types.int64, types.int64, types.int64, I64, I64, I64,
-                                         types.int64, U16, U16, U16, I64_2D, I64, types.int64)],
+                                         types.int64, U16, U16, U16, I64_2D, I64, types.int64,
+                                         types.boolean)],
          cache=True)
 def exit_codes(table, index, stm, strides, codes, squares, n, work, far, children, plans, found,
-               enough):
+               enough, quiet_known):
     """The exits of the legal position at storage ``index`` (``squares``, ``stm`` to move:
     :func:`retrograde.chess_dtz50.decode_in_row`; as it came, they are left): the code (for
     the opponent) of
@@ -139,13 +140,15 @@ def exit_codes(table, index, stm, strides, codes, squares, n, work, far, childre
     (0) a legal quiet move exists, and, when there is no legal move at all, whether the side
     to move is in check. A move is legal when the entry it reaches is not INVALID (``work`` already
     tells the legal positions of this table apart; a child table does the same). An exit
-    whose code is ``enough`` (-1: none is) ends the search: the rest are not looked at."""
+    whose code is ``enough`` (-1: none is) ends the search: the rest are not looked at.
+    With ``quiet_known`` (the caller knows a legal quiet move exists: the position is won)
+    no quiet move is looked at."""
     (strides, codes, squares, work, far, children, plans, found) = borrowed(
         (strides, codes, squares, work, far, children, plans, found))
     occupied, own = occupancy(codes, squares, n, stm)
     enemy = occupied & ~own
     count = 0
-    quiet = False
+    quiet = quiet_known
     last_rank = 7 if stm == 0 else 0
     forward = 8 if stm == 0 else -8
     for k in range(n):
