@@ -193,8 +193,7 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
     result = {"built": [], "skipped": [], "rebuilt": {}, "removed": removed}
     if has_dtz50(family):
         # --force rebuilds the requested tables' DTZ50 tables (and so their packs) too
-        renewed = (list(tables) if tables else build_order(family, None, max_pieces)) \
-            if force else ()
+        renewed = forced_tables(family, tables, max_pieces) if force else ()
         packed: list[str] = []  # by the DTZ50 builds, on the way
         result["dtz50_built"] = build_dtz50_tables(
             family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
@@ -216,6 +215,12 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
             result["built"].append(table)
         result["skipped"], result["rebuilt"] = skipped, unusable
     return {**result, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def forced_tables(family, tables: list[str] | None, max_pieces: int | None) -> list[str]:
+    """The tables ``--force`` rebuilds: those named, else every table up to ``max_pieces``
+    (with their DTZ50 tables, and so their packs)."""
+    return list(tables) if tables else build_order(family, None, max_pieces)
 
 
 def pack_wdl50_tables(family, tables: list[str] | None, root, *, max_pieces: int | None = None,

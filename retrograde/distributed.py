@@ -1,7 +1,8 @@
 """Building tables on a dask.distributed cluster: one task per table, submitted once the tasks
 of the tables it depends on have finished, so independent tables build at the same time on
-different workers. The rule-free tables first, then (chess) their DTZ50 tables the same way,
-then the packed WDL50 of each, which depend on nothing else to be packed.
+different workers. In the order of a local build: (chess) the DTZ50 tables first, each once
+the DTZ50 tables it reads are done, then the packed WDL50 of each, which depend on nothing else
+to be packed, then the rule-free tables the same way (each starts from its own DTZ50 table).
 
 Workers read the finished tables they depend on from, and write their own table into, the same
 database directory as the client: it must be a path every worker sees (a shared filesystem).
@@ -24,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from databases.families import get_family
-from databases.location import DTM, DTZ50, WDL50, table_path
+from databases.location import DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries
 from retrograde.build import (build_dtz50_one, build_order, build_tables, clean_temporaries, pack_one, plan_build,
                               plan_dtz50, plan_packs)
@@ -114,7 +115,7 @@ def build_table_task(game: str, table: str, root: str, threads: int | None,
             if not is_built(root, family, dependency):
                 raise _not_shared(f"dependency {dependency}", table_path(root, game, dependency))
         # build_tables rebuilds exactly `table` here: force covers it, its dependencies exist
-        # (their DTZ50 tables come after, as tasks of build_dtz50_task)
+        # (their DTZ50 tables came before, as tasks of build_dtz50_task: it starts from its own)
         result = build_tables(game, [table], root, workers=threads, show_progress=False,
                               force=True, compression=compression, dtz50=False)
         if result["built"] != [table]:
@@ -125,9 +126,9 @@ def build_table_task(game: str, table: str, root: str, threads: int | None,
 
 def build_dtz50_task(game: str, table: str, root: str, threads: int | None,
                      compression: str, pack: bool = False) -> dict:
-    """A worker task: build the DTZ50 table of ``table`` into ``root``, where its rule-free
-    table and the DTZ50 tables of its dependencies already are (the client checked them
-    page by page when it planned the build); with ``pack``, a table whose generator makes
+    """A worker task: build the DTZ50 table of ``table`` into ``root``, where the DTZ50 tables
+    of its dependencies already are (the client checked them page by page when it planned the
+    build; the one-byte generators read no rule-free table); with ``pack``, a table whose generator makes
     its pack's bytes on the way is packed too (``build_dtz50_one``). Returns what
     :func:`build_table_task` does, and ``packed``: whether it packed."""
     packed = []
@@ -136,9 +137,8 @@ def build_dtz50_task(game: str, table: str, root: str, threads: int | None,
         import numba
 
         family = get_family(game)
-        needed = [(f"table {table}", table_path(root, game, table, DTM))]
-        needed += [(f"the DTZ50 table of {dependency}", table_path(root, game, dependency, DTZ50))
-                   for dependency in family.dependencies(table)]
+        needed = [(f"the DTZ50 table of {dependency}", table_path(root, game, dependency, DTZ50))
+                  for dependency in family.dependencies(table)]
         for what, path in needed:
             if not path.exists():
                 raise _not_shared(what, path)

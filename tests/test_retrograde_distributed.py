@@ -178,6 +178,21 @@ def test_cli_cluster_builds_the_dtz50_tables_and_packs_there(capsys, tmp_path, s
     assert table_path(tmp_path, "chess", "KQvK", WDL50).exists()
 
 
+def test_cli_cluster_builds_in_a_local_builds_order(capsys, tmp_path, scheduler):
+    """DTZ50 tables, then packs, then the rule-free tables (each from its own DTZ50 table):
+    what the search and the server use comes first, as in a local build."""
+    status, out, err = run(capsys, "build", "chess", "KQvK", "--db", str(tmp_path),
+                           "--scheduler", scheduler)
+    assert status == 0, err
+    phases = [re.fullmatch(r"(tables|DTZ50 tables|WDL50 packs) \d/2: (KvK|KQvK) in \d+\.\d s", line)
+              for line in err.splitlines()]
+    assert all(phases), err
+    assert [m[1] for m in phases] == ["DTZ50 tables"] * 2 + ["WDL50 packs"] * 2 + ["tables"] * 2
+    here = tmp_path / "local"
+    build_tables("chess", ["KQvK"], here, show_progress=False)
+    assert_same_tables("chess", ["KvK", "KQvK"], here, tmp_path)
+
+
 def test_dtz50_task_refuses_to_build_without_its_dependencies(tmp_path):
     build_tables("chess", ["KQvK"], tmp_path, show_progress=False, dtz50=False)
     with pytest.raises(dist.TableTaskError, match="building the DTZ50 table of KQvK failed.*DTZ50 table of KvK is missing.*every worker"):
@@ -237,7 +252,7 @@ def test_cli_failed_table_names_it_and_keeps_finished_tables(capsys, tmp_path, s
                  dtz50=False)
     table_path(tmp_path, "chess", "KQvKR").mkdir()
     status, out, err = run(capsys, "build", "chess", "KQvKR", "--db", str(tmp_path),
-                           "--scheduler", scheduler, "--workers", "1")
+                           "--scheduler", scheduler, "--workers", "1", "--metrics", "dtm")
     assert status == 2 and out == ""
     notice, finished, error = err.splitlines()
     assert notice.startswith("solver build: rebuilding KQvKR: ")

@@ -64,8 +64,8 @@ def register(subparsers) -> None:
                         "worker's cores). Results do not depend on it")
     parser.add_argument("--scheduler", metavar="ADDR",
                         help="build on a dask.distributed cluster, one task per table, each "
-                        "after the tables it depends on (then the DTZ50 tables the same way, and "
-                        "the packs): a scheduler address (tcp://host:8786), "
+                        "after the tables it depends on, in a local build's order (chess: the "
+                        "DTZ50 tables, the packs, then the rule-free tables): a scheduler address (tcp://host:8786), "
                         "or local[:N] for N worker processes on this machine (default: one per "
                         "core). The --db directory must be a path every worker sees (a shared "
                         "filesystem). Needs the 'distributed' extra")
@@ -201,22 +201,29 @@ def build(args: argparse.Namespace, root: Path) -> dict:
                    f"{numba.config.NUMBA_NUM_THREADS} threads; using that many")
         return build_tables(args.game, args.tables or None, root, dtz50=args.dtz50,
                             pack=args.pack, dtm=dtm, **options)
-    result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options) \
-        if dtm else {"built": [], "skipped": [], "rebuilt": {}, "removed": [], "seconds": 0.0}
     from databases.families import get_family
-    from retrograde.build import build_order, has_dtz50
+    from retrograde.build import build_order, forced_tables, has_dtz50
 
-    if args.dtz50 and has_dtz50(get_family(args.game)):
-        # on the cluster too, once it has built the tables they belong to, and then the packs
-        started = time.perf_counter()
-        result["dtz50_built"], packed = build_dtz50_on_cluster(
-            args.game, args.tables or None, root, args.scheduler, options, renewed=result["built"],
-            pack=args.pack)
+    started = time.perf_counter()
+    family = get_family(args.game)
+    dtz50_built: list[str] = []
+    packed: list[str] = []
+    if args.dtz50 and has_dtz50(family):
+        # first what the search and the server use, as a local build does: the DTZ50 tables
+        # (they need only their children's), then the packs; the rule-free tables after, each
+        # starting from its own DTZ50 table
+        renewed = forced_tables(family, args.tables or None, args.pieces) if args.force else ()
+        dtz50_built, packed = build_dtz50_on_cluster(args.game, args.tables or None, root,
+                                                     args.scheduler, options, renewed=renewed,
+                                                     pack=args.pack)
         if args.pack:  # (the packs made on the way are current: passed over, listed in order)
             packed += pack_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
-        result["packed"] = [table for table in build_order(get_family(args.game), packed, None)
-                            if table in packed]
-        result["seconds"] = round(result["seconds"] + time.perf_counter() - started, 3)
+    result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options) \
+        if dtm else {"built": [], "skipped": [], "rebuilt": {}, "removed": [], "seconds": 0.0}
+    if args.dtz50 and has_dtz50(family):
+        result["dtz50_built"] = dtz50_built
+        result["packed"] = [table for table in build_order(family, packed, None) if table in packed]
+    result["seconds"] = round(time.perf_counter() - started, 3)
     return result
 
 
