@@ -9,6 +9,12 @@ jobs on the cores take it away).
 
     python scripts/bench_build_distributed.py                 # --pieces 4, 1 and 2 threads, local:2
     python scripts/bench_build_distributed.py --pieces 3 --threads 1 --repeat 3
+
+Named tables instead of a piece count: ``--tables`` with ``--smaller DIR``, a directory where
+every table they depend on is built already (every metric); those files are hard-linked into
+each fresh directory, so only the named tables are built and timed.
+
+    python scripts/bench_build_distributed.py --tables KQRvKR KBPvKR KBNvKR --smaller DB --threads 2
 """
 from __future__ import annotations
 
@@ -44,13 +50,29 @@ def parallel_capacity(processes: int) -> float:
     return processes * alone / together
 
 
-def timed_build(pieces: int, extra: list[str]) -> tuple[float, dict, dict]:
+def link_smaller_tables(smaller: str, root: str, named: list[str]) -> None:
+    """Hard-link every table file under ``smaller`` (each metric's folder) but those of the
+    ``named`` tables into ``root``."""
+    source = os.path.join(smaller, "chess")
+    for folder, _, files in os.walk(source):
+        target = os.path.join(root, "chess", os.path.relpath(folder, source))
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            if name.endswith(".h5") and name[:-3] not in named:
+                os.link(os.path.join(folder, name), os.path.join(target, name))
+
+
+def timed_build(what: list[str], extra: list[str], smaller: str | None = None
+                ) -> tuple[float, dict, dict]:
     """Wall seconds, JSON answer and each table's build seconds (its file's attribute) of one
-    `solver build` into a fresh temporary directory."""
+    `solver build chess WHAT` into a fresh temporary directory (holding the tables of
+    ``smaller`` but the named ones, if given)."""
     import h5py
 
     with tempfile.TemporaryDirectory() as root:
-        command = [sys.executable, "-m", "solver.cli", "build", "chess", "--pieces", str(pieces),
+        if smaller:
+            link_smaller_tables(smaller, root, what)
+        command = [sys.executable, "-m", "solver.cli", "build", "chess", *what,
                    "--db", root, "--json", *extra]
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True)
@@ -58,10 +80,14 @@ def timed_build(pieces: int, extra: list[str]) -> tuple[float, dict, dict]:
         if done.returncode != 0:
             sys.exit(f"{' '.join(command)} failed: {done.stderr.strip()}")
         answer = json.loads(done.stdout)
-        seconds = {}
+        seconds = {}  # solving each table: its rule-free and DTZ50 files' build seconds
         for table in answer["built"]:
-            with h5py.File(os.path.join(root, "chess", f"{table}.h5"), "r") as handle:
-                seconds[table] = float(handle.attrs["build_seconds"])
+            seconds[table] = 0.0
+            for folder in ("", "dtz50"):
+                path = os.path.join(root, "chess", folder, f"{table}.h5")
+                if os.path.exists(path):
+                    with h5py.File(path, "r") as handle:
+                        seconds[table] += float(handle.attrs["build_seconds"])
     return wall, answer, seconds
 
 
@@ -86,24 +112,31 @@ def ideal_wall(order: list[str], seconds: dict, workers: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pieces", type=int, default=4)
+    parser.add_argument("--tables", nargs="+", metavar="TABLE",
+                        help="build these tables instead of every table up to --pieces")
+    parser.add_argument("--smaller", metavar="DIR",
+                        help="with --tables: a directory holding every table they depend on")
     parser.add_argument("--local-workers", type=int, default=2,
                         help="worker processes of the LocalCluster (default 2)")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2],
                         help="numba threads of the local single-process builds (default 1 2)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per configuration (median)")
     args = parser.parse_args()
+    if args.tables and not args.smaller:
+        parser.error("--tables needs --smaller DIR (the tables they depend on, built)")
+    what = args.tables or ["--pieces", str(args.pieces)]
 
     distributed = f"--scheduler local:{args.local_workers}"
     configurations = [(f"local, 1 process, {threads} thread(s)", ["--workers", str(threads)])
                       for threads in args.threads]
     configurations.append((distributed, ["--scheduler", f"local:{args.local_workers}"]))
-    print(f"solver build chess --pieces {args.pieces}, fresh directory each run; "
+    print(f"solver build chess {' '.join(what)}, fresh directory each run; "
           f"{os.cpu_count()} cores; load average before: {load_average()}")
     print(f"  {args.local_workers} CPU-bound processes run {parallel_capacity(args.local_workers):.2f}x "
           "as fast as one after the other on this machine now (the most local:N can gain)")
     walls, table_seconds = {}, {}
     for label, extra in configurations:
-        runs = [timed_build(args.pieces, extra) for _ in range(args.repeat)]
+        runs = [timed_build(what, extra, args.smaller) for _ in range(args.repeat)]
         walls[label] = statistics.median(wall for wall, _, _ in runs)
         _, answer, table_seconds[label] = runs[-1]
         print(f"  {label:<36} {walls[label]:8.1f} s wall  ({len(answer['built'])} tables, "
@@ -114,7 +147,8 @@ def main() -> None:
     single = table_seconds[configurations[0][0]]  # the first local build's per-table times
     serial = ideal_wall(answer["built"], single, 1)
     best = ideal_wall(answer["built"], single, args.local_workers)
-    print(f"  tables alone take {serial:.1f} s one after the other ({configurations[0][0]}); on "
+    print(f"  solving the tables (rule-free and DTZ50 files' build seconds, no packs) takes "
+          f"{serial:.1f} s one after the other ({configurations[0][0]}); on "
           f"{args.local_workers} free cores with these dependencies at best {best:.1f} s "
           f"({serial / best:.2f}x), before start-up costs")
     print(f"load average after: {load_average()}")
