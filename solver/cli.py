@@ -108,11 +108,17 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command; every exception becomes one line and an exit status."""
     prog = f"solver {args.command}"
     try:
-        if args.command != "uci":  # (the engine says it in UCI's own words)
-            from runtime import compile_notice
+        if args.command == "uci":  # (the engine says it in UCI's own words)
+            return args.run(args)
+        from runtime import compile_notice
 
-            compile_notice.install()
-        return args.run(args)
+        # what a command compiles depends on its game: counted per command and game
+        compile_notice.install(command=" ".join(filter(None, (args.command,
+                                                              getattr(args, "game", None)))))
+        status = args.run(args)
+        if status == 0:
+            compile_notice.finished()
+        return status
     except UsageError as error:
         report(prog, f"error: {error}")
         return EXIT_USAGE

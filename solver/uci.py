@@ -635,7 +635,7 @@ class UciEngine:
             from runtime import compile_notice
 
             # a cold cache compiles for a minute or more: the GUI's log says why it waits
-            compile_notice.install(self._note_compiling)
+            compile_notice.install(self._note_compiling, command="uci")
             from games.chess import Chess
 
             game = Chess()
@@ -663,6 +663,8 @@ class UciEngine:
             Prover(game, table_mb=1).root_mate(game.parse_position(PROVER_WARM_UP_FEN), [], 100)
         except Exception as error:  # the search still plays; go mate will report its own error
             self._complain(f"the prover failed to load: {type(error).__name__}: {error}")
+            return
+        compile_notice.finished()  # (the count the next cold start's progress is told against)
 
     def _open_tables_while_loading(self, player) -> None:
         """Open the tables of a ``DatabasePath`` given before the search has loaded, before it

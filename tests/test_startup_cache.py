@@ -7,7 +7,9 @@ under the test's control.
 """
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -146,15 +148,41 @@ def test_help_compiles_nothing_and_a_command_only_what_it_runs(tmp_path):
 
 
 def test_a_first_run_says_once_that_it_compiles_and_a_later_one_nothing(tmp_path):
-    # issue 74, item 1: a long first compile says so
-    from runtime.compile_notice import FIRST_LINE
+    # issue 74, item 1: a long first compile says so, and how far along it is
+    from runtime.compile_notice import FIRST_LINE, PROGRESS, first_line, progress_line
 
     sources = copy_sources(tmp_path / "install")
-    env = clean_environment(sources, NUMBA_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path))
+    cache = tmp_path / "cache"
+    env = clean_environment(sources, NUMBA_CACHE_DIR=str(cache), HOME=str(tmp_path))
+    perft = ("perft", "tictactoe", "startpos", "2")
     # on a terminal (a pipe's reader is a program: nothing is added to its stderr)
-    for run, said in (("cold", f"solver: {FIRST_LINE}"), ("warm", "")):
-        status, errors = run_on_a_terminal(sources, env, "perft", "tictactoe", "startpos", "2")
-        assert status == 0 and errors.strip() == said, (run, errors)
+    status, errors = run_on_a_terminal(sources, env, *perft)
+    first, *progress = errors.splitlines()
+    assert status == 0 and first == f"solver: {FIRST_LINE}", errors
+    assert all(re.fullmatch(rf"solver: {re.escape(PROGRESS)}\d+ so far", line)
+               for line in progress), errors  # no count yet: every so many kernels
+    kernels = json.loads((cache / "compile-counts.json").read_text())["perft tictactoe"]
+    assert kernels > 0
+    # a new version of the sources (an empty cache directory): the count of the run before
+    for keyed in cache.glob("solver-*"):
+        shutil.rmtree(keyed)
+    status, errors = run_on_a_terminal(sources, env, *perft)
+    quarters = [line for line in map(lambda done: progress_line(done, kernels),
+                                     range(1, kernels + 1)) if line]
+    assert status == 0 and errors.splitlines() == [f"solver: {first_line(kernels)}"] + [
+        f"solver: {line}" for line in quarters], errors
+    status, errors = run_on_a_terminal(sources, env, *perft)
+    assert status == 0 and errors == "", errors  # warm: nothing
+
+
+def test_a_failed_first_run_keeps_no_count(tmp_path):
+    # it may have compiled a part only: the next cold run would be told a count too small
+    sources = copy_sources(tmp_path / "install")
+    cache = tmp_path / "cache"
+    env = clean_environment(sources, NUMBA_CACHE_DIR=str(cache), HOME=str(tmp_path))
+    failed = run_solver(sources, env, "perft", "tictactoe", "startpos", "-2")
+    assert failed.returncode == 2, failed.stderr
+    assert not (cache / "compile-counts.json").exists()
 
 
 def run_on_a_terminal(sources: Path, env: dict, *args: str) -> tuple[int, str]:
