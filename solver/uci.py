@@ -191,7 +191,7 @@ class UciEngine:
         self._print_lock = threading.Lock()
         self._notice_lock = threading.Lock()  # the compile notice comes after uciok, once
         self._handshaken = False  # uciok sent
-        self._compiling: str | None = None  # the compile notice, once a compile has started
+        self._compiling: str | None = None  # the compile notice's first line, once said
         self.options = {**{name: spin[0] for name, spin in SPIN_OPTIONS.items() if name != "Threads"},
                         "Ponder": False, "UCI_Chess960": False, "DatabasePath": database_path or "",
                         **{name: _switch_default(name) for name in SWITCH_OPTIONS}}
@@ -623,10 +623,12 @@ class UciEngine:
         player.new_game()  # what the throwaway search learnt (and scores of the old tables) goes
 
     def _note_compiling(self, line: str) -> None:
-        """Say, as an ``info string``, that the kernels compile: after ``uciok``, never
-        before it."""
+        """Say, as an ``info string``, that the kernels compile, and how far along: after
+        ``uciok``, never before it (then the first line, which says why, comes with it; the
+        progress said before is passed over)."""
         with self._notice_lock:
-            self._compiling = line
+            if self._compiling is None:
+                self._compiling = line
             if self._handshaken:
                 self._send(f"info string {line}")
 

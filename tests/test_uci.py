@@ -309,6 +309,23 @@ def test_a_go_during_a_cold_compile_is_answered_without_the_kernels_and_stop_at_
         process.kill()
 
 
+def test_compile_progress_before_uciok_gives_way_to_the_line_that_says_why():
+    # issue 74, item 1: the GUI hears why the engine waits, and then how far along it is;
+    # progress said before uciok is passed over (the line that says why comes with uciok)
+    engine = UciEngine.__new__(UciEngine)  # no warm-up thread: only the notices are exercised
+    engine._output, engine._print_lock, engine._notice_lock = io.StringIO(), threading.Lock(), threading.Lock()
+    engine._handshaken, engine._compiling = False, None
+    engine.options = {"DatabasePath": ""}
+    engine._note_compiling("compiling its kernels (test)")
+    engine._note_compiling("compiling kernels (first run only): 50 so far")
+    engine._uci([])
+    engine._note_compiling("compiling kernels (first run only): 100 so far")
+    lines = engine._output.getvalue().splitlines()
+    assert lines[lines.index("uciok"):] == [
+        "uciok", "info string compiling its kernels (test)",
+        "info string compiling kernels (first run only): 100 so far"]
+
+
 @pytest.mark.parametrize("together", [False, True], ids=["waiting for readyok", "sent together"])
 def test_isready_waits_for_the_search_so_the_first_go_searches(together):
     # A warm cache: readyok comes once the search is loaded, and the go after it searches. Sent
