@@ -102,7 +102,7 @@ def install(write: Callable[[str], None] | None = None, command: str | None = No
     count of its kernels (none: no count kept or used). Imports numba. Nothing to say without
     a writable cache: :mod:`runtime.compile_cache` said then that kernels compile for this run
     only."""
-    global _installed
+    global _installed, _finish
     from runtime import compile_cache
 
     if compile_cache.note is not None or _installed:
@@ -138,7 +138,6 @@ def install(write: Callable[[str], None] | None = None, command: str | None = No
             if line is not None:
                 write(line)
 
-    global _finish
     notice = Notice()
     event.register("numba:compile", notice)
     if cold:
