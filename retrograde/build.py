@@ -4,7 +4,9 @@ temporary files of killed builds."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Protocol
 
 import numba
 
@@ -174,47 +176,107 @@ def build_tables(game: str, tables: list[str] | None = None, root=None, *,
                  compression: str = DEFAULT_COMPRESSION, notify=None,
                  dtz50: bool = True, pack: bool = True, dtm: bool = True) -> dict:
     """Build ``tables`` of ``game`` (default: all, or all up to ``max_pieces``) under ``root``,
-    and the tables they depend on if missing or unusable. For a game with the 50-move rule
-    (chess), first what the search and the server use: with ``dtz50`` the DTZ50 tables
-    (:func:`build_dtz50_tables`: they need only their children's), with ``pack`` too the
-    packed WDL50 (:func:`pack_wdl50_tables`); then, with ``dtm``, the rule-free tables (value
-    and distance to mate). ``force`` rebuilds the requested tables even if they are valid.
-    ``notify(line)`` hears of each damaged file being rebuilt and each leftover temporary
-    file removed. Returns ``{"built": [...], "skipped": [...], "rebuilt": {table: why},
-    "removed": [temporary files], "seconds": s}`` and, for a game with the 50-move rule,
-    ``"dtz50_built": [...]`` and ``"packed": [...]``."""
-    family = get_family(game)
-    root = Path(root)
-    notify = notify or (lambda line: None)
+    and the tables they depend on if missing or unusable, in this process, in
+    :func:`run_stages`' order: for a game with the 50-move rule (chess), first what the search
+    and the server use: with ``dtz50`` the DTZ50 tables (:func:`build_dtz50_tables`: they need
+    only their children's), with ``pack`` too the packed WDL50 (:func:`pack_wdl50_tables`);
+    then, with ``dtm``, the rule-free tables (value and distance to mate). ``force`` rebuilds
+    the requested tables even if they are valid. ``notify(line)`` hears of each damaged file
+    being rebuilt and each leftover temporary file removed. Returns ``{"built": [...],
+    "skipped": [...], "rebuilt": {table: why}, "removed": [temporary files], "seconds": s}``
+    and, for a game with the 50-move rule, ``"dtz50_built": [...]`` and ``"packed": [...]``."""
     if workers:
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
+    request = BuildRequest(get_family(game), tables, Path(root), max_pieces, show_progress,
+                           force, compression, notify or (lambda line: None))
+    return run_stages(request, LocalStages(), dtz50=dtz50, pack=pack, dtm=dtm)
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """What a build was asked for, as every stage of it reads it (:func:`build_tables`' arguments)."""
+
+    family: object
+    tables: list[str] | None
+    root: Path
+    max_pieces: int | None
+    show_progress: bool | None
+    force: bool
+    compression: str
+    notify: Callable[[str], None]
+
+
+class BuildStages(Protocol):
+    """Where a build's stages run: :class:`LocalStages` (this process) or a dask cluster
+    (:class:`retrograde.distributed.ClusterStages`); :func:`run_stages` orders them."""
+
+    def dtz50(self, request: BuildRequest, renewed, pack: bool) -> tuple[list[str], list[str]]:
+        """Build the DTZ50 tables needed (``renewed``: rebuilt whatever their state); returns the
+        tables built and those packed on the way (with ``pack``)."""
+
+    def packs(self, request: BuildRequest) -> list[str]:
+        """Pack the WDL50 of the tables whose pack is not current; returns those packed."""
+
+    def rule_free(self, request: BuildRequest) -> dict:
+        """Build the rule-free tables needed; returns ``{"built", "skipped", "rebuilt"}``."""
+
+
+def run_stages(request: BuildRequest, stages: BuildStages, *, dtz50: bool = True,
+               pack: bool = True, dtm: bool = True) -> dict:
+    """A build's stages in the one order every build uses: the temporary files of killed builds
+    removed; for a game with the 50-move rule, the DTZ50 tables (``dtz50``), then their packs
+    (``pack``); then the rule-free tables (``dtm``; always for a game without the rule), each
+    DTM build starting from its own DTZ50 table. Returns :func:`build_tables`' result."""
     started = time.perf_counter()
-    removed = clean_temporaries(root, game, notify)
+    family = request.family
+    removed = clean_temporaries(request.root, family.game.name, request.notify)
     result = {"built": [], "skipped": [], "rebuilt": {}, "removed": removed}
     if has_dtz50(family):
         # --force rebuilds the requested tables' DTZ50 tables (and so their packs) too
-        renewed = forced_tables(family, tables, max_pieces) if force else ()
-        packed: list[str] = []  # by the DTZ50 builds, on the way
-        result["dtz50_built"] = build_dtz50_tables(
-            family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
-            compression=compression, renewed=renewed, notify=notify, pack=pack,
-            packed=packed) if dtz50 else []
-        packed += pack_wdl50_tables(
-            family, tables, root, max_pieces=max_pieces, show_progress=show_progress,
-            notify=notify) if dtz50 and pack else []
-        result["packed"] = [table for table in build_order(family, tables, max_pieces)
+        renewed = forced_tables(family, request.tables, request.max_pieces) \
+            if request.force else ()
+        built, packed = stages.dtz50(request, renewed, pack) if dtz50 else ([], [])
+        if dtz50 and pack:  # (those packed on the way are current: passed over)
+            packed = packed + stages.packs(request)
+        result["dtz50_built"] = built
+        result["packed"] = [table for table in build_order(family, request.tables,
+                                                           request.max_pieces)
                             if table in set(packed)]
     if dtm or not has_dtz50(family):
-        to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force,
-                                                 show_progress)
-        announce_rebuilds(notify, unusable, "")
-        log = table_log(len(to_build), "tables", show_progress)
+        result.update(stages.rule_free(request))
+    return {**result, "seconds": round(time.perf_counter() - started, 3)}
+
+
+class LocalStages:
+    """A build's stages in this process, one table after another."""
+
+    def dtz50(self, request: BuildRequest, renewed, pack: bool) -> tuple[list[str], list[str]]:
+        """:func:`build_dtz50_tables`."""
+        packed: list[str] = []
+        built = build_dtz50_tables(
+            request.family, request.tables, request.root, max_pieces=request.max_pieces,
+            show_progress=request.show_progress, compression=request.compression,
+            renewed=renewed, notify=request.notify, pack=pack, packed=packed)
+        return built, packed
+
+    def packs(self, request: BuildRequest) -> list[str]:
+        """:func:`pack_wdl50_tables`."""
+        return pack_wdl50_tables(request.family, request.tables, request.root,
+                                 max_pieces=request.max_pieces,
+                                 show_progress=request.show_progress, notify=request.notify)
+
+    def rule_free(self, request: BuildRequest) -> dict:
+        """The rule-free tables planned by :func:`plan_build`, each by :func:`build_one`."""
+        family, root = request.family, request.root
+        to_build, skipped, unusable = plan_build(family, request.tables, root,
+                                                 request.max_pieces, request.force,
+                                                 request.show_progress)
+        announce_rebuilds(request.notify, unusable, "")
+        log = table_log(len(to_build), "tables", request.show_progress)
         for table in to_build:
             with log.timing(table):
-                build_one(family, table, root, show_progress, compression)
-            result["built"].append(table)
-        result["skipped"], result["rebuilt"] = skipped, unusable
-    return {**result, "seconds": round(time.perf_counter() - started, 3)}
+                build_one(family, table, root, request.show_progress, request.compression)
+        return {"built": to_build, "skipped": skipped, "rebuilt": unusable}
 
 
 def forced_tables(family, tables: list[str] | None, max_pieces: int | None) -> list[str]:

@@ -27,8 +27,8 @@ from pathlib import Path
 from databases.families import get_family
 from databases.location import DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries
-from retrograde.build import (build_dtz50_one, build_order, build_tables, clean_temporaries, pack_one, plan_build,
-                              plan_dtz50, plan_packs)
+from retrograde.build import (BuildRequest, announce_rebuilds, build_dtz50_one, build_order, build_tables,
+                              pack_one, plan_build, plan_dtz50, plan_packs, run_stages)
 from retrograde.progress import table_log
 from retrograde.tables import is_built
 
@@ -324,30 +324,83 @@ def default_threads(scheduler: str) -> int | None:
     return max(1, available_cores() // local_workers)
 
 
+def build_on_cluster(game: str, tables: list[str] | None = None, root=None, *, scheduler: str,
+                     max_pieces: int | None = None, workers: int | None = None,
+                     show_progress: bool | None = None, force: bool = False,
+                     compression: str = DEFAULT_COMPRESSION, connect_timeout: float | None = None,
+                     notify=None, dtz50: bool = True, pack: bool = True, dtm: bool = True) -> dict:
+    """:func:`retrograde.build.build_tables` with each table's every stage one task on the dask
+    cluster at ``scheduler`` (an address such as ``tcp://host:8786``, or ``local[:N]``), in a
+    local build's order (:func:`retrograde.build.run_stages`). ``workers`` is the number of
+    threads each table task uses. Returns build_tables' result and ``scheduler``. Raises
+    DistributedBuildError subclasses."""
+    parse_scheduler(scheduler)  # a malformed local:N fails before any work
+    request = BuildRequest(get_family(game), tables, Path(root).expanduser().resolve(),
+                           max_pieces, show_progress, force, compression,
+                           notify or (lambda line: None))
+    result = run_stages(request, ClusterStages(scheduler, workers, connect_timeout),
+                        dtz50=dtz50, pack=pack, dtm=dtm)
+    return {**result, "scheduler": scheduler}
+
+
+class ClusterStages:
+    """A build's stages (:class:`retrograde.build.BuildStages`) on the dask cluster at
+    ``scheduler``, each table one task (``workers`` threads each)."""
+
+    def __init__(self, scheduler: str, workers: int | None = None,
+                 connect_timeout: float | None = None):
+        self.scheduler, self.workers, self.connect_timeout = scheduler, workers, connect_timeout
+
+    def dtz50(self, request: BuildRequest, renewed, pack: bool) -> tuple[list[str], list[str]]:
+        """:func:`build_dtz50_distributed`."""
+        result = build_dtz50_distributed(
+            request.family.game.name, request.tables, request.root, scheduler=self.scheduler,
+            max_pieces=request.max_pieces, workers=self.workers,
+            show_progress=request.show_progress, compression=request.compression,
+            renewed=renewed, connect_timeout=self.connect_timeout, notify=request.notify,
+            pack=pack)
+        return result["dtz50_built"], result["packed"]
+
+    def packs(self, request: BuildRequest) -> list[str]:
+        """:func:`pack_wdl50_distributed`."""
+        return pack_wdl50_distributed(
+            request.family.game.name, request.tables, request.root, scheduler=self.scheduler,
+            max_pieces=request.max_pieces, show_progress=request.show_progress,
+            connect_timeout=self.connect_timeout)["packed"]
+
+    def rule_free(self, request: BuildRequest) -> dict:
+        """:func:`build_tables_distributed`."""
+        result = build_tables_distributed(
+            request.family.game.name, request.tables, request.root, scheduler=self.scheduler,
+            max_pieces=request.max_pieces, workers=self.workers,
+            show_progress=request.show_progress, force=request.force,
+            compression=request.compression, connect_timeout=self.connect_timeout,
+            notify=request.notify)
+        return {key: result[key] for key in ("built", "skipped", "rebuilt")}
+
+
 def build_tables_distributed(game: str, tables: list[str] | None = None, root=None, *,
                              scheduler: str, max_pieces: int | None = None,
                              workers: int | None = None, show_progress: bool | None = None,
                              force: bool = False, compression: str = DEFAULT_COMPRESSION,
                              connect_timeout: float | None = None, notify=None) -> dict:
-    """Like :func:`retrograde.build.build_tables`, with each table built as one task on the
-    dask cluster at ``scheduler`` (an address such as ``tcp://host:8786``, or ``local[:N]``).
-    ``workers`` is the number of threads each table task uses. Returns ``{"built", "skipped",
-    "rebuilt", "removed", "seconds", "scheduler", "tasks"}``; ``tasks`` maps each built table to
-    its worker and wall-clock start and finish times. Raises DistributedBuildError subclasses."""
+    """The rule-free stage of :func:`build_on_cluster`: the tables
+    :func:`retrograde.build.plan_build` plans, each one task on the dask cluster at
+    ``scheduler``, submitted once the tables it depends on are done (``workers`` threads
+    each). Returns ``{"built", "skipped", "rebuilt", "seconds", "scheduler", "tasks"}``;
+    ``tasks`` maps each built table to its worker and wall-clock start and finish times.
+    Raises DistributedBuildError subclasses."""
     parse_scheduler(scheduler)  # a malformed local:N fails before any work
     family = get_family(game)
     root = Path(root).expanduser().resolve()  # workers may run in another directory
-    notify = notify or (lambda line: None)
     started = time.perf_counter()
     to_build, skipped, unusable = plan_build(family, tables, root, max_pieces, force,
                                              show_progress)
-    removed = clean_temporaries(root, game, notify)
-    for table, problem in unusable.items():
-        notify(f"rebuilding {table}: {problem}")
+    announce_rebuilds(notify or (lambda line: None), unusable, "")
     threads = workers if workers else default_threads(scheduler)
     tasks = _run_on_cluster(scheduler, connect_timeout, family, to_build, root, show_progress, "tables",
                             build_table_task, (threads, compression))
-    return {"built": to_build, "skipped": skipped, "rebuilt": unusable, "removed": removed,
+    return {"built": to_build, "skipped": skipped, "rebuilt": unusable,
             "seconds": round(time.perf_counter() - started, 3), "scheduler": scheduler,
             "tasks": tasks}
 

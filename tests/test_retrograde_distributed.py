@@ -6,6 +6,8 @@ import io
 import json
 import logging
 import re
+import socket
+import subprocess
 import sys
 
 import h5py
@@ -191,6 +193,21 @@ def test_cli_cluster_builds_in_a_local_builds_order(capsys, tmp_path, scheduler)
     here = tmp_path / "local"
     build_tables("chess", ["KQvK"], here, show_progress=False)
     assert_same_tables("chess", ["KvK", "KQvK"], here, tmp_path)
+
+
+def test_cli_cluster_removes_leftovers_once_before_its_first_stage(capsys, tmp_path, scheduler):
+    """Without the rule-free stage too (it used to be the one that cleaned)."""
+    dtz50_folder = tmp_path / "chess" / DTZ50
+    dtz50_folder.mkdir(parents=True)
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()  # a writer that is gone
+    leftover = dtz50_folder / f".KQvK.h5.tmp-{process.pid}@{socket.gethostname()}"
+    leftover.write_bytes(b"partial")
+    status, out, err = run(capsys, "build", "chess", "KQvK", "--db", str(tmp_path), "--json",
+                           "--metrics", "wdl50,dtz50", "--scheduler", scheduler)
+    assert status == 0, err
+    assert json.loads(out)["removed"] == [f"{DTZ50}/{leftover.name}"]
+    assert err.count("removed 1 temporary file(s)") == 1 and not leftover.exists()
 
 
 def test_dtz50_task_refuses_to_build_without_its_dependencies(tmp_path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 from databases.location import default_database_dir
@@ -201,30 +200,13 @@ def build(args: argparse.Namespace, root: Path) -> dict:
                    f"{numba.config.NUMBA_NUM_THREADS} threads; using that many")
         return build_tables(args.game, args.tables or None, root, dtz50=args.dtz50,
                             pack=args.pack, dtm=dtm, **options)
-    from databases.families import get_family
-    from retrograde.build import build_order, forced_tables, has_dtz50
+    from retrograde.distributed import DistributedBuildError, build_on_cluster
 
-    started = time.perf_counter()
-    family = get_family(args.game)
-    dtz50_built: list[str] = []
-    packed: list[str] = []
-    if args.dtz50 and has_dtz50(family):
-        # first what the search and the server use, as a local build does: the DTZ50 tables
-        # (they need only their children's), then the packs; the rule-free tables after, each
-        # starting from its own DTZ50 table
-        renewed = forced_tables(family, args.tables or None, args.pieces) if args.force else ()
-        dtz50_built, packed = build_dtz50_on_cluster(args.game, args.tables or None, root,
-                                                     args.scheduler, options, renewed=renewed,
-                                                     pack=args.pack)
-        if args.pack:  # (the packs made on the way are current: passed over, listed in order)
-            packed += pack_on_cluster(args.game, args.tables or None, root, args.scheduler, options)
-    result = build_on_cluster(args.game, args.tables or None, root, args.scheduler, options) \
-        if dtm else {"built": [], "skipped": [], "rebuilt": {}, "removed": [], "seconds": 0.0}
-    if args.dtz50 and has_dtz50(family):
-        result["dtz50_built"] = dtz50_built
-        result["packed"] = [table for table in build_order(family, packed, None) if table in packed]
-    result["seconds"] = round(time.perf_counter() - started, 3)
-    return result
+    try:
+        return build_on_cluster(args.game, args.tables or None, root, scheduler=args.scheduler,
+                                dtz50=args.dtz50, pack=args.pack, dtm=dtm, **options)
+    except DistributedBuildError as error:
+        raise UsageError(str(error)) from None
 
 
 def one_line(error: OSError) -> str:
@@ -232,44 +214,3 @@ def one_line(error: OSError) -> str:
     text = str(error).strip()
     reason = error.strerror or (text.splitlines()[0] if text else type(error).__name__)
     return f"{reason}: {error.filename}" if error.filename else reason
-
-
-def build_on_cluster(game: str, tables, root, scheduler: str, options: dict) -> dict:
-    """A distributed build (retrograde.distributed, which imports dask only now); the result
-    has the keys of a local build plus ``scheduler``."""
-    from retrograde.distributed import DistributedBuildError, build_tables_distributed
-
-    result = as_usage_error(DistributedBuildError,
-                            lambda: build_tables_distributed(game, tables, root, scheduler=scheduler, **options))
-    del result["tasks"]
-    return result
-
-
-def as_usage_error(errors, call):
-    """``call()``, an error of the kind ``errors`` raised as the UsageError of one line."""
-    try:
-        return call()
-    except errors as error:
-        raise UsageError(str(error)) from None
-
-
-def build_dtz50_on_cluster(game: str, tables, root, scheduler: str, options: dict, renewed,
-                           pack: bool) -> tuple[list[str], list[str]]:
-    """The DTZ50 tables of a distributed build, built on the same cluster: the tables built,
-    and those packed on the way (``pack``: the tables with pawns)."""
-    from retrograde.distributed import DistributedBuildError, build_dtz50_distributed
-
-    result = as_usage_error(DistributedBuildError, lambda: build_dtz50_distributed(
-        game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"], workers=options["workers"],
-        show_progress=options["show_progress"], compression=options["compression"], renewed=renewed,
-        notify=options["notify"], pack=pack))
-    return result["dtz50_built"], result["packed"]
-
-
-def pack_on_cluster(game: str, tables, root, scheduler: str, options: dict) -> list[str]:
-    """The packed WDL50 of a distributed build, made on the same cluster: the tables packed."""
-    from retrograde.distributed import DistributedBuildError, pack_wdl50_distributed
-
-    return as_usage_error(DistributedBuildError, lambda: pack_wdl50_distributed(
-        game, tables, root, scheduler=scheduler, max_pieces=options["max_pieces"],
-        show_progress=options["show_progress"]))["packed"]
