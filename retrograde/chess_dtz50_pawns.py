@@ -10,7 +10,11 @@ solved most advanced first, each one alone: its own levels over its own entries 
 thread: the slices of one advancement are independent and run side by side), as Syzygy's
 rtbgenp does. A level's frontier is a list of the positions the level before decided, and
 the positions it flags a list too: a slice is as large as a table of one piece fewer, and a
-scan of it per level cost more than the levels' moves.
+scan of it per level cost more than the levels' moves. A level's wins come from un-moving
+the positions the other side lost at the level before, or, where that side has fewer
+positions still open than those losses, from its open positions, each looking for a quiet
+move to one of them (the stronger side's positions are mostly won at once, by a push or a
+capture, so its open ones are soon the fewer).
 
 Exits, valued as classes (``capture_class``): captures, promotions (with or without a
 capture) and en passant into the child tables; single and double pushes into this table's
@@ -32,7 +36,8 @@ from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED_CLO
                                     OPEN_CLOSS, WIN_NOW, ZEROING_CLASSES, byte_of_exits,
                                     capture_class, decode_in_row, decode_valid,
                                     every_quiet_move_loses, fastest_piece_slot,
-                                    gather_predecessors, index_strides, mark_positions, spec_codes)
+                                    gather_predecessors, index_strides, mark_positions,
+                                    quiet_move_reaching, spec_codes)
 from retrograde.chess_exits import MOST_EXITS, child_plans, exit_codes, final_code
 from runtime.borrow import borrowed
 
@@ -153,11 +158,12 @@ def initialise_slice(table, work, far, bases, variants, inner, strides, child_dt
             waiting_count)
 
 
-@nb.njit(LIST(types.int64, U8, U16, I64, I64, types.int64, types.int64, types.boolean,
-              types.int64, I64, types.int64), cache=True)
-def spread_slice(table, work, far, strides, sources, count, d, wins, longest, out, written):
-    """:func:`retrograde.chess_dtz50.spread` from a list: the predecessors of the first
-    ``count`` ``sources`` (lost at ``d - 1`` if ``wins``, else won) won in ``d`` or
+@nb.njit(LIST(types.int64, U8, U16, I64, I64, types.int64, types.int64, types.int64,
+              types.boolean, types.int64, I64, types.int64), cache=True)
+def spread_slice(table, work, far, strides, sources, first, count, d, wins, longest, out,
+                 written):
+    """:func:`retrograde.chess_dtz50.spread` from a list: the predecessors of the ``count``
+    ``sources`` from ``first`` on (lost at ``d - 1`` if ``wins``, else won) won in ``d`` or
     flagged, each appended to ``out`` (``written`` long) as it is written; returns ``out``
     and its length."""
     work, far, strides, sources = borrowed((work, far, strides, sources))
@@ -166,7 +172,7 @@ def spread_slice(table, work, far, strides, sources, count, d, wins, longest, ou
     squares = np.empty(n, dtype=np.int64)
     parents = np.empty(512, dtype=np.int64)
     won = win_code(d) if d <= longest else WIN_NOW
-    for s in range(count):
+    for s in range(first, first + count):
         index = sources[s]
         child_stm = decode_valid(table, index, squares)
         found = gather_predecessors(table, index, strides, codes, squares, n, child_stm,
@@ -175,6 +181,82 @@ def spread_slice(table, work, far, strides, sources, count, d, wins, longest, ou
             if mark_entry(parents[p], d, wins, won, work, far):
                 out, written = push(out, written, parents[p])
     return out, written
+
+
+@nb.njit(types.int64(U8, I64, types.int64, I64, types.int64), cache=True)
+def count_open(work, bases, variants, inner, side):
+    """How many entries of a slice (as :func:`solve_slice` lays them out) with ``side`` to
+    move are still open."""
+    found = 0
+    for v in range(variants):
+        for u in range(side * KINGS, (side + 1) * KINGS):
+            base = bases[v * 2 * KINGS + u]
+            for k in range(inner.shape[0]):
+                if work[base + inner[k]] >= OPEN:
+                    found += 1
+    return found
+
+
+@nb.njit(I64(U8, I64, types.int64, I64, types.int64, types.int64), cache=True)
+def open_entries(work, bases, variants, inner, side, count):
+    """The entries of a slice with ``side`` to move still open (``count`` of them:
+    :func:`count_open`)."""
+    found = np.empty(count, dtype=np.int64)
+    written = 0
+    for v in range(variants):
+        for u in range(side * KINGS, (side + 1) * KINGS):
+            base = bases[v * 2 * KINGS + u]
+            for k in range(inner.shape[0]):
+                if work[base + inner[k]] >= OPEN:
+                    found[written] = base + inner[k]
+                    written += 1
+    return found
+
+
+@nb.njit(types.int64(I64, types.int64, types.int64), cache=True)
+def white_first(entries, count, per_side):
+    """The first ``count`` ``entries`` reordered with White to move first (storage indices
+    below ``per_side``); returns how many those are."""
+    white = 0
+    for i in range(count):
+        if entries[i] < per_side:
+            entries[i], entries[white] = entries[white], entries[i]
+            white += 1
+    return white
+
+
+@nb.njit(types.Tuple((I64, types.int64, types.int64))(
+    types.int64, U8, U16, I64, I64, types.int64, types.int64, types.int64, I64, types.int64),
+    cache=True)
+def pull_slice(table, work, far, strides, candidates, count, d, longest, out, written):
+    """Level ``d``'s wins found from the open positions rather than from those lost at
+    ``d - 1`` (:func:`spread_slice` with ``wins``; the same positions: a quiet move is an
+    un-move read backwards): each of the first ``count`` ``candidates`` still open that has a
+    quiet move to a position lost at ``d - 1`` is won in ``d`` and appended to ``out``
+    (``written`` long). The candidates still open after it are moved to the front. Returns
+    ``out``, its length and how many candidates are left."""
+    work, far, strides, candidates = borrowed((work, far, strides, candidates))
+    n = E.COUNT[table]
+    codes = spec_codes(table)
+    squares = np.empty(n, dtype=np.int64)
+    won = win_code(d) if d <= longest else WIN_NOW
+    lost_before = loss_code(d - 1) if d - 1 <= longest else LOSS_PREV  # (past the byte: a marker)
+    kept = 0
+    for c in range(count):
+        index = candidates[c]
+        if work[index] < OPEN:
+            continue  # decided since it was listed
+        stm = decode_valid(table, index, squares)
+        if quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d,
+                               lost_before):
+            work[index] = won
+            if won == WIN_NOW:
+                far[index] = win_code(d)
+            out, written = push(out, written, index)
+        else:
+            candidates[kept] = index
+            kept += 1
+    return out, written, kept
 
 
 @nb.njit(LIST(types.int64, U8, U16, I64, I64, types.int64, types.int64, types.int64, I64,
@@ -228,6 +310,17 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
     if missing:
         return MISSING_CHILD
     cursed = at_curse_count + waiting_count
+    # Most positions un-moved from a loss are decided before (the stronger side's, here,
+    # mostly at once, by a push or a capture): once fewer positions of a side are open than
+    # the other side lost at the level before, that side's open positions look for a quiet
+    # move to such a loss instead (the same wins, far fewer moves walked).
+    per_side = E.PER_SIDE[table]
+    open_count = np.zeros(2, dtype=np.int64)  # by side to move: an upper bound until listed
+    for side in range(2):
+        open_count[side] = count_open(work, bases, variants, inner, side)
+    listed = np.zeros(2, dtype=np.bool_)
+    white_open = np.empty(0, dtype=np.int64)
+    black_open = np.empty(0, dtype=np.int64)
     won = np.empty(256, dtype=np.int64)  # decided at the level before (lost: the mates)
     won_count = 0
     new_won = np.empty(256, dtype=np.int64)
@@ -237,8 +330,31 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
     while True:
         if d > longest and far.shape[0] == 0:
             return TOO_FAR
-        new_won, new_won_count = spread_slice(table, work, far, strides, lost, lost_count, d,
-                                              True, longest, new_won, 0)
+        white_lost = white_first(lost, lost_count, per_side)
+        new_won_count = 0
+        for side in range(2):  # the side to move of the positions that may be won
+            start, sources = (white_lost, lost_count - white_lost) if side == 0 \
+                else (0, white_lost)
+            if open_count[side] < sources:
+                if not listed[side]:  # (counted again: the bound is no size to write to)
+                    listed[side] = True
+                    open_count[side] = count_open(work, bases, variants, inner, side)
+                    if side == 0:
+                        white_open = open_entries(work, bases, variants, inner, 0,
+                                                  open_count[0])
+                    else:
+                        black_open = open_entries(work, bases, variants, inner, 1,
+                                                  open_count[1])
+                new_won, new_won_count, open_count[side] = pull_slice(
+                    table, work, far, strides, white_open if side == 0 else black_open,
+                    open_count[side], d, longest, new_won, new_won_count)
+            else:
+                before = new_won_count
+                new_won, new_won_count = spread_slice(table, work, far, strides, lost, start,
+                                                      sources, d, True, longest, new_won,
+                                                      new_won_count)
+                if not listed[side]:
+                    open_count[side] -= new_won_count - before
         if d == CURSE_LEVEL:  # the cursed captures come due
             for i in range(at_curse_count):  # (markers past the byte's codes)
                 byte = work[at_curse[i]]
@@ -253,8 +369,8 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
                         work[waiting[i]] = WIN_NOW
                         far[waiting[i]] = win_code(d)
                     new_won, new_won_count = push(new_won, new_won_count, waiting[i])
-        flagged, flagged_count = spread_slice(table, work, far, strides, won, won_count, d,
-                                              False, longest, flagged, 0)
+        flagged, flagged_count = spread_slice(table, work, far, strides, won, 0, won_count,
+                                              d, False, longest, flagged, 0)
         if d == CURSE_LEVEL:
             for i in range(waiting_count):
                 if work[waiting[i]] == OPEN_CLOSS:
@@ -262,6 +378,10 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
                     flagged, flagged_count = push(flagged, flagged_count, waiting[i])
         new_lost, new_lost_count = settle_slice(table, work, far, strides, flagged,
                                                 flagged_count, d, longest, new_lost, 0)
+        white_decided = white_first(new_lost, new_lost_count, per_side)
+        for side in range(2):
+            if not listed[side]:
+                open_count[side] -= white_decided if side == 0 else new_lost_count - white_decided
         # what the exits decided at this level joins the next level's frontier
         late, late_count = (first, first_count) if d == 1 else (at_curse, at_curse_count)
         if d == 1 or d == CURSE_LEVEL:
