@@ -183,33 +183,19 @@ def spread_slice(table, work, far, strides, sources, first, count, d, wins, long
     return out, written
 
 
-@nb.njit(types.int64(U8, I64, types.int64, I64, types.int64), cache=True)
-def count_open(work, bases, variants, inner, side):
+@nb.njit(types.int64(U8, I64, types.int64, I64, types.int64, I64), cache=True)
+def open_entries(work, bases, variants, inner, side, out):
     """How many entries of a slice (as :func:`solve_slice` lays them out) with ``side`` to
-    move are still open."""
+    move are still open; each written into ``out`` unless it is empty."""
     found = 0
     for v in range(variants):
         for u in range(side * KINGS, (side + 1) * KINGS):
             base = bases[v * 2 * KINGS + u]
             for k in range(inner.shape[0]):
                 if work[base + inner[k]] >= OPEN:
+                    if out.shape[0]:
+                        out[found] = base + inner[k]
                     found += 1
-    return found
-
-
-@nb.njit(I64(U8, I64, types.int64, I64, types.int64, types.int64), cache=True)
-def open_entries(work, bases, variants, inner, side, count):
-    """The entries of a slice with ``side`` to move still open (``count`` of them:
-    :func:`count_open`)."""
-    found = np.empty(count, dtype=np.int64)
-    written = 0
-    for v in range(variants):
-        for u in range(side * KINGS, (side + 1) * KINGS):
-            base = bases[v * 2 * KINGS + u]
-            for k in range(inner.shape[0]):
-                if work[base + inner[k]] >= OPEN:
-                    found[written] = base + inner[k]
-                    written += 1
     return found
 
 
@@ -315,12 +301,13 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
     # the other side lost at the level before, that side's open positions look for a quiet
     # move to such a loss instead (the same wins, far fewer moves walked).
     per_side = E.PER_SIDE[table]
+    nothing = np.empty(0, dtype=np.int64)
     open_count = np.zeros(2, dtype=np.int64)  # by side to move: an upper bound until listed
     for side in range(2):
-        open_count[side] = count_open(work, bases, variants, inner, side)
+        open_count[side] = open_entries(work, bases, variants, inner, side, nothing)
     listed = np.zeros(2, dtype=np.bool_)
-    white_open = np.empty(0, dtype=np.int64)
-    black_open = np.empty(0, dtype=np.int64)
+    white_open = nothing
+    black_open = nothing
     won = np.empty(256, dtype=np.int64)  # decided at the level before (lost: the mates)
     won_count = 0
     new_won = np.empty(256, dtype=np.int64)
@@ -338,13 +325,13 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
             if open_count[side] < sources:
                 if not listed[side]:  # (counted again: the bound is no size to write to)
                     listed[side] = True
-                    open_count[side] = count_open(work, bases, variants, inner, side)
+                    listing = np.empty(open_entries(work, bases, variants, inner, side, nothing),
+                                       dtype=np.int64)
+                    open_count[side] = open_entries(work, bases, variants, inner, side, listing)
                     if side == 0:
-                        white_open = open_entries(work, bases, variants, inner, 0,
-                                                  open_count[0])
+                        white_open = listing
                     else:
-                        black_open = open_entries(work, bases, variants, inner, 1,
-                                                  open_count[1])
+                        black_open = listing
                 new_won, new_won_count, open_count[side] = pull_slice(
                     table, work, far, strides, white_open if side == 0 else black_open,
                     open_count[side], d, longest, new_won, new_won_count)
