@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import zlib
 
+import h5py
 import numpy as np
 import pytest
 
@@ -19,10 +20,12 @@ from databases.wdl_coder import (BLOCK, CONTEXTS, CORRUPT, DECODER_WORDS, MODEL_
                                  encode_bound, model_dimensions, start_decoding, table_model,
                                  tile_of, tile_values)
 from games.chess.notation import parse_fen
+from games.table_family import TABLE_SHIFT
 from retrograde.build import build_tables
 from games.value_codes import wdl50
 from retrograde.pack import pack_is_current, verify_pack
 from games.chess.random_positions import random_board
+from tests import pack_reader
 
 FAMILY = get_family("chess")
 TABLES = ["KQvKR", "KRvKP", "KPvKP"]  # and their dependencies: promotions, en passant
@@ -308,3 +311,53 @@ def test_a_pack_of_another_version_is_outdated_and_repacked(packed_db, tmp_path)
     assert not pack_is_current(root, FAMILY, "KRvK")
     assert build_tables("chess", ["KRvK"], root, show_progress=False)["packed"] == ["KRvK"]
     assert PackedTables(root, FAMILY).outdated == []
+
+
+@pytest.mark.parametrize("table, every", [("KRvK", 1), ("KPvK", 3)])
+def test_a_reader_written_from_the_format_page_decodes_every_block(packed_db, table, every):
+    # tests/pack_reader.py knows only docs/database-format.md: its blocks (every one of KRvK,
+    # every third of KPvK: plain Python is slow) must be the toolkit's, and its byte of every
+    # seventh entry in them the toolkit's stored value.
+    with h5py.File(table_path(packed_db, "chess", table, WDL50), "r") as handle:
+        stream = handle["stream"][...].tobytes()
+        lengths = [int(n) for n in handle["block_bytes"][...]]
+        dimensions = tuple(int(d) for d in handle.attrs["dimensions"])
+        entries = int(handle.attrs["entries"])
+    starts = pack_reader.block_starts(lengths)
+    assert starts[-1] == len(stream)
+    ours = np.frombuffer(stream, dtype=np.uint8).copy()
+    blocks = {}
+    for b in range(0, len(lengths), every):
+        blocks[b] = pack_reader.decode_block(stream, starts[b], starts[b + 1])
+        toolkit = np.zeros(BLOCK, dtype=np.uint8)
+        assert decode_block(ours, 0, starts[b], starts[b + 1], toolkit) == BLOCK
+        assert blocks[b] == toolkit.tolist()
+    inner, run = pack_reader.pack_order(table, entries)
+    packs = PackedTables(packed_db, FAMILY).kernel_tuple()
+    table_bits = FAMILY.table_id(table) << TABLE_SHIFT
+    checked = 0
+    for index in range(0, entries, 7):
+        block, place = pack_reader.locate(index, inner, run, dimensions)
+        if block in blocks:
+            assert blocks[block][place] - 2 == stored_value(packs, table_bits | index)
+            checked += 1
+    assert checked > entries // 7 // (every + 1)
+
+
+def test_the_pack_bytes_are_pinned(packed_db):
+    # A change to the coder, the model, the tiles or the packer's choice of bytes changes these
+    # (then say so in docs/database-format.md and the pack version, and pin the new bytes).
+    with h5py.File(table_path(packed_db, "chess", "KRvK", WDL50), "r") as handle:
+        assert zlib.crc32(handle["stream"][...].tobytes()) == 3531728071
+        assert zlib.crc32(handle["block_bytes"][...].tobytes()) == 3700323340
+    place = np.arange(BLOCK)
+    values = ((place % 32 // 5 + place // 32 % 16 // 3 + place // 512 // 4 + place * 7919 % 13 // 12)
+              % 5).astype(np.uint8)
+    model = table_model(values, (32, 16, 16))
+    out = np.zeros((1, encode_bound()), dtype=np.uint8)
+    sizes = np.zeros(1, dtype=np.int64)
+    assert encode_blocks(model, values, 1, out, sizes) == 0
+    code = out[0, :sizes[0]].tobytes()
+    assert (zlib.crc32(model.tobytes()), len(code), zlib.crc32(code)) == (4160705146, 672, 802143824)
+    assert pack_reader.decode_block(model.tobytes() + code, MODEL_BYTES, MODEL_BYTES + len(code)) \
+        == values.tolist()
