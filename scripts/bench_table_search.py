@@ -20,8 +20,6 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 SUITE = Path(__file__).resolve().parent.parent / "docs" / "results" / "endgame-suite.epd"
 
 

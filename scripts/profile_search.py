@@ -18,8 +18,6 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 def compiled_functions() -> dict[int, tuple[int, str]]:
     """{address: (size, symbol)} of every function in the object code of every compiled numba

@@ -59,3 +59,13 @@ def test_each_guard_matches_the_formula_it_stands_for(pattern):
                "origin = move & 63", "to = (move >> 6) & 63", "promotion = move >> 12",
                "moves[n] = origin | (to << 6)", "move = (to - offset) | (to << 6)"]
     assert any(re.search(pattern, sample) for sample in samples)
+
+
+def test_the_install_alone_puts_the_packages_on_the_path():
+    # scripts/ reach the packages through `pip install -e .` (scripts/common.py says so); a
+    # script that edits sys.path hides a broken install and runs another checkout's code.
+    editing = [f"scripts/{path.name}:{number}"
+               for path in sorted((REPOSITORY / "scripts").glob("*.py"))
+               for number, line in enumerate(path.read_text().splitlines(), 1)
+               if re.search(r"sys\.path\.(insert|append)|sys\.path\s*[+]?=", line.split("#", 1)[0])]
+    assert editing == []
