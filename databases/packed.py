@@ -305,7 +305,13 @@ def _check_attributes(path: Path, attrs: dict, family, table: str) -> None:
 class PackedTables:
     """Every packed table of a database, in memory, for :func:`probe_packed`. Tables whose
     pack is damaged or stale are left out and listed in ``unusable`` (table: why), those
-    whose pack is of another pack version in ``outdated``."""
+    whose pack is of another pack version in ``outdated``.
+
+    Thread safety: once loaded, the compressed streams are only read, but :meth:`wdl50` and
+    :meth:`kernel_tuple`'s arrays hold one decoded-block cache and one set of scratch rows,
+    so they serve one thread. Every other thread probes through a tuple of its own,
+    ``with_own_cache(tables.kernel_tuple(), slots)``, which shares the streams and nothing
+    else (the probing kernels release the GIL: such threads probe in parallel)."""
 
     def __init__(self, root, family, cache_blocks: int = CACHE_BLOCKS):
         self.family = family

@@ -382,6 +382,10 @@ class Database:
 
     Files are opened lazily and kept in a bounded LRU of handles; decoded pages live in a
     :class:`~databases.cache.PageCache` of ``cache_bytes`` bytes.
+
+    Not thread-safe: the page cache and the open files are this object's state. Give each
+    thread a Database of its own (they share nothing but the files, which h5py reads under
+    its own lock); the server probes from one thread.
     """
 
     def __init__(self, root: str | os.PathLike, game: str, cache_bytes: int = DEFAULT_CACHE_BYTES,

@@ -361,3 +361,52 @@ def test_the_pack_bytes_are_pinned(packed_db):
     assert (zlib.crc32(model.tobytes()), len(code), zlib.crc32(code)) == (4160705146, 672, 802143824)
     assert pack_reader.decode_block(model.tobytes() + code, MODEL_BYTES, MODEL_BYTES + len(code)) \
         == values.tolist()
+
+
+def test_threads_with_caches_of_their_own_probe_as_one_thread_does(packed_db):
+    # PackedTables' promise: a tuple from with_own_cache per thread, the streams shared. Two
+    # threads probe the same positions at once, in opposite orders (so they fight over the
+    # same blocks), and each must find what one thread alone finds.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from databases.packed import with_own_cache
+
+    packs = PackedTables(packed_db, FAMILY)
+    noisy, play = FAMILY.game.player.noisy_moves, FAMILY.game.kernels.play
+    rng = random.Random(13)
+    positions = [parse_fen(random_board(table, rng, en_passant=False).fen())
+                 for table in ["KQvKR", "KRvKP", "KPvKP"] for _ in range(700)]
+    alone = [probe_packed(noisy, play, FAMILY.rank, packs.kernel_tuple(), p, 0) for p in positions]
+
+    def probe_all(order):
+        own = with_own_cache(packs.kernel_tuple(), 64)
+        found = {}
+        for _ in range(3):
+            for i in order:
+                found[i] = probe_packed(noisy, play, FAMILY.rank, own, positions[i], 0)
+        return [found[i] for i in range(len(positions))]
+
+    forward, backward = list(range(len(positions))), list(range(len(positions)))[::-1]
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(probe_all, [forward, backward]))
+    assert results == [alone, alone] and NOT_PACKED not in alone
+
+
+def test_databases_one_per_thread_probe_as_one_thread_does(packed_db):
+    # Database's promise: not shared, one per thread; two at once agree with one alone.
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = random.Random(14)
+    boards = [random_board(table, rng, en_passant=False)
+              for table in ["KQvKR", "KRvKP", "KPvKP"] for _ in range(300)]
+    with open_database(packed_db, "chess") as db:
+        alone = [(db.probe_dtm(board), db.probe_dtz(board)) for board in boards]
+
+    def probe_all(order):
+        with open_database(packed_db, "chess", cache_bytes=1 << 20) as db:
+            found = {i: (db.probe_dtm(boards[i]), db.probe_dtz(boards[i])) for i in order}
+        return [found[i] for i in range(len(boards))]
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(probe_all, [range(len(boards)), range(len(boards) - 1, -1, -1)]))
+    assert results == [alone, alone]
