@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import h5py
 import numpy as np
@@ -14,7 +15,7 @@ from databases import open_database
 from databases.families import get_family
 from databases.location import DTZ50, WDL50, table_path
 from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PackedTables, pack_place, probe_packed, read_pack,
-                              stored_value, to_pack_order)
+                              stored_value, to_pack_order, with_own_cache)
 from databases.wdl_coder import (BLOCK, CONTEXTS, CORRUPT, DECODER_WORDS, MODEL_BYTES, PLACES, TILE,
                                  block_count, decode_block, decode_until, encode_blocks,
                                  encode_bound, model_dimensions, start_decoding, table_model,
@@ -367,10 +368,6 @@ def test_threads_with_caches_of_their_own_probe_as_one_thread_does(packed_db):
     # PackedTables' promise: a tuple from with_own_cache per thread, the streams shared. Two
     # threads probe the same positions at once, in opposite orders (so they fight over the
     # same blocks), and each must find what one thread alone finds.
-    from concurrent.futures import ThreadPoolExecutor
-
-    from databases.packed import with_own_cache
-
     packs = PackedTables(packed_db, FAMILY)
     noisy, play = FAMILY.game.player.noisy_moves, FAMILY.game.kernels.play
     rng = random.Random(13)
@@ -394,8 +391,6 @@ def test_threads_with_caches_of_their_own_probe_as_one_thread_does(packed_db):
 
 def test_databases_one_per_thread_probe_as_one_thread_does(packed_db):
     # Database's promise: not shared, one per thread; two at once agree with one alone.
-    from concurrent.futures import ThreadPoolExecutor
-
     rng = random.Random(14)
     boards = [random_board(table, rng, en_passant=False)
               for table in ["KQvKR", "KRvKP", "KPvKP"] for _ in range(300)]
