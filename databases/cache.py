@@ -46,13 +46,13 @@ def gather_resident(directory, base, arena, last_used, clock, indices, out):
     misses = 0
     for i in range(indices.shape[0]):
         index = indices[i]
-        slot = directory[base + (index >> F.PAGE_SHIFT)]
-        if slot < 0:
+        code = probe_resident(directory, base, arena, index)
+        if code == MISS:
             out[i] = F.UNKNOWN
             misses += 1
         else:
-            out[i] = arena[slot, index & F.PAGE_MASK]
-            last_used[slot] = clock
+            out[i] = code
+            last_used[directory[base + (index >> F.PAGE_SHIFT)]] = clock
     return misses
 
 

@@ -41,17 +41,17 @@ def no_tables(pos):
 
 
 @nb.njit(types.int64(DIRECTORY, BASES, ARENA, types.int64), cache=True)
-def entry_code(directory, bases, arena, packed):
-    """The table code (see :mod:`databases.format`) of the entry ``packed`` (``rank(pos)``:
+def entry_code(directory, bases, arena, entry):
+    """The table code (see :mod:`databases.format`) of ``entry`` (``rank(pos)``:
     ``table << TABLE_SHIFT | index``, or negative), ``NOT_COVERED`` or ``PAGE_MISSING`` (its
     page is not resident). Negative entries (no table, or a position whose value is not in its
     own entry, such as chess en passant) and invalid indices count as not covered."""
-    if packed < 0:
+    if entry < 0:
         return NOT_COVERED
-    base = bases[packed >> TABLE_SHIFT]
+    base = bases[entry >> TABLE_SHIFT]
     if base < 0:
         return NOT_COVERED
-    code = probe_resident(directory, base, arena, packed & INDEX_MASK)
+    code = probe_resident(directory, base, arena, entry & INDEX_MASK)
     if code == MISS:
         return PAGE_MISSING
     if code == F.INVALID:
@@ -130,10 +130,10 @@ class DatabaseLeaves:
     def load_page_of(self, position: np.ndarray) -> None:
         """Make resident the page holding ``position`` (after the kernel reported it missing);
         a damaged page drops its table instead."""
-        packed = int(self.rank(position))
-        table = self.database.family.table_name(packed >> TABLE_SHIFT)
+        entry = int(self.rank(position))
+        table = self.database.family.table_name(entry >> TABLE_SHIFT)
         try:
-            self.database.load_page(table, (packed & INDEX_MASK) >> F.PAGE_SHIFT)
+            self.database.load_page(table, (entry & INDEX_MASK) >> F.PAGE_SHIFT)
         except UnusableTableError as error:
             self.drop(table, error)
 

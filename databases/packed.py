@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 import h5py
 import numba as nb
@@ -55,6 +56,7 @@ from databases.wdl_coder import (BLOCK_SHIFT, CONTEXTS, DECODED, DECODER_WORDS, 
                                  start_decoding, tile_of)
 from games import kernels as K
 from games.kernels import POSITION
+from games.value_codes import WDL50_WIN
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
 
 PACK_FORMAT = "packed-wdl50"
@@ -67,26 +69,42 @@ CACHE_BLOCKS = 2048  # decoded blocks kept by the kernels (16 MiB, their decoder
 
 NOT_PACKED = -128  # probe_packed: no packed table holds the position (or one of its exits)
 WDL50_OFFSET = 2  # a stored byte is the WDL50 value + 2
-BEST_WDL50 = 2
+BEST_WDL50 = WDL50_WIN
 MOST_EXITS = 8  # captures and promotions followed from one probe (five pieces need at most 6)
 
 BYTES = types.Array(types.uint8, 1, "C")
 I64_1D = types.Array(types.int64, 1, "C")
-# (stream, offsets, first block of each table, decoded-block cache, its tags, scratch positions,
-# scratch moves, the cache's decoders: a row of DECODER_WORDS then the block's probabilities,
-# each table's pack order: TableFamily.pack_order's (inner, run))
-PACKS = types.Tuple((BYTES, I64_1D, I64_1D, types.Array(types.uint8, 2, "C"), I64_1D,
-                     types.Array(types.uint64, 2, "C"), types.Array(types.int32, 2, "C"),
-                     types.Array(types.int64, 2, "C"), types.Array(types.uint16, 2, "C"),
-                     types.Array(types.int64, 2, "C")))
+
+
+class PackArrays(NamedTuple):
+    """The arrays the probing kernels read (:meth:`PackedTables.kernel_tuple`), by name: numba
+    types a named tuple by its class, so kernels read each member by its name (``packs.cache``)
+    and no two arrays of one type can be swapped by their position."""
+
+    stream: np.ndarray  # uint8: every packed table's model, then its blocks' codes
+    offsets: np.ndarray  # int64: where each block's code starts in ``stream`` (one past: the end)
+    first_block: np.ndarray  # int64 per table id: its first block, -1 when it is not packed
+    cache: np.ndarray  # uint8 [slot, place]: the decoded-block cache (direct-mapped)
+    tags: np.ndarray  # int64 per slot: the block the slot holds, -1 none
+    positions: np.ndarray  # uint64 [depth, word]: scratch, a child position per exit followed
+    moves: np.ndarray  # int32 [depth, move]: scratch, a move list per exit followed
+    decoders: np.ndarray  # int64 [slot, word]: each slot's decoder (DECODER_WORDS)
+    probabilities: np.ndarray  # uint16 [slot, context * place]: each slot's block's model
+    orders: np.ndarray  # int64 [table id, 2]: its pack order, TableFamily.pack_order's (inner, run)
+
+
+PACKS = types.NamedTuple((BYTES, I64_1D, I64_1D, types.Array(types.uint8, 2, "C"), I64_1D,
+                          types.Array(types.uint64, 2, "C"), types.Array(types.int32, 2, "C"),
+                          types.Array(types.int64, 2, "C"), types.Array(types.uint16, 2, "C"),
+                          types.Array(types.int64, 2, "C")), PackArrays)
 
 
 @nb.njit(types.boolean(PACKS, types.int64), cache=True, inline="always")
-def is_packed(packs, packed):
-    """Whether the table of entry ``packed`` (``table << TABLE_SHIFT | index``) is packed."""
-    first_block = packs[2]
-    table_id = packed >> TABLE_SHIFT
-    return packed >= 0 and table_id < first_block.shape[0] and first_block[table_id] >= 0
+def is_packed(packs, entry):
+    """Whether the table of ``entry`` (``table << TABLE_SHIFT | index``) is packed."""
+    first_block = packs.first_block
+    table_id = entry >> TABLE_SHIFT
+    return entry >= 0 and table_id < first_block.shape[0] and first_block[table_id] >= 0
 
 
 @nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
@@ -113,18 +131,19 @@ def to_pack_order(values: np.ndarray, inner: int, run: int) -> np.ndarray:
 
 
 @nb.njit(types.int64(PACKS, types.int64), cache=True, nogil=True)
-def stored_value(packs, packed):
-    """The stored WDL50 of entry ``packed`` (``table << TABLE_SHIFT | index``), without its
+def stored_value(packs, entry):
+    """The stored WDL50 of ``entry`` (``table << TABLE_SHIFT | index``), without its
     exits, or ``NOT_PACKED``."""
-    stream, offsets, first_block, cache, tags, _, _, decoders, probabilities, orders = packs
-    if not is_packed(packs, packed):
+    stream, offsets, cache, tags = packs.stream, packs.offsets, packs.cache, packs.tags
+    decoders, probabilities = packs.decoders, packs.probabilities
+    if not is_packed(packs, entry):
         return NOT_PACKED
-    table_id = packed >> TABLE_SHIFT
-    first = first_block[table_id]
+    table_id = entry >> TABLE_SHIFT
+    first = packs.first_block[table_id]
     model = offsets[first] - MODEL_BYTES  # at the head of the table's stream
     d0, d1, d2 = read_dimensions(stream, model)
-    block, place = tile_of(d0, d1, d2, pack_place(packed & INDEX_MASK, orders[table_id, 0],
-                                                  orders[table_id, 1]))
+    block, place = tile_of(d0, d1, d2, pack_place(entry & INDEX_MASK, packs.orders[table_id, 0],
+                                                  packs.orders[table_id, 1]))
     block += first
     slot = block & (cache.shape[0] - 1)
     if tags[slot] != block:
@@ -146,25 +165,25 @@ def stored_value(packs, packed):
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, PACKS, POSITION, types.int64, types.int64),
          cache=True, nogil=True)
-def probe_packed_entry(exit_moves, play, rank, packs, pos, packed, depth):
-    """:func:`probe_packed` for a caller that has already ranked ``pos``: ``packed`` is
+def probe_packed_entry(exit_moves, play, rank, packs, pos, entry, depth):
+    """:func:`probe_packed` for a caller that has already ranked ``pos``: ``entry`` is
     ``rank(pos)`` (the search ranks every node once and passes the entry on)."""
-    best = stored_value(packs, packed)
+    best = stored_value(packs, entry)
     if best == NOT_PACKED or best == BEST_WDL50:
         return best
     if depth >= MOST_EXITS:
         return NOT_PACKED
-    positions, moves = packs[5], packs[6]
+    positions, moves = packs.positions, packs.moves
     child = positions[depth]
-    table_id = packed >> TABLE_SHIFT
+    table_id = entry >> TABLE_SHIFT
     count = exit_moves(pos, moves[depth])
     for i in range(count):
         play(pos, moves[depth, i], child)
-        child_packed = rank(child)
-        if child_packed == NEEDS_CHILDREN or (child_packed >= 0
-                                              and child_packed >> TABLE_SHIFT == table_id):
+        child_entry = rank(child)
+        if child_entry == NEEDS_CHILDREN or (child_entry >= 0
+                                             and child_entry >> TABLE_SHIFT == table_id):
             continue  # stays in the table (an en-passant right: a double push): stored
-        value = probe_packed_entry(exit_moves, play, rank, packs, child, child_packed, depth + 1)
+        value = probe_packed_entry(exit_moves, play, rank, packs, child, child_entry, depth + 1)
         if value == NOT_PACKED:
             return NOT_PACKED
         if -value > best:
@@ -192,21 +211,21 @@ def probe_packed(exit_moves, play, rank, packs, pos, depth):
 def with_own_cache(packs, slots):
     """``packs`` with a decoded-block cache of ``slots`` blocks (their decoders too) and
     scratch rows of its own: for a probe on another thread."""
-    stream, offsets, first_block, cache, _, positions, moves, decoders, probabilities, orders \
-        = packs
-    return (stream, offsets, first_block, np.zeros((slots, cache.shape[1]), dtype=np.uint8),
-            np.full(slots, -1, dtype=np.int64), np.zeros_like(positions), np.zeros_like(moves),
-            np.zeros((slots, decoders.shape[1]), dtype=np.int64),
-            np.zeros((slots, probabilities.shape[1]), dtype=np.uint16), orders)
+    return PackArrays(packs.stream, packs.offsets, packs.first_block,
+                      np.zeros((slots, packs.cache.shape[1]), dtype=np.uint8),
+                      np.full(slots, -1, dtype=np.int64), np.zeros_like(packs.positions),
+                      np.zeros_like(packs.moves), np.zeros((slots, packs.decoders.shape[1]), dtype=np.int64),
+                      np.zeros((slots, packs.probabilities.shape[1]), dtype=np.uint16), packs.orders)
 
 
-def no_packs() -> tuple:
-    """The kernels' packs tuple when no table is packed."""
-    return (np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64),
-            np.zeros((1, 1), dtype=np.uint8), np.full(1, -1, dtype=np.int64),
-            np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32),
-            np.zeros((1, DECODER_WORDS), dtype=np.int64), np.zeros((1, 1), dtype=np.uint16),
-            np.ones((1, 2), dtype=np.int64))
+def no_packs() -> PackArrays:
+    """The kernels' packs when no table is packed."""
+    return PackArrays(stream=np.zeros(1, dtype=np.uint8), offsets=np.zeros(1, dtype=np.int64),
+                      first_block=np.full(1, -1, dtype=np.int64), cache=np.zeros((1, 1), dtype=np.uint8),
+                      tags=np.full(1, -1, dtype=np.int64), positions=np.zeros((1, 1), dtype=np.uint64),
+                      moves=np.zeros((1, 1), dtype=np.int32),
+                      decoders=np.zeros((1, DECODER_WORDS), dtype=np.int64),
+                      probabilities=np.zeros((1, 1), dtype=np.uint16), orders=np.ones((1, 2), dtype=np.int64))
 
 
 def scratch_rows(game) -> tuple[np.ndarray, np.ndarray]:
@@ -362,10 +381,11 @@ class PackedTables:
         return int(self.stream.nbytes + self.offsets.nbytes + self.cache.nbytes
                    + self.decoders.nbytes + self.probabilities.nbytes)
 
-    def kernel_tuple(self) -> tuple:
+    def kernel_tuple(self) -> PackArrays:
         """The arrays :func:`probe_packed` reads."""
-        return (self.stream, self.offsets, self.first_block, self.cache, self.tags,
-                self.positions, self.moves, self.decoders, self.probabilities, self.orders)
+        return PackArrays(stream=self.stream, offsets=self.offsets, first_block=self.first_block,
+                          cache=self.cache, tags=self.tags, positions=self.positions, moves=self.moves,
+                          decoders=self.decoders, probabilities=self.probabilities, orders=self.orders)
 
     def wdl50(self, position: np.ndarray) -> int | None:
         """The WDL50 of ``position`` (python-chess's values), or None when no pack holds it
@@ -381,5 +401,5 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-__all__ = ["PackedTables", "OutdatedPackError", "probe_packed", "probe_packed_entry", "stored_value", "is_packed", "no_packs", "with_own_cache", "scratch_rows", "write_pack", "read_pack", "PACKS",
+__all__ = ["PackedTables", "OutdatedPackError", "probe_packed", "probe_packed_entry", "stored_value", "is_packed", "no_packs", "with_own_cache", "scratch_rows", "write_pack", "read_pack", "PACKS", "PackArrays",
            "NOT_PACKED", "BLOCK_ENTRIES"]

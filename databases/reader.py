@@ -41,7 +41,7 @@ import numpy as np
 from numba import types
 
 from databases import format as F
-from databases.cache import PageCache, gather_resident
+from databases.cache import MISS, PageCache, gather_resident, probe_resident
 from databases.errors import (DamagedPageError, DamagedTableError, DatabaseError, FormatError,
                               MissingTableError, NotCoveredError, OldIndexError,
                               UnusableTableError)
@@ -69,14 +69,14 @@ def rank_rows(rank, positions):
                      types.Array(types.int64, 1, "C"), types.Array(types.uint16, 2, "C"),
                      types.Array(types.int8, 1, "C"), types.Array(types.int16, 1, "C")),
          cache=True)
-def probe_packed_resident(packed, directory, bases, arena, wdl, dtm):
+def probe_ranked_resident(entry, directory, bases, arena, wdl, dtm):
     """The warm batch path in one pass over ranked positions (``table << TABLE_SHIFT | index``):
     look up the resident page, decode. Returns the number of rows it could not answer (page
     not resident, table not registered, position not covered or needing its children); those
     rows are left unset."""
     missing = 0
-    for row in range(packed.shape[0]):
-        key = packed[row]
+    for row in range(entry.shape[0]):
+        key = entry[row]
         if key < 0:
             missing += 1
             continue
@@ -85,11 +85,10 @@ def probe_packed_resident(packed, directory, bases, arena, wdl, dtm):
         if base < 0:
             missing += 1
             continue
-        slot = directory[base + (index >> F.PAGE_SHIFT)]
-        if slot < 0:
+        code = probe_resident(directory, base, arena, index)
+        if code == MISS:
             missing += 1
             continue
-        code = np.int64(arena[slot, index & F.PAGE_MASK])
         if code == F.INVALID:
             missing += 1
         elif code == F.CODE_DRAW:
@@ -526,11 +525,11 @@ class Database:
         if base is None:
             base = self.base(table)
         cache = self.cache
-        slot = cache.directory[base + (index >> F.PAGE_SHIFT)]
-        if slot < 0:
+        code = probe_resident(cache.directory, base, cache.arena, index)
+        if code == MISS:
             self.load_page(table, index >> F.PAGE_SHIFT)
-            slot = cache.directory[base + (index >> F.PAGE_SHIFT)]
-        return int(cache.arena[slot, index & F.PAGE_MASK])
+            code = probe_resident(cache.directory, base, cache.arena, index)
+        return int(code)
 
     # --- probing positions -----------------------------------------------------------------
     def position(self, position) -> np.ndarray:
@@ -586,14 +585,14 @@ class Database:
             raise NotCoveredError(str(error.args[0]) if error.args else "not covered") from None
 
     def _code(self, position: np.ndarray) -> int:
-        packed = int(self.family.rank(position))
-        if packed == NEEDS_CHILDREN:
+        entry = int(self.family.rank(position))
+        if entry == NEEDS_CHILDREN:
             return self._code_from_children(position)
-        if packed < 0:
+        if entry < 0:
             self.locate(position)  # raises NotCoveredError with the reason
             raise NotCoveredError("position not covered by the tables")
-        table = self._table_names[packed >> TABLE_SHIFT]
-        index = packed & INDEX_MASK
+        table = self._table_names[entry >> TABLE_SHIFT]
+        index = entry & INDEX_MASK
         code = self.probe_code(table, index)
         if code == F.INVALID:
             raise NotCoveredError(f"{table}: index {index} holds no legal position")
@@ -684,23 +683,23 @@ class Database:
         wdl = np.empty(positions.shape[0], dtype=np.int8)
         dtm = np.empty(positions.shape[0], dtype=np.int16)
         if self.family.rank_many is not None:
-            packed = self.family.rank_many(positions)
+            entry = self.family.rank_many(positions)
         else:
-            packed = rank_rows(self.family.rank, positions)
-        if probe_packed_resident(packed, self.cache.directory, bases, self.cache.arena,
+            entry = rank_rows(self.family.rank, positions)
+        if probe_ranked_resident(entry, self.cache.directory, bases, self.cache.arena,
                                  wdl, dtm) == 0:
             return wdl, dtm
-        packed = packed.copy()
-        codes = np.empty(packed.size, dtype=np.uint16)
-        special = np.flatnonzero(packed == NEEDS_CHILDREN)
-        if np.any(packed[packed != NEEDS_CHILDREN] < 0):
+        entry = entry.copy()
+        codes = np.empty(entry.size, dtype=np.uint16)
+        special = np.flatnonzero(entry == NEEDS_CHILDREN)
+        if np.any(entry[entry != NEEDS_CHILDREN] < 0):
             raise NotCoveredError("a position in the batch is not covered by any table")
-        tables = packed >> TABLE_SHIFT
+        tables = entry >> TABLE_SHIFT
         tables[special] = -1
         for table_id in np.unique(tables[tables >= 0]):
             rows = np.flatnonzero(tables == table_id)
             codes[rows] = self.probe_codes(self.family.table_name(int(table_id)),
-                                           packed[rows] & INDEX_MASK)
+                                           entry[rows] & INDEX_MASK)
         for row in special:
             codes[row] = self._code(positions[row])
         if np.any(codes == F.INVALID):

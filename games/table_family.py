@@ -265,10 +265,10 @@ class TableFamily:
 
     def locate(self, position: np.ndarray) -> tuple[str, int]:
         """(table, index) of ``position``; KeyError with a one-line reason if not covered."""
-        packed = int(self.rank(position))
-        if packed < 0:
+        entry = int(self.rank(position))
+        if entry < 0:
             raise KeyError(f"position not covered by any {self.game.name} table")
-        return self.table_name(packed >> TABLE_SHIFT), packed & INDEX_MASK
+        return self.table_name(entry >> TABLE_SHIFT), entry & INDEX_MASK
 
     def zeroing_moves_leave(self, table: str) -> bool:
         """Whether every move that resets the game's reversible-move count (chess: captures

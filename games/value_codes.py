@@ -66,6 +66,10 @@ INVALID_VALUE = 3  # the value decode() reports for an invalid index
 CURSE_PLIES = 100  # DTZ50: the 50-move rule draws after 100 plies without a zeroing move
 ZEROING_WORTH = 1  # DTZ50: a zeroing move into a position lost under the rule
 CURSED_WORTH = CURSE_PLIES + 1  # DTZ50: one into a position whose loss the rule saves
+# WDL50 values (python-chess's, and the packed tables'): the result under the 50-move rule for
+# the side to move, counted from a zeroing move; a cursed win and a blessed loss are draws by the
+# rule that a win or a loss would be without it.
+WDL50_LOSS, WDL50_BLESSED_LOSS, WDL50_DRAW, WDL50_CURSED_WIN, WDL50_WIN = -2, -1, 0, 1, 2
 
 
 @nb.njit(cache=True, inline="always")
@@ -227,8 +231,8 @@ def wdl50(code):
     """python-chess's WDL of a decided DTZ50 code: 2 win, 1 cursed win, 0 draw, -1 blessed
     loss, -2 loss, for the side to move."""
     if code == CODE_DRAW:
-        return 0
-    strength = 2 if within_rule(code) else 1
+        return WDL50_DRAW
+    strength = WDL50_WIN if within_rule(code) else WDL50_CURSED_WIN
     return strength if code & 1 else -strength
 
 
@@ -251,8 +255,8 @@ def wdl50_at_clock(dtz: int, halfmoves: int) -> int:
     from a fresh clock) with ``halfmoves`` already on its clock: the zeroing move must come
     within the 100 plies the clock has left (Lichess's rule)."""
     if dtz == 0:
-        return 0
-    strength = 1 if abs(dtz) + halfmoves > CURSE_PLIES else 2
+        return WDL50_DRAW
+    strength = WDL50_CURSED_WIN if abs(dtz) + halfmoves > CURSE_PLIES else WDL50_WIN
     return strength if dtz > 0 else -strength
 
 

@@ -69,11 +69,11 @@ ReversibleKernel = types.FunctionType(K.REVERSIBLE_PLIES_SIGNATURE)
 
 @nb.njit(types.int64(types.int64, types.int64, CODES, CODES, OFFSETS), cache=True,
          inline="always")
-def code_at(packed, table_id, own, others, offsets):
-    """The code at ``packed`` (table << TABLE_SHIFT | index): from ``own`` for this table,
+def code_at(entry, table_id, own, others, offsets):
+    """The code at ``entry`` (table << TABLE_SHIFT | index): from ``own`` for this table,
     else from the child tables ``others`` (STORE_UNKNOWN when not loaded)."""
-    table = packed >> TABLE_SHIFT
-    index = packed & INDEX_MASK
+    table = entry >> TABLE_SHIFT
+    index = entry & INDEX_MASK
     if table == table_id:
         return np.int64(own[index])
     if offsets[table] < 0:
@@ -98,10 +98,10 @@ def zeroing_child_code(legal_moves, play, rank, rank_entry, reversible_plies, ta
         play(child, moves[i], grandchild)
         if reversible_plies(grandchild) != 0:
             continue
-        packed = rank(grandchild)
-        if packed < 0:  # a double push giving an en-passant right: its value is in the entry
+        entry = rank(grandchild)
+        if entry < 0:  # a double push giving an en-passant right: its value is in the entry
             continue
-        code = code_at(packed, table_id, classes, others, offsets)
+        code = code_at(entry, table_id, classes, others, offsets)
         if code == STORE_UNKNOWN or code == INVALID:
             return np.int64(STORE_UNKNOWN)
         mine = zeroing_value(code)
@@ -117,13 +117,13 @@ def child_code(legal_moves, play, rank, rank_entry, reversible_plies, table_id, 
                grandchild, moves, own, others, offsets):
     """The DTZ50 code of ``child`` (this table's entries from ``own``); STORE_UNKNOWN when no
     loaded table holds it."""
-    packed = rank(child)
-    if packed == NEEDS_CHILDREN:
+    entry = rank(child)
+    if entry == NEEDS_CHILDREN:
         return zeroing_child_code(legal_moves, play, rank, rank_entry, reversible_plies,
                                   table_id, child, grandchild, moves, own, others, offsets)
-    if packed < 0:
+    if entry < 0:
         return np.int64(STORE_UNKNOWN)
-    return code_at(packed, table_id, own, others, offsets)
+    return code_at(entry, table_id, own, others, offsets)
 
 
 @nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, UnrankKernel, RankKernel, RankKernel,

@@ -52,10 +52,10 @@ def initialise(legal_moves, outcome, unrank, table_id, codes, pos, moves, start,
 
 
 @nb.njit(types.int64(types.int64, types.int64, CODES, CODES, OFFSETS), cache=True, inline="always")
-def child_code(packed, table_id, codes, other_codes, offsets):
-    """The code of the child at ``packed`` (table << TABLE_SHIFT | index)."""
-    child_table = packed >> TABLE_SHIFT
-    index = packed & INDEX_MASK
+def child_code(entry, table_id, codes, other_codes, offsets):
+    """The code of the child at ``entry`` (table << TABLE_SHIFT | index)."""
+    child_table = entry >> TABLE_SHIFT
+    index = entry & INDEX_MASK
     if child_table == table_id:
         return np.int64(codes[index])
     return np.int64(other_codes[offsets[child_table] + index])
@@ -77,11 +77,11 @@ def forward_pass(legal_moves, play, unrank, rank, table_id, codes, other_codes, 
         all_wins = True
         for i in range(count):
             play(pos, moves[i], child)
-            packed = rank(child)
-            if packed < 0:  # a child outside every table: this family cannot decide it
+            entry = rank(child)
+            if entry < 0:  # a child outside every table: this family cannot decide it
                 all_wins = False
                 continue
-            code = child_code(packed, table_id, codes, other_codes, offsets)
+            code = child_code(entry, table_id, codes, other_codes, offsets)
             if code == F.UNKNOWN or code == F.CODE_DRAW:
                 all_wins = False
                 continue

@@ -70,13 +70,13 @@ def best_exit(legal_moves, play, rank, table_id, pos, child, moves, children, of
     best = NO_EXIT
     for m in range(legal_moves(pos, moves)):
         play(pos, moves[m], child)
-        packed = rank(child)
-        table = packed >> TABLE_SHIFT
-        if packed == NEEDS_CHILDREN or (packed >= 0 and table == table_id):
+        entry = rank(child)
+        table = entry >> TABLE_SHIFT
+        if entry == NEEDS_CHILDREN or (entry >= 0 and table == table_id):
             continue  # stays in the table (probe_packed's rule)
-        if packed < 0 or offsets[table] < 0:
+        if entry < 0 or offsets[table] < 0:
             return UNKNOWN_EXIT
-        code = children[offsets[table] + (packed & ((1 << TABLE_SHIFT) - 1))]
+        code = children[offsets[table] + (entry & ((1 << TABLE_SHIFT) - 1))]
         if code == INVALID or code == STORE_UNKNOWN:
             return UNKNOWN_EXIT
         value = -wdl50(code)
@@ -450,7 +450,7 @@ def count_pack_disagreements(exit_moves, play, unrank, rank, packs, table_id, co
     so each of the table's own blocks is decoded once, straight through (``d0, d1, d2``: its
     tiles' dimensions; ``inner, run``: its pack order). On every thread, each run of blocks with a
     decoded-block cache and scratch rows of its own (the packs' own are one search's)."""
-    positions = packs[5]
+    positions = packs.positions
     tasks = (stop - start + VERIFY_BLOCKS - 1) // VERIFY_BLOCKS
     errors = np.zeros(tasks, dtype=np.int64)
     for task in prange(tasks):

@@ -27,16 +27,16 @@ RANKS = types.Array(types.int64, 1, "C")  # a rank kernel's answer for each move
 
 
 @nb.njit(types.int64(types.int64, types.int64, CODES, CODES, OFFSETS), cache=True)
-def code_at(packed, table_id, codes, other_codes, offsets):
-    """The stored code at ``packed`` (what a rank kernel returns: the table being checked or a
+def code_at(entry, table_id, codes, other_codes, offsets):
+    """The stored code at ``entry`` (what a rank kernel returns: the table being checked or a
     child table), UNKNOWN if no table holds it, NEEDS_CHILDREN if its value must come from its
     own moves."""
-    if packed == NEEDS_CHILDREN:
+    if entry == NEEDS_CHILDREN:
         return NEEDS_CHILDREN
-    if packed < 0:
+    if entry < 0:
         return F.UNKNOWN
-    child_table = packed >> TABLE_SHIFT
-    child_index = packed & INDEX_MASK
+    child_table = entry >> TABLE_SHIFT
+    child_index = entry & INDEX_MASK
     if child_table == table_id:
         return np.int64(codes[child_index])
     if offsets[child_table] < 0:

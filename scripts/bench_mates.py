@@ -270,7 +270,7 @@ def main() -> int:
     parser.add_argument("--ours-option", action="append", default=[], metavar="NAME=VALUE",
                         help="a UCI option for every one of our engines (for instance QuiescenceChecks=true)")
     parser.add_argument("--alt-option", action="append", default=[], metavar="NAME=VALUE",
-                        help="a UCI option for the engine `ours alt` only (for instance MateHunt=false)")
+                        help="a UCI option for the engine `ours alt` only (for instance MateProbe=true)")
     parser.add_argument("--engines", nargs="+", choices=ENGINES,
                         default=[engine for engine in ENGINES if engine != "ours alt"],
                         help="the engines to run (default: all but `ours alt`)")

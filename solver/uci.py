@@ -73,12 +73,8 @@ SWITCH_OPTIONS = {
     "CounterMoves": "counter_moves",
     "ContinuationHistory": "continuation_history",
     "SingularExtensions": "singular",
-    "CaptureHistory": "capture_history",
-    "StagedPicking": "staged_picking",
-    "TimeScaling": "time_scaling",
     "TTEval": "tt_eval",
     "Razoring": "razoring",
-    "MateHunt": "mate_hunt",
 }
 GO_KEYWORDS = {"searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes",
                "mate", "movetime", "infinite"}

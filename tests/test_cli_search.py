@@ -95,18 +95,6 @@ def test_bench_signature_is_the_one_written_here():
     assert result["nodes"] == BENCH_SIGNATURE, f"bench signature {result['nodes']:,}: update BENCH_SIGNATURE"
 
 
-def test_the_mate_hunt_hunts_only_at_a_decided_root():
-    """The switch mate_hunt (off by default) leaves the search of an undecided root as it is
-    (none of the bench's roots is decided: the same signature with it) and changes a decided
-    one's."""
-    hunted = json.loads(solver("bench", "--enable", "mate_hunt", "--json").stdout)
-    assert hunted["nodes"] == BENCH_SIGNATURE
-    queen_against_rook = ("chess", "8/8/2r5/3k4/8/8/8/Q3K3 w - - 0 1", "--depth", "9", "--json")
-    hunting = json.loads(solver("search", *queen_against_rook, "--enable", "mate_hunt").stdout)
-    plain = json.loads(solver("search", *queen_against_rook).stdout)
-    assert hunting["nodes"] != plain["nodes"]
-
-
 def test_bench_signature_is_deterministic():
     first = json.loads(solver("bench", "--depth", "4", "--json").stdout)
     second = json.loads(solver("bench", "--depth", "4", "--json").stdout)

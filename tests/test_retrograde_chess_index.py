@@ -342,11 +342,11 @@ def test_moves_out_land_in_the_range_read_of_each_child(table):
             if not (board.is_capture(move) or move.promotion):
                 continue
             board.push(move)
-            packed = E.rank(parse_fen(board.fen()))
+            entry = E.rank(parse_fen(board.fen()))
             board.pop()
-            child = E.TABLES[packed >> TABLE_SHIFT]
-            start, stop = ranges.get(child, (0, 2 * int(E.PER_SIDE[packed >> TABLE_SHIFT])))
-            assert start <= packed & INDEX_MASK < stop, (board.fen(), move.uci(), child)
+            child = E.TABLES[entry >> TABLE_SHIFT]
+            start, stop = ranges.get(child, (0, 2 * int(E.PER_SIDE[entry >> TABLE_SHIFT])))
+            assert start <= entry & INDEX_MASK < stop, (board.fen(), move.uci(), child)
             reached.add(child)
     assert set(ranges) & reached  # the check saw children read in part
 

@@ -10,8 +10,8 @@ import pytest
 import games
 from games import kernels as K
 from solver.search.player import PLAIN, Limits, Player
-from solver.search.scores import MATE, MATE_BOUND
-from tests.test_search_small_games import EVERY_HEURISTIC
+from solver.search.scores import MATE_BOUND
+from tests.test_search_small_games import WITH_MULTI_CUT
 
 CHESS = games.get("chess")
 
@@ -30,19 +30,19 @@ def _problems(path):
 
 
 @pytest.fixture(scope="module")
-def player_with_every_heuristic():
-    """The heuristics still being measured (issue 41) switched on beside the defaults."""
-    return Player(CHESS, hash_mb=16, switches=EVERY_HEURISTIC)
+def player_with_multi_cut():
+    """Multi-cut (off by default) switched on beside the defaults."""
+    return Player(CHESS, hash_mb=16, switches=WITH_MULTI_CUT)
 
 
 @pytest.mark.parametrize("name", ["mate-in-2.epd", "mate-in-3.epd"])
-@pytest.mark.parametrize("which", ["defaults", "every-heuristic"])
-def test_every_mate_problem_is_found_with_its_mate_score(player, player_with_every_heuristic, oracle_data,
+@pytest.mark.parametrize("which", ["defaults", "multi-cut"])
+def test_every_mate_problem_is_found_with_its_mate_score(player, player_with_multi_cut, oracle_data,
                                                           name, which):
     problems = list(_problems(oracle_data(f"chess/{name}")))
     assert len(problems) in (221, 489)
-    if which == "every-heuristic":
-        player = player_with_every_heuristic
+    if which == "multi-cut":
+        player = player_with_multi_cut
     for fen, moves in problems:
         position = CHESS.parse_position(fen)
         player.new_game()
@@ -170,23 +170,3 @@ def test_stop_from_another_thread_returns_a_legal_move_quickly():
     result = player.search(position, Limits(infinite=True))
     assert time.monotonic() - started < 5
     assert result.best in CHESS.legal_moves(position)
-
-
-@pytest.mark.parametrize("fen, decided", [
-    ("8/6Q1/2K5/8/k7/8/8/8 w - - 0 1", True),  # queen against king: about +1190, decided
-    ("8/p7/6R1/8/1K6/8/8/k7 w - - 0 1", False),  # rook against pawn: about +260, below DECIDED_EVAL
-])
-def test_a_decided_horizon_sees_a_mate_by_a_quiet_check_one_ply_beyond(fen, decided):
-    """A mate in two whose first move is quiet and whose mate is a quiet check: a search of two
-    plies, asked for that mate (its window above the static evaluation), finds it only where the
-    winning side is ``DECIDED_EVAL`` ahead and its quiescence at the horizon tries quiet checks
-    (switch mate_hunt; three plies find the queen's mate anyway)."""
-    position = CHESS.parse_position(fen)
-    root_moves = [int(move) for move in CHESS.legal_moves(position)]
-    found = {}
-    for depth in (2, 3):
-        player = Player(CHESS, hash_mb=1, switches={"mate_hunt": True})
-        player._prepare(position, [], root_moves, Limits())
-        found[depth] = player._run(depth, MATE - 4, MATE) >= MATE - 3
-    assert found[2] == decided
-    assert found[3] or not decided

@@ -22,7 +22,7 @@ import pytest
 from databases import open_database
 from games.chess.random_positions import random_board
 from solver.serve.app import ServeSettings, Worker, serving_in_thread
-from solver.serve.tablebase import CATEGORY_RANK, opposite
+from solver.serve.categories import Category
 
 # GET /standard of lila-tablebase's README (lichess-org/lila-tablebase, "HTTP API"): the keys
 # of a position and of a move, and the values it shows for this position and its first move.
@@ -105,10 +105,10 @@ def test_answers_agree_with_syzygy_gaviota_and_probe(server, pawn_db, syzygy, ga
                         assert move["category"] == SYZYGY_CATEGORY[syzygy.probe_wdl(board)]
                     assert move["dtm"] == db.probe_dtm(board)
                     board.pop()
-                ranks = [CATEGORY_RANK[move["category"]] for move in answer["moves"]]
+                ranks = [Category(move["category"]).rank for move in answer["moves"]]
                 assert ranks == sorted(ranks), "moves best first"
                 if answer["moves"]:
-                    assert answer["category"] == opposite(answer["moves"][0]["category"])
+                    assert answer["category"] == Category(answer["moves"][0]["category"]).opposite()
                 checked += 1
     assert checked == 60
 

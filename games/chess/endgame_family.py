@@ -80,12 +80,12 @@ class ChessEndgames(TableFamily):
         """(table, index), or KeyError saying why the position is not covered."""
         if int(position[CASTLING]):
             raise KeyError("positions with castling rights are not covered by the tables")
-        packed = int(rank_ignoring_en_passant(position))
-        if packed < 0:
+        entry = int(rank_ignoring_en_passant(position))
+        if entry < 0:
             pieces = bin(int(position[WHITE] | position[BLACK])).count("1")
             raise KeyError(f"no table for this material ({pieces} pieces; tables go up to "
                            f"{MAX_PIECES})")
-        return TABLES[packed >> TABLE_SHIFT], packed & ((1 << TABLE_SHIFT) - 1)
+        return TABLES[entry >> TABLE_SHIFT], entry & ((1 << TABLE_SHIFT) - 1)
 
     def zeroing_moves_leave(self, table):
         """Without pawns, the only zeroing moves are captures, and they leave the table."""

@@ -385,13 +385,13 @@ def exit_code(spec, squares, n, stm, move, ep_victim, child_codes, child_offsets
         child_pieces[count] = code
         child_squares[count] = square
         count += 1
-    packed = E.locate_pieces(child_pieces, child_squares, count, 1 - stm, scratch)
-    if packed < 0:
+    entry = E.locate_pieces(child_pieces, child_squares, count, 1 - stm, scratch)
+    if entry < 0:
         return INVALID  # the kings side by side: no entry (an illegal move)
-    table = packed >> TABLE_SHIFT
+    table = entry >> TABLE_SHIFT
     if child_offsets[table] < 0:
         return -1  # a table of another group (see GEN_INITIALISE_SIGNATURE's ``first``)
-    return np.int64(child_codes[child_offsets[table] + (packed & INDEX_MASK)])
+    return np.int64(child_codes[child_offsets[table] + (entry & INDEX_MASK)])
 
 
 @nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.int64, U16, I64, SPEC8,
@@ -1105,11 +1105,11 @@ def fill_capture_table(spec, n, pawnful, captured, king_squares, child_codes, ch
                 occupied |= bit
             out[index] = 0
             if usable:
-                packed = E.locate_pieces(pieces, squares, count, child_stm, scratch)
-                if packed >= 0:
-                    table = packed >> TABLE_SHIFT
+                entry = E.locate_pieces(pieces, squares, count, child_stm, scratch)
+                if entry >= 0:
+                    table = entry >> TABLE_SHIFT
                     out[index] = CAPTURE_ABSENT if child_offsets[table] < 0 else \
-                        child_codes[child_offsets[table] + (packed & INDEX_MASK)]
+                        child_codes[child_offsets[table] + (entry & INDEX_MASK)]
 
 
 def with_children(space: GenerationSpace, child_codes: np.ndarray,

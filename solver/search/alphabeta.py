@@ -5,7 +5,8 @@ kernels arrive as arguments typed ``numba.types.FunctionType``, so one compiled 
 from numba's cache, plays every game. ``search`` reads top to bottom in numbered steps; the
 iterative deepening and the aspiration windows around it are in :mod:`solver.search.player`.
 
-Arguments, in three groups (``KERNELS``, ``BUFFERS``, the tables' ``TABLES``): numba compiles
+Arguments, in three named tuples (:class:`SearchKernels`, :class:`SearchBuffers`, the tables'
+:class:`~solver.search.table_leaves.TableArrays`): numba compiles
 no call of more than 30 arguments, and grouped, new per-ply state costs no argument at the
 eight call sites. The recursion passes the three as one pointer (``FRAME``, made once by
 ``search_root``; :mod:`runtime.frame`): passed as tuples, numba copied their 230 words into
@@ -14,8 +15,7 @@ once by the player, one row per ply, no allocation inside the search):
 
 * ``positions[ply]``: the position at ``ply`` (copy-make);
 * ``move_rows[MOVES, ply]``, ``move_rows[KEYS, ply]``: its moves and their sort keys;
-  ``move_rows[TRIED, ply]``, ``move_rows[TRIED_NOISY, ply]``: the quiet and the noisy moves
-  tried there without a cutoff;
+  ``move_rows[TRIED, ply]``: the quiet moves tried there without a cutoff;
 * ``ply_info[WINDOW, ply]``: plies since the last null move (repetitions are not looked for
   across one); ``ply_info[PV_LENGTH, ply]``: the end of the principal variation in ``pv[ply]``
   (the triangular PV table); ``ply_info[STATIC_EVAL, ply]``: the node's static evaluation
@@ -26,8 +26,7 @@ once by the player, one row per ply, no allocation inside the search):
 * ``path``: the hashes of the game history (``state[P_HISTORY]`` entries), then of the positions
   along the search path;
 * ``killers[ply]``, ``history[ply & 1, move]``, ``counter_moves[ply & 1, previous move]``,
-  ``continuation[k, context, piece_to]``, ``capture_history[piece_to]``: see
-  :mod:`solver.search.ordering`;
+  ``continuation[k, context, piece_to]``: see :mod:`solver.search.ordering`;
 * ``mate_misses``: the positions whose mate probe failed (:mod:`solver.search.mate_probe`);
 * ``state``: the parameters (``P_*``), the statistics and results (``S_*``) and the stop flag
   (``C_STOP``, written by other threads while the search runs) in one int64 array.
@@ -45,6 +44,7 @@ Fail-soft throughout: a node's return value may lie outside the window it was gi
 ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, in between exact.
 """
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -58,15 +58,14 @@ from runtime.stopping import poll_due
 from solver.search import transposition as tt
 from solver.search.mate_probe import (MATE_PROBE_DECISIVE, MATE_PROBE_DEPTH, MATE_PROBE_MARGIN, MATE_PROBE_NODES,
                                       MATE_PROBE_PLIES, MATE_PROBE_SHARE, missed_before, probe_mate)
-from solver.search.ordering import (TT_MOVE, generate_behind, is_quiet_key, pick_next, reward_capture_history,
-                                    reward_continuation, reward_quiet_cutoff, score_moves)
+from solver.search.ordering import (TT_MOVE, is_quiet_key, pick_next, reward_continuation, reward_quiet_cutoff,
+                                    score_moves)
 from solver.search.scores import (DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY, from_table, table_score,
                                   to_table, wdl50_score)
 from solver.search.switches import (USE_CHECK_EXTENSION, USE_CONTINUATION_HISTORY, USE_COUNTER_MOVES, USE_FUTILITY,
                                     USE_IIR, USE_IMPROVING, USE_LMR, USE_LMR_HISTORY, USE_MATE_PROBE, USE_MULTI_CUT,
-                                    USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_REVERSE_FUTILITY, USE_SEE_PRUNING,
-                                    USE_SINGULAR, USE_TT_CUTOFFS, USE_CAPTURE_HISTORY, USE_STAGED_PICKING,
-                                    USE_TT_EVAL, USE_RAZORING, USE_MATE_HUNT)
+                                    USE_NULL_MOVE, USE_QUIESCENCE_SEE, USE_RAZORING, USE_REVERSE_FUTILITY,
+                                    USE_SEE_PRUNING, USE_SINGULAR, USE_TT_CUTOFFS, USE_TT_EVAL)
 from solver.search.table_leaves import TABLES, probe_tables
 
 # --- state[...]: parameters, then statistics and results, then control ------------------------
@@ -79,8 +78,8 @@ C_STOP = 32  # set by another thread to stop the search
 STATE_SIZE = 33
 
 # --- the per-ply buffers' rows -----------------------------------------------------------------
-MOVES, KEYS, TRIED, TRIED_NOISY = 0, 1, 2, 3
-MOVE_ROWS = 4
+MOVES, KEYS, TRIED = 0, 1, 2
+MOVE_ROWS = 3
 WINDOW, PV_LENGTH, STATIC_EVAL, PREVIOUS_MOVE, PREVIOUS_PIECE_TO, EXCLUDED_MOVE = 0, 1, 2, 3, 4, 5
 PLY_INFO_ROWS = 6
 NO_EVAL = -(1 << 40)  # ply_info[STATIC_EVAL]: in check, no static evaluation
@@ -102,15 +101,6 @@ SEE_PRUNING_DEPTH = 4
 RAZOR_DEPTH = 3
 RAZOR_BASE = 150  # centipawns below alpha at which a node is razored: base + margin * depth^2
 RAZOR_MARGIN = 150
-# A node whose static evaluation is this far from level is decided (a won ending, most often
-# without tables): there the search hunts the mate, not the score. It razors nothing, the
-# winning side's quiescence at the horizon tries its quiet checks too, and a singular move is
-# looked for from a shallower depth and extended twice when every other move is far below it
-# (switch mate_hunt; the player sets its flag only below a decided root, where it costs nothing
-# in play: hunting in the decided subtrees of an undecided game did).
-DECIDED_EVAL = 800
-SINGULAR_MIN_DEPTH_DECIDED = 6
-DOUBLE_EXTENSION_MARGIN = 25  # centipawns below the singular bar that extend the TT move twice
 # A node whose static evaluation is this far from level (either side) extends no check: in a won
 # ending the queen checks every other ply, and extending them all doubled the tree (KQvK reached
 # 11 plies in 3 s where 18 find the mate).
@@ -131,14 +121,56 @@ U64_1D = types.Array(types.uint64, 1, "C")
 U64_2D = types.Array(types.uint64, 2, "C")
 
 # The search's arguments in three groups, so that a call passes a handful of names and new
-# per-ply state costs no argument (numba compiles no call of more than 30).
-# The game's kernels (games.kernels, "Player kernels"), in this order:
-KERNELS = types.Tuple((K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
-                       K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
-                       K.ReversiblePliesKernel, RankKernel, K.PieceToKernel, K.IsLegalKernel))
-# The player's buffers (see the module docstring), in this order:
-BUFFERS = types.Tuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D, U64_1D,
-                       I32_2D, I32_3D, I32_1D))
+# per-ply state costs no argument (numba compiles no call of more than 30). Each group is a named
+# tuple: numba types it by its class, so the kernels read every member by its name and no two
+# members of one type (four buffers are int32 matrices) can be swapped by their position.
+
+
+class SearchKernels(NamedTuple):
+    """The game's kernels (games.kernels, "Player kernels") the search calls."""
+
+    legal_moves: object
+    play: object
+    outcome: object
+    hash_position: object
+    evaluate: object
+    in_check: object
+    gives_check: object
+    play_null: object
+    move_keys: object
+    noisy_moves: object
+    reversible_plies: object
+    rank: object  # the tables' rank kernel (games.table_family), a stand-in without tables
+    piece_to: object
+
+
+class SearchBuffers(NamedTuple):
+    """The player's buffers (see the module docstring), allocated once, one row per ply."""
+
+    positions: np.ndarray
+    move_rows: np.ndarray
+    ply_info: np.ndarray
+    path: np.ndarray
+    killers: np.ndarray
+    history: np.ndarray
+    tt_table: np.ndarray
+    pv: np.ndarray
+    root_moves: np.ndarray
+    state: np.ndarray
+    mate_misses: np.ndarray
+    counter_moves: np.ndarray
+    continuation: np.ndarray
+
+
+KERNEL_TYPES = (K.LegalMovesKernel, K.PlayKernel, K.OutcomeKernel, K.HashKernel, K.EvaluateKernel,
+                K.InCheckKernel, K.GivesCheckKernel, K.PlayNullKernel, K.MoveKeysKernel, K.LegalMovesKernel,
+                K.ReversiblePliesKernel, RankKernel, K.PieceToKernel)
+# numba turns the kernels (dispatchers) into first-class functions only inside a plain tuple:
+# search_root takes them so and names them (SearchKernels(*kernels)).
+KERNEL_ARGUMENTS = types.Tuple(KERNEL_TYPES)
+KERNELS = types.NamedTuple(KERNEL_TYPES, SearchKernels)
+BUFFERS = types.NamedTuple((U64_2D, I32_3D, I64_2D, U64_1D, I32_2D, I32_2D, tt.TABLE, I32_2D, I32_1D, I64_1D,
+                            U64_1D, I32_2D, I32_3D), SearchBuffers)
 # What the recursion passes instead: one pointer to the three (runtime.frame), which no call changes.
 FRAME = types.CPointer(types.Tuple((KERNELS, BUFFERS, TABLES)))
 
@@ -234,11 +266,11 @@ def table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, p
     if entry < 0 and entry != NEEDS_CHILDREN:
         return NO_TABLE_SCORE  # no table holds it: most nodes, answered by one call
     if reversible_plies(pos) == 0:
-        wdl = probe_packed_entry(noisy_moves, play, rank, tables[4], pos, entry, 0)
+        wdl = probe_packed_entry(noisy_moves, play, rank, tables.packs, pos, entry, 0)
         if wdl != NOT_PACKED:
             state[S_TABLE_HITS] += 1
             return wdl50_score(wdl, ply)
-    elif is_packed(tables[4], entry):
+    elif is_packed(tables.packs, entry):
         # A packed WDL50 is exact from a zeroing move; once the count runs, the rule may draw
         # a win it calls won, so the search goes on (such positions come only below a root
         # the tables already play, or below a leaf they already valued).
@@ -250,25 +282,21 @@ def table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, p
     return table_score(code, ply, reversible_plies(pos), state[P_FIFTY])
 
 
-@nb.njit(types.int64(FRAME, types.int64, types.int64, types.int64, types.int64), cache=True, nogil=True)
-def quiescence(frame, ply, alpha, beta, horizon):
+@nb.njit(types.int64(FRAME, types.int64, types.int64, types.int64), cache=True, nogil=True)
+def quiescence(frame, ply, alpha, beta):
     """The value of ``positions[ply]`` when only noisy moves are searched: the side to move may
-    stand pat on its static evaluation, or try its noisy moves; in check, every evasion.
-    ``horizon`` is 1 where the search calls it at its horizon: there a side ``DECIDED_EVAL``
-    ahead tries its quiet checks too (mates one ply beyond the horizon); 0 deeper."""
-    (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, _, move_keys, noisy_moves,
-     reversible_plies, rank, piece_to, _) = frame_member(frame, 0)
-    (positions, move_rows, ply_info, _, killers, history, tt_table, _, _, state, _, _, continuation,
-     capture_history) = frame_member(frame, 1)
-    tables = frame_member(frame, 2)
+    stand pat on its static evaluation, or try its noisy moves; in check, every evasion."""
+    kernels, buffers, tables = frame_member(frame, 0), frame_member(frame, 1), frame_member(frame, 2)
+    play, hash_position, evaluate = kernels.play, kernels.hash_position, kernels.evaluate
+    positions, state, tt_table = buffers.positions, buffers.state, buffers.tt_table
     # 1. Count the node, poll for a stop.
-    if enter_node(state, ply_info, ply):
+    if enter_node(state, buffers.ply_info, ply):
         return 0
     pos = positions[ply]
-    moves = move_rows[MOVES]
-    keys = move_rows[KEYS]
+    moves = buffers.move_rows[MOVES]
+    keys = buffers.move_rows[KEYS]
     flags = state[P_FLAGS]
-    checked = in_check(pos)
+    checked = kernels.in_check(pos)
     if ply >= MAX_PLY - 1:
         return 0 if checked else np.int64(evaluate(pos))
 
@@ -290,22 +318,22 @@ def quiescence(frame, ply, alpha, beta, horizon):
     # 3. Endgame tables: a covered position has its exact value, stored so that the next visit
     # is answered by the transposition table: a probe costs more than a lookup (it may decode
     # a packed block and follows the captures out of the table).
-    score = table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, pos, ply)
+    score = table_leaf_score(kernels.noisy_moves, play, kernels.rank, kernels.reversible_plies, tables, state, pos,
+                             ply)
     if score != NO_TABLE_SCORE:
         tt.store(tt_table, position_hash, -1, to_table(score, ply), 0, TABLE_DEPTH_BONUS,
                  tt.BOUND_EXACT, state[P_GENERATION])
         return score
 
     # 4. Moves: every evasion in check (no standing pat), else the noisy moves after standing pat.
-    quiet_checks = False
     if checked:
-        count = legal_moves(pos, moves[ply])
-        result = outcome(pos, count)
+        count = kernels.legal_moves(pos, moves[ply])
+        result = kernels.outcome(pos, count)
         if result != K.ONGOING:
             return terminal_score(result, ply)
         best = np.int64(-INFINITE)
     else:
-        result = outcome(pos, -1)
+        result = kernels.outcome(pos, -1)
         if result != K.ONGOING:
             return terminal_score(result, ply)
         if slot < 0:
@@ -315,28 +343,20 @@ def quiescence(frame, ply, alpha, beta, horizon):
             return best
         if best > alpha:
             alpha = best
-        quiet_checks = (flags & USE_MATE_HUNT) != 0 and horizon == 1 and static_eval >= DECIDED_EVAL
-        if quiet_checks:
-            count = legal_moves(pos, moves[ply])
-        else:
-            count = noisy_moves(pos, moves[ply])
-    score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history, continuation,
-                ply, -1, -1, -1, capture_history, (flags & USE_CAPTURE_HISTORY) != 0)
+        count = kernels.noisy_moves(pos, moves[ply])
+    score_moves(kernels.move_keys, kernels.piece_to, pos, moves[ply], keys[ply], count, tt_move, buffers.killers,
+                buffers.history, buffers.continuation, ply, -1, -1, -1)
 
     # 5. Move loop.
     best_move = np.int64(-1)
     child = positions[ply + 1]
     for i in range(count):
         move = pick_next(moves[ply], keys[ply], i, count)
-        if quiet_checks and is_quiet_key(np.int64(keys[ply, i])) and not gives_check(pos, np.int32(move)):
-            continue
         if not checked and flags & USE_QUIESCENCE_SEE and keys[ply, i] <= -K.ORDER_NOISY:
-            if quiet_checks:
-                continue  # sorted, but quiet checks may still follow the losing captures
             break  # sorted: every move from here on loses material
         play(pos, np.int32(move), child)
         tt.prefetch(tt_table, hash_position(child))
-        score = -quiescence(frame, ply + 1, -beta, -alpha, np.int64(0))
+        score = -quiescence(frame, ply + 1, -beta, -alpha)
         if state[S_STOPPED]:
             return 0
         if score > best:
@@ -354,6 +374,45 @@ def quiescence(frame, ply, alpha, beta, horizon):
     return best
 
 
+NO_MATE = np.int64(0)  # probe_mate_here: no mate found (or no probe made)
+
+
+@nb.njit(types.int64(FRAME, types.int64, types.int64, types.int64, types.int64, types.uint64), cache=True,
+         nogil=True)
+def probe_mate_here(frame, ply, depth, beta, static_eval, position_hash):
+    """The prover inside the tree (switch ``mate_probe``, off: it measured a cost in play): near
+    the horizon, where the side to move holds its own, a checks-only mate search
+    (:mod:`solver.search.mate_probe`), each position at most once, within a share of the search's
+    nodes. Returns the mate's score (a lower bound: a shorter one may exist), stored in the
+    transposition table, or ``NO_MATE``; the caller checks ``state[S_STOPPED]``."""
+    kernels, buffers = frame_member(frame, 0), frame_member(frame, 1)
+    state, mate_misses = buffers.state, buffers.mate_misses
+    pos = buffers.positions[ply]
+    if (depth > MATE_PROBE_DEPTH or abs(beta) >= MATE_BOUND or static_eval + MATE_PROBE_MARGIN < beta
+            or ply + MATE_PROBE_PLIES + 2 >= PLY_ROWS
+            or (state[P_FIFTY] > 0 and kernels.reversible_plies(pos) + MATE_PROBE_PLIES >= state[P_FIFTY])
+            or state[S_MATE_NODES] * MATE_PROBE_SHARE > state[S_NODES]
+            or missed_before(mate_misses, position_hash)):
+        return NO_MATE
+    before = state[S_NODES]
+    limit = before + MATE_PROBE_NODES
+    if state[P_NODE_LIMIT] > 0:
+        limit = min(limit, state[P_NODE_LIMIT])
+    plies, mate_move = probe_mate(kernels.legal_moves, kernels.play, kernels.outcome, kernels.gives_check,
+                                  buffers.positions, buffers.move_rows[MOVES], state, mate_misses, position_hash, ply,
+                                  MATE_PROBE_PLIES, limit, S_NODES, C_STOP, static_eval >= MATE_PROBE_DECISIVE)
+    state[S_MATE_NODES] += state[S_NODES] - before
+    state[S_MATE_PROBES] += 1
+    poll(state)
+    if state[S_STOPPED] or plies <= 0:
+        return NO_MATE
+    state[S_MATE_HITS] += 1
+    score = MATE - (ply + plies)
+    tt.store(buffers.tt_table, position_hash, mate_move, to_table(score, ply), static_eval,
+             min(depth + TABLE_DEPTH_BONUS, MAX_PLY), tt.BOUND_LOWER, state[P_GENERATION])
+    return score
+
+
 @nb.njit(types.int64(FRAME, types.int64, types.int64, types.int64, types.int64, types.boolean),
          cache=True, nogil=True)
 def search(frame, ply, depth, alpha, beta, cut_node):
@@ -362,23 +421,23 @@ def search(frame, ply, depth, alpha, beta, cut_node):
     non-PV node alternates). At ply 0, the moves searched are ``root_moves[:state[P_ROOT_MOVES]]``
     and every improvement of the best move is recorded in ``state`` as it happens, so an
     interrupted iteration still yields its best move so far."""
-    (legal_moves, play, outcome, hash_position, evaluate, in_check, gives_check, play_null, move_keys,
-     noisy_moves, reversible_plies, rank, piece_to, is_legal) = frame_member(frame, 0)
-    (positions, move_rows, ply_info, path, killers, history, tt_table, pv, root_moves, state, mate_misses,
-     counter_moves, continuation, capture_history) = frame_member(frame, 1)
-    tables = frame_member(frame, 2)
+    kernels, buffers, tables = frame_member(frame, 0), frame_member(frame, 1), frame_member(frame, 2)
+    legal_moves, play, outcome, hash_position = kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash_position
+    evaluate, in_check, gives_check, piece_to = kernels.evaluate, kernels.in_check, kernels.gives_check, kernels.piece_to
+    positions, ply_info, state, tt_table = buffers.positions, buffers.ply_info, buffers.state, buffers.tt_table
+    killers, history, counter_moves, continuation = (buffers.killers, buffers.history, buffers.counter_moves,
+                                                     buffers.continuation)
     # 1. Count the node, poll for a stop.
     if enter_node(state, ply_info, ply):
         return 0
     pos = positions[ply]
-    moves = move_rows[MOVES]
-    keys = move_rows[KEYS]
-    tried = move_rows[TRIED]
-    tried_noisy = move_rows[TRIED_NOISY]
+    moves = buffers.move_rows[MOVES]
+    keys = buffers.move_rows[KEYS]
+    tried = buffers.move_rows[TRIED]
     window = ply_info[WINDOW]
+    path = buffers.path
     flags = state[P_FLAGS]
     continuing = (flags & USE_CONTINUATION_HISTORY) != 0
-    capturing = (flags & USE_CAPTURE_HISTORY) != 0
     history_length = state[P_HISTORY]
     position_hash = hash_position(pos)
     path[history_length + ply] = position_hash
@@ -391,7 +450,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
 
     if not root:
         # 2. Draws by repetition (along the path and the game history) and by the 50-move rule.
-        reversible = reversible_plies(pos)
+        reversible = kernels.reversible_plies(pos)
         if repeated(path, history_length + ply, min(reversible, window[ply])):
             return DRAW
         fifty = state[P_FIFTY]
@@ -410,10 +469,10 @@ def search(frame, ply, depth, alpha, beta, cut_node):
 
     # 4. At the horizon, quiescence decides.
     if depth <= 0:
-        return quiescence(frame, ply, alpha, beta, np.int64(1))
+        return quiescence(frame, ply, alpha, beta)
 
     # 5. Transposition table: its move always, its score when the depth and bound allow.
-    # A singular-extension search of this node (step 10b) leaves one move out: the stored result
+    # A singular-extension search of this node (step 13) leaves one move out: the stored result
     # is not about the same set of moves, so it neither cuts here nor is stored.
     excluded = ply_info[EXCLUDED_MOVE, ply]
     slot = tt.probe(tt_table, position_hash)
@@ -436,7 +495,8 @@ def search(frame, ply, depth, alpha, beta, cut_node):
     # 6. Endgame tables: a covered position has its exact value, stored like a deep search's.
     # (The root is played from the tables by the player, before any search.)
     if not root:
-        score = table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, pos, ply)
+        score = table_leaf_score(kernels.noisy_moves, play, kernels.rank, kernels.reversible_plies, tables, state,
+                                 pos, ply)
         if score != NO_TABLE_SCORE:
             tt.store(tt_table, position_hash, -1, to_table(score, ply), 0, min(depth + TABLE_DEPTH_BONUS, MAX_PLY),
                      tt.BOUND_EXACT, state[P_GENERATION])
@@ -462,62 +522,41 @@ def search(frame, ply, depth, alpha, beta, cut_node):
             and tt.bound_refines(tt_bound, tt_score, static_eval)):
         eval_estimate = tt_score
 
-    # Internal iterative reduction: a node that matters but has no TT move to try first is
+    # 8. Internal iterative reduction: a node that matters but has no TT move to try first is
     # searched a ply shallower; the next iteration finds it with a move. [+74 Elo, with the seven;
     # the six without it: -31 at 50k nodes]
     if (flags & USE_IIR and not root and excluded < 0 and tt_move < 0 and depth >= IIR_MIN_DEPTH
             and (is_pv or cut_node)):
         depth -= 1
 
-    # 8. The prover inside the tree: near the horizon, where the side to move holds its own, a
-    # checks-only mate search (solver.search.mate_probe), each position at most once, within a
-    # share of the search's nodes. A mate found is a lower bound: a shorter one may exist.
-    if (flags & USE_MATE_PROBE and not root and excluded < 0 and not checked and depth <= MATE_PROBE_DEPTH
-            and abs(beta) < MATE_BOUND and static_eval + MATE_PROBE_MARGIN >= beta
-            and ply + MATE_PROBE_PLIES + 2 < PLY_ROWS
-            and (state[P_FIFTY] == 0 or reversible_plies(pos) + MATE_PROBE_PLIES < state[P_FIFTY])
-            and state[S_MATE_NODES] * MATE_PROBE_SHARE <= state[S_NODES]
-            and not missed_before(mate_misses, position_hash)):
-        before = state[S_NODES]
-        limit = before + MATE_PROBE_NODES
-        if state[P_NODE_LIMIT] > 0:
-            limit = min(limit, state[P_NODE_LIMIT])
-        plies, mate_move = probe_mate(legal_moves, play, outcome, gives_check, positions, moves, state, mate_misses,
-                                      position_hash, ply, MATE_PROBE_PLIES, limit, S_NODES, C_STOP,
-                                      static_eval >= MATE_PROBE_DECISIVE)
-        state[S_MATE_NODES] += state[S_NODES] - before
-        state[S_MATE_PROBES] += 1
-        poll(state)
+    # 9. The prover inside the tree (switch mate_probe, off): a checks-only mate search.
+    if flags & USE_MATE_PROBE and not root and excluded < 0 and not checked:
+        score = probe_mate_here(frame, ply, depth, beta, static_eval, position_hash)
         if state[S_STOPPED]:
             return 0
-        if plies > 0:
-            state[S_MATE_HITS] += 1
-            score = MATE - (ply + plies)
-            tt.store(tt_table, position_hash, mate_move, to_table(score, ply), static_eval,
-                     min(depth + TABLE_DEPTH_BONUS, MAX_PLY), tt.BOUND_LOWER, state[P_GENERATION])
+        if score != NO_MATE:
             return score
 
     # Forward pruning, before any move is generated (a stalemate is not seen by it).
     if not is_pv and not checked and excluded < 0 and abs(beta) < MATE_BOUND:
-        # 9. Reverse futility: far enough above beta that the few plies left will not bring it down.
+        # 10. Reverse futility: far enough above beta that the few plies left will not bring it down.
         if (flags & USE_REVERSE_FUTILITY and depth <= RFP_DEPTH
                 and eval_estimate - RFP_MARGIN * (depth - improving) >= beta):
             return eval_estimate
 
-        # 9b. Razoring: so far below alpha that only a capture could help; if quiescence agrees,
+        # 11. Razoring: so far below alpha that only a capture could help; if quiescence agrees,
         # the node fails low without generating its moves. [+64 Elo at 50k nodes, with tt_eval]
         if (flags & USE_RAZORING and depth <= RAZOR_DEPTH
-                and (not flags & USE_MATE_HUNT or abs(static_eval) < DECIDED_EVAL)
                 and eval_estimate + RAZOR_BASE + RAZOR_MARGIN * depth * depth <= alpha):
-            score = quiescence(frame, ply, alpha, alpha + 1, np.int64(0))
+            score = quiescence(frame, ply, alpha, alpha + 1)
             if state[S_STOPPED]:
                 return 0
             if score <= alpha:
                 return score
 
-        # 10. Null move: if passing still fails high after a reduced search, so will a real move.
+        # 12. Null move: if passing still fails high after a reduced search, so will a real move.
         if (flags & USE_NULL_MOVE and depth >= NULL_MIN_DEPTH and eval_estimate >= beta and window[ply] > 0
-                and play_null(pos, child)):
+                and kernels.play_null(pos, child)):
             reduction = 3 + depth // 4
             window[ply + 1] = 0
             ply_info[PREVIOUS_MOVE, ply + 1] = -1
@@ -529,15 +568,13 @@ def search(frame, ply, depth, alpha, beta, cut_node):
                 state[S_NULL_CUTS] += 1
                 return beta if score >= MATE_BOUND else score
 
-    # 10b. Singular extension with multi-cut [+74 Elo, with the seven; the six without it: -37 at
+    # 13. Singular extension with multi-cut [+74 Elo, with the seven; the six without it: -37 at
     # 50k nodes]: when the TT move's stored score is a reliable lower bound, search the node a
     # little shallower without it against a bar below that score. If every other move fails
     # low, the TT move is singular: it is searched a ply deeper. If the bar is above beta and
     # another move still clears it, several moves cut here: the node cuts (multi-cut).
     singular_extension = 0
-    decided = (flags & USE_MATE_HUNT) != 0 and not checked and abs(static_eval) >= DECIDED_EVAL
-    if (flags & USE_SINGULAR and not root and excluded < 0 and tt_move >= 0
-            and depth >= (SINGULAR_MIN_DEPTH_DECIDED if decided else SINGULAR_MIN_DEPTH)
+    if (flags & USE_SINGULAR and not root and excluded < 0 and tt_move >= 0 and depth >= SINGULAR_MIN_DEPTH
             and tt_depth >= depth - SINGULAR_TT_DEPTH and tt_bound != tt.BOUND_UPPER
             and abs(tt_score) < MATE_BOUND and ply < 2 * state[P_ROOT_DEPTH]):
         singular_beta = tt_score - SINGULAR_MARGIN * depth
@@ -547,47 +584,36 @@ def search(frame, ply, depth, alpha, beta, cut_node):
         if state[S_STOPPED]:
             return 0
         if score < singular_beta:
-            singular_extension = 2 if decided and not is_pv and score < singular_beta - DOUBLE_EXTENSION_MARGIN else 1
+            singular_extension = 1
         elif singular_beta >= beta:
             state[S_MULTI_CUTS] += 1
             return singular_beta
 
-    # 11. The moves, in stages (switch staged_picking): the TT move first, before any other is
-    # generated or scored (it often cuts, and ordering costs more than generating); then all
-    # of them, ordered (step 12). Multi-cut (step 13) wants the ordered list at once. With no TT move, none is
-    # checkmate or stalemate.
+    # 14. The moves (the root's: those given), ordered: the TT move, then by the game's key,
+    # killers, counter-move and histories (counter-moves and continuation history: [+74 Elo,
+    # with the seven]). None: checkmate or stalemate.
+    if root:
+        count = state[P_ROOT_MOVES]
+        for i in range(count):
+            moves[0, i] = buffers.root_moves[i]
+    else:
+        count = legal_moves(pos, moves[ply])
+    result = outcome(pos, count)
+    if result != K.ONGOING:
+        return terminal_score(result, ply)
     previous = ply_info[PREVIOUS_MOVE, ply] if ply > 0 else np.int64(-1)
     counter = counter_moves[ply & 1, previous] if flags & USE_COUNTER_MOVES and previous >= 0 else -1
     context_1 = ply_info[PREVIOUS_PIECE_TO, ply] if continuing and ply >= 1 else np.int64(-1)
     context_2 = ply_info[PREVIOUS_PIECE_TO, ply - 1] if continuing and ply >= 2 else np.int64(-1)
-    multi_cut = (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and excluded < 0
-                 and depth >= state[P_MC_DEPTH] and abs(beta) < MATE_BOUND)
-    generated = (root or multi_cut or not flags & USE_STAGED_PICKING or tt_move < 0 or tt_move == excluded
-                 or not is_legal(pos, np.int32(tt_move)))
-    if not generated:
-        count = 1
-        moves[ply, 0] = tt_move
-        move_keys(pos, moves[ply], 1, keys[ply])
-        tt_key = np.int64(keys[ply, 0])
-        keys[ply, 0] = TT_MOVE
-    else:
-        if root:
-            count = state[P_ROOT_MOVES]
-            for i in range(count):
-                moves[0, i] = root_moves[i]
-        else:
-            count = legal_moves(pos, moves[ply])
-        result = outcome(pos, count)
-        if result != K.ONGOING:
-            return terminal_score(result, ply)
+    tt_key = score_moves(kernels.move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
+                         continuation, ply, np.int64(counter), context_1, context_2)
 
-        # 12. Order the moves (counter-moves and continuation history: [+74 Elo, with the seven]).
-        tt_key = score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
-                             continuation, ply, np.int64(counter), context_1, context_2, capture_history, capturing)
-
-    # 13. Multi-cut: at an expected cut node, if several of the first moves fail high at a
-    # reduced depth, one of them will most likely fail high at full depth.
-    if multi_cut:
+    # 15. Multi-cut (switch multi_cut, off: it measured a loss): at an expected cut node, if
+    # several of the first moves fail high at a reduced depth, one of them will most likely fail
+    # high at full depth. (Here, not in a function of its own: numba caches no pair of mutually
+    # recursive functions.)
+    if (flags & USE_MULTI_CUT and cut_node and not is_pv and not checked and excluded < 0
+            and depth >= state[P_MC_DEPTH] and abs(beta) < MATE_BOUND):
         cuts = 0
         for i in range(min(count, state[P_MC_MOVES])):
             move = pick_next(moves[ply], keys[ply], i, count)
@@ -596,8 +622,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
             tt.prefetch(tt_table, hash_position(child))
             window[ply + 1] = window[ply] + 1
             ply_info[PREVIOUS_MOVE, ply + 1] = move
-            score = -search(frame, ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1,
-                            expect_all)
+            score = -search(frame, ply + 1, depth - 1 - state[P_MC_REDUCTION], -beta, -beta + 1, expect_all)
             if state[S_STOPPED]:
                 return 0
             if score >= beta:
@@ -606,16 +631,14 @@ def search(frame, ply, depth, alpha, beta, cut_node):
                     state[S_MULTI_CUTS] += 1
                     return beta
 
-    # 14. Move loop: principal-variation search with late-move reductions (history- and
+    # 16. Move loop: principal-variation search with late-move reductions (history- and
     # improving-adjusted, SEE pruning: [+74 Elo, with the seven]). Futility and
     # late-move pruning: near the horizon, quiet moves are skipped when the node is far below
-    # alpha, or after the first few (never the first move, a check, or in check). After the
-    # TT move alone (step 11), the rest are generated and ordered behind it.
+    # alpha, or after the first few (never the first move, a check, or in check).
     best = np.int64(-INFINITE)
     best_move = np.int64(-1)
     searched = 0
     quiets_tried = 0
-    noisy_tried = 0
     prunable = flags & USE_FUTILITY and not is_pv and not checked and depth <= FUTILITY_DEPTH
     futile = prunable and eval_estimate + FUTILITY_MARGIN * (depth + 1) <= alpha
     late = LATE_MOVE_COUNT + depth * depth if prunable else NO_LATE_LIMIT
@@ -623,18 +646,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
         late = (late + 1) // 2  # a position getting worse: fewer quiet moves deserve a look
     # SEE pruning: [+74 Elo, with the seven; the six without it: -26 [-56, +4] at 50k nodes]
     see_prunable = flags & USE_SEE_PRUNING and not is_pv and not checked and depth <= SEE_PRUNING_DEPTH
-    i = -1
-    while True:
-        i += 1
-        if i == count:
-            if generated:
-                break
-            count = generate_behind(legal_moves, pos, moves[ply], tt_move)
-            score_moves(move_keys, piece_to, pos, moves[ply], keys[ply], count, tt_move, killers, history,
-                        continuation, ply, np.int64(counter), context_1, context_2, capture_history, capturing)
-            generated = True
-            if i == count:
-                break
+    for i in range(count):
         pruning = best > -MATE_BOUND and (futile or searched >= late)
         move = pick_next(moves[ply], keys[ply], i, count)
         if move == excluded:
@@ -697,7 +709,7 @@ def search(frame, ply, depth, alpha, beta, cut_node):
                 best_move = move
                 alpha = score
                 if is_pv:
-                    update_pv(pv, ply_info, ply, move)
+                    update_pv(buffers.pv, ply_info, ply, move)
                 if root:
                     state[S_ROOT_BEST] = move
                     state[S_ROOT_SCORE] = score
@@ -709,18 +721,12 @@ def search(frame, ply, depth, alpha, beta, cut_node):
                         if continuing:
                             reward_continuation(piece_to, pos, continuation, context_1, context_2, move, depth,
                                                 tried[ply], quiets_tried)
-                    if capturing:
-                        reward_capture_history(piece_to, pos, capture_history, move, not quiet, depth,
-                                               tried_noisy[ply], noisy_tried)
                     break
         if quiet:
             tried[ply, quiets_tried] = move
             quiets_tried += 1
-        else:
-            tried_noisy[ply, noisy_tried] = move
-            noisy_tried += 1
 
-    # 15. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
+    # 17. Store the result: a lower bound after a cutoff, exact when a PV move raised alpha.
     if excluded >= 0:
         return best
     if best >= beta:
@@ -734,11 +740,13 @@ def search(frame, ply, depth, alpha, beta, cut_node):
     return best
 
 
-@nb.njit(types.int64(KERNELS, BUFFERS, TABLES, types.int64, types.int64, types.int64), cache=True, nogil=True)
+@nb.njit(types.int64(KERNEL_ARGUMENTS, BUFFERS, TABLES, types.int64, types.int64, types.int64), cache=True,
+         nogil=True)
 def search_root(kernels, buffers, tables, depth, alpha, beta):
-    """The value of the root, ``positions[0]`` (see :func:`search`). The kernels, buffers and
+    """The value of the root, ``positions[0]`` (see :func:`search`); ``kernels``: a
+    :class:`SearchKernels` made a plain tuple. The kernels, buffers and
     tables are handed down as one pointer to a copy in this call's frame
     (:func:`runtime.frame.frame_of`), their arrays lent for the call (:mod:`runtime.borrow`):
     the nodes then pay no atomic reference counts for them, a third of the search's time
     otherwise."""
-    return search(frame_of((kernels, buffers, tables)), 0, depth, alpha, beta, False)
+    return search(frame_of((SearchKernels(*kernels), buffers, tables)), 0, depth, alpha, beta, False)

@@ -1,6 +1,5 @@
-"""Move ordering: the transposition-table move (tried before the others are generated, when
-the game's ``is_legal`` accepts it), then noisy moves by the game's key, killers, quiet moves
-by history, and last the moves the game ranks below every quiet move.
+"""Move ordering: the transposition-table move, then noisy moves by the game's key, killers,
+quiet moves by history, and last the moves the game ranks below every quiet move.
 
 Sort keys (higher first), one int32 per move in ``keys[ply]``::
 
@@ -11,10 +10,6 @@ Sort keys (higher first), one int32 per move in ``keys[ply]``::
     COUNTER_MOVE                 the quiet move that last refuted the opponent's previous move
     (-ORDER_NOISY, ORDER_NOISY)  quiet moves: the game's static key plus the history score
     <= -ORDER_NOISY              the game's bad noisy moves (chess: captures losing material)
-
-Capture history (switch ``capture_history``): ``capture_history[piece_to]`` scores a noisy move
-by how it did before; ``1 / CAPTURE_HISTORY_DIVISOR`` of it is added to the game's key, kept
-within the key's band (a capture the game ranks as losing stays below every quiet move).
 
 Continuation history (switch ``continuation_history``): ``continuation[k, context, piece_to]``
 scores a quiet move by what it does (``piece_to``, a game kernel) after the move ``k + 1`` plies
@@ -35,10 +30,8 @@ KILLER_2 = np.int32(K.ORDER_NOISY - 2048)
 COUNTER_MOVE = np.int32(K.ORDER_NOISY - 3072)
 HISTORY_LIMIT = 1 << 14
 HISTORY_BONUS_LIMIT = 1200
-CAPTURE_HISTORY_DIVISOR = 64  # capture history moves a noisy key by up to +-256 (MVV steps are 800+)
 TAKEN = np.int32(-(1 << 31))  # a key for moves already picked
 
-INT32_1D = types.Array(types.int32, 1, "C")
 INT32_2D = types.Array(types.int32, 2, "C")
 INT32_3D = types.Array(types.int32, 3, "C")
 
@@ -50,16 +43,14 @@ def is_quiet_key(key):
 
 
 @nb.njit(types.int64(K.MoveKeysKernel, K.PieceToKernel, K.POSITION, K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64,
-                     types.int64, INT32_2D, INT32_2D, INT32_3D, types.int64, types.int64, types.int64, types.int64,
-                     INT32_1D, types.boolean),
+                     types.int64, INT32_2D, INT32_2D, INT32_3D, types.int64, types.int64, types.int64, types.int64),
          cache=True)
 def score_moves(move_keys, piece_to, pos, moves, keys, count, tt_move, killers, history, continuation, ply,
-                counter, context_1, context_2, capture_history, use_capture_history):
+                counter, context_1, context_2):
     """Fill ``keys[:count]`` with the sort keys of ``moves[:count]`` at ``ply`` (``counter``:
     the counter-move to try after the killers; ``context_1``, ``context_2``: the ``piece_to`` of
-    the moves one and two plies back, for the continuation history; -1 for none; noisy moves
-    adjusted by ``capture_history`` when ``use_capture_history``); return the game's own key of
-    the TT move (0 when it is not among the moves)."""
+    the moves one and two plies back, for the continuation history; -1 for none); return the
+    game's own key of the TT move (0 when it is not among the moves)."""
     move_keys(pos, moves, count, keys)
     side = ply & 1
     tt_key = np.int64(0)
@@ -85,27 +76,7 @@ def score_moves(move_keys, piece_to, pos, moves, keys, count, tt_move, killers, 
                     if context_2 >= 0:
                         key += continuation[1, context_2, index]
                 keys[i] = np.int32(key)
-        elif use_capture_history:
-            adjusted = key + capture_history[piece_to(pos, move)] // CAPTURE_HISTORY_DIVISOR
-            if key >= K.ORDER_NOISY:
-                keys[i] = np.int32(max(adjusted, K.ORDER_NOISY))
-            else:
-                keys[i] = np.int32(min(adjusted, -K.ORDER_NOISY))
     return tt_key
-
-
-@nb.njit(types.int64(K.LegalMovesKernel, K.POSITION, K.MOVE_BUFFER, types.int64), cache=True)
-def generate_behind(legal_moves, pos, moves, first):
-    """The legal moves of ``pos`` into ``moves``, with ``first`` (the TT move, searched before
-    any move was generated) swapped into ``moves[0]`` as ``pick_next`` would have put it; the
-    number of moves."""
-    count = legal_moves(pos, moves)
-    for i in range(count):
-        if moves[i] == first:
-            moves[i] = moves[0]
-            moves[0] = np.int32(first)
-            break
-    return count
 
 
 @nb.njit(types.int64(K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64, types.int64), cache=True, inline="always")
@@ -159,17 +130,3 @@ def reward_continuation(piece_to, pos, continuation, context_1, context_2, move,
         for i in range(tried_count):
             index = piece_to(pos, tried_quiets[i])
             continuation[k, context, index] -= bonus + continuation[k, context, index] * bonus // HISTORY_LIMIT
-
-
-@nb.njit(types.void(K.PieceToKernel, K.POSITION, INT32_1D, types.int64, types.boolean, types.int64, K.MOVE_BUFFER,
-                    types.int64), cache=True)
-def reward_capture_history(piece_to, pos, capture_history, move, noisy_cut, depth, tried_noisy, tried_count):
-    """A move failed high in ``pos``: raise the capture history of ``move`` if it is noisy
-    (``noisy_cut``), and lower that of the noisy moves tried before it without success."""
-    bonus = min(depth * depth, HISTORY_BONUS_LIMIT)
-    if noisy_cut:
-        index = piece_to(pos, np.int32(move))
-        capture_history[index] += bonus - capture_history[index] * bonus // HISTORY_LIMIT
-    for i in range(tried_count):
-        index = piece_to(pos, tried_noisy[i])
-        capture_history[index] -= bonus + capture_history[index] * bonus // HISTORY_LIMIT

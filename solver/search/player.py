@@ -26,11 +26,9 @@ from runtime.stopping import DeadlineWatcher
 from games.game import Game
 from solver.search import alphabeta as ab
 from solver.search.mate_probe import new_misses
-from solver.search.scores import (INFINITE, KNOWN_WIN, KNOWN_WIN_BOUND, MATE, MATE_BOUND, MAX_PLY, is_mate,
+from solver.search.scores import (INFINITE, KNOWN_WIN, MATE, MATE_BOUND, MAX_PLY, is_mate,
                                   mate_in_moves)
-from solver.search.switches import (ASPIRATION, DEFAULTS, FLAGS, MATE_HUNT, NAMES as SWITCH_NAMES, PLAIN, TIME_SCALING,
-                                    USE_MATE_HUNT)
-from solver.search.timecontrol import optimum_scale
+from solver.search.switches import ASPIRATION, DEFAULTS, FLAGS, NAMES as SWITCH_NAMES, PLAIN
 from solver.search.transposition import TranspositionTable
 
 MAX_DEPTH = MAX_PLY - 8
@@ -214,7 +212,6 @@ class Player:
         self._counter_moves = np.full((2, game.move_space), -1, dtype=np.int32)
         space = game.continuation_space
         self._continuation = np.zeros((2, space, space), dtype=np.int32)
-        self._capture_history = np.zeros(space, dtype=np.int32)
         self._pv = np.zeros((rows, rows), dtype=np.int32)
         self._root_moves = np.zeros(game.max_moves, dtype=np.int32)
         self._state = np.zeros(ab.STATE_SIZE, dtype=np.int64)
@@ -230,7 +227,6 @@ class Player:
         self._root_history: list[int] = []
         self._no_tables = None
         self._prover_seconds = 0.0  # spent by the prover in the current search
-        self._previous_score: int | None = None  # the last search's final score, for time scaling
 
     # --- configuration ---------------------------------------------------------------------
     def set_switches(self, switches: dict[str, bool]) -> None:
@@ -265,9 +261,7 @@ class Player:
         self._killers.fill(-1)
         self._counter_moves.fill(-1)
         self._continuation.fill(0)
-        self._capture_history.fill(0)
         self._mate_misses.fill(0)
-        self._previous_score = None
         if self._prover is not None:
             self._prover.clear()
 
@@ -494,7 +488,6 @@ class Player:
         mate: tuple[int, int] | None = None
         for depth in range(1, max_depth + 1):
             self._state[ab.P_ROOT_DEPTH] = depth
-            self._gate_mate_hunt(score)
             delta = ASPIRATION_DELTA
             use_window = (self.switches[ASPIRATION] and depth >= ASPIRATION_MIN_DEPTH and score is not None
                           and abs(score) < MATE_BOUND)
@@ -533,13 +526,12 @@ class Player:
                     best, score = found
                     pv = pv if pv[0] == best else [best]
             self._report(on_iteration, iterations, depth, score, "exact", started, pv)
-            if self._done(limits, score, depth, started, len(root_moves), self._optimum_scale(iterations)):
+            if self._done(limits, score, depth, started, len(root_moves)):
                 break
         self.last_stats = {"null_cuts": int(stats[ab.S_NULL_CUTS]), "multi_cuts": int(stats[ab.S_MULTI_CUTS]),
                            "mate_probes": int(stats[ab.S_MATE_PROBES]), "mate_probe_hits": int(stats[ab.S_MATE_HITS]),
                            "mate_probe_nodes": int(stats[ab.S_MATE_NODES])}
         finished = iterations[-1] if iterations else None
-        self._previous_score = score
         return SearchResult(best, score, finished.depth if finished else 0, int(stats[ab.S_SELDEPTH]),
                             int(stats[ab.S_NODES]), time.monotonic() - started, pv, K.ONGOING, iterations,
                             int(stats[ab.S_TABLE_HITS]))
@@ -565,17 +557,6 @@ class Player:
         best = found[0]
         pv = self._root_pv() or [best]
         return best, pv if pv[0] == best else [best], found[1]
-
-    def _gate_mate_hunt(self, score: int | None) -> None:
-        """The mate hunt (switch ``mate_hunt``) for the next iteration: only once the root is
-        decided, its last iteration's score (or, before the first, the last search's) at least
-        ``DECIDED_EVAL`` from level. Hunting in every decided node of an undecided game (the
-        subtrees after a blunder) cost in play; at a decided root it is where mates are."""
-        flags = int(self._state[ab.P_FLAGS]) & ~USE_MATE_HUNT
-        reference = score if score is not None else self._previous_score
-        if self.switches[MATE_HUNT] and reference is not None and abs(reference) >= ab.DECIDED_EVAL:
-            flags |= USE_MATE_HUNT
-        self._state[ab.P_FLAGS] = flags
 
     def _with_table_line(self, pv: list[int]) -> list[int]:
         """``pv`` continued by the tables' line when it ends in a position they cover (the search
@@ -619,16 +600,27 @@ class Player:
 
     def _run(self, depth: int, alpha: int, beta: int) -> int:
         """One call of the compiled search at the root."""
-        kernels, player = self.game.kernels, self.game.player
-        table = self.table
         rank, tables = self._table_arguments()
-        return int(ab.search_root((kernels.legal_moves, kernels.play, kernels.outcome, kernels.hash, kernels.evaluate,
-                                   player.in_check, player.gives_check, player.play_null, player.move_keys,
-                                   player.noisy_moves, player.reversible_plies, rank, player.piece_to, player.is_legal),
-                                  (self._positions, self._move_rows, self._ply_info, self._path, self._killers,
-                                   self._history, table.table, self._pv, self._root_moves, self._state,
-                                   self._mate_misses, self._counter_moves, self._continuation, self._capture_history),
-                                  tables, depth, alpha, beta))
+        return int(ab.search_root(tuple(self._search_kernels(rank)), self._search_buffers(), tables,
+                                  depth, alpha, beta))
+
+    def _search_kernels(self, rank) -> ab.SearchKernels:
+        """The game's kernels the search calls, with the tables' ``rank``."""
+        kernels, player = self.game.kernels, self.game.player
+        return ab.SearchKernels(
+            legal_moves=kernels.legal_moves, play=kernels.play, outcome=kernels.outcome, hash_position=kernels.hash,
+            evaluate=kernels.evaluate, in_check=player.in_check, gives_check=player.gives_check,
+            play_null=player.play_null, move_keys=player.move_keys, noisy_moves=player.noisy_moves,
+            reversible_plies=player.reversible_plies, rank=rank, piece_to=player.piece_to)
+
+    def _search_buffers(self) -> ab.SearchBuffers:
+        """The buffers the search works in (the transposition table's array: resize_table
+        replaces it)."""
+        return ab.SearchBuffers(
+            positions=self._positions, move_rows=self._move_rows, ply_info=self._ply_info, path=self._path,
+            killers=self._killers, history=self._history, tt_table=self.table.table, pv=self._pv,
+            root_moves=self._root_moves, state=self._state, mate_misses=self._mate_misses,
+            counter_moves=self._counter_moves, continuation=self._continuation)
 
     def _table_arguments(self) -> tuple:
         """The rank kernel and tables tuple the search probes (stand-ins without tables)."""
@@ -652,18 +644,9 @@ class Player:
         if on_iteration is not None:
             on_iteration(iteration)
 
-    def _optimum_scale(self, iterations: list[Iteration]) -> float:
-        """The factor on the soft limit after ``iterations`` (1 with ``time_scaling`` off)."""
-        if not self.switches[TIME_SCALING]:
-            return 1.0
-        return optimum_scale([i.pv[0] for i in iterations], [i.score for i in iterations],
-                             self._previous_score, KNOWN_WIN_BOUND)
-
     @staticmethod
-    def _done(limits: Limits, score: int, depth: int, started: float, root_count: int,
-              optimum_scale: float = 1.0) -> bool:
-        """Whether to start no further iteration (the soft limit is ``limits.optimum`` times
-        ``optimum_scale``)."""
+    def _done(limits: Limits, score: int, depth: int, started: float, root_count: int) -> bool:
+        """Whether to start no further iteration (after the soft limit, ``limits.optimum``)."""
         if is_mate(score) and depth >= 2 * abs(mate_in_moves(score)) + 4 and limits.depth is None:
             return True  # a mate found with plies to spare: deeper iterations rarely shorten it
         if limits.infinite:
@@ -673,7 +656,7 @@ class Player:
         timed = limits.optimum is not None or limits.time is not None
         if timed:
             elapsed = time.monotonic() - started
-            if limits.optimum is not None and elapsed >= limits.optimum * optimum_scale:
+            if limits.optimum is not None and elapsed >= limits.optimum:
                 return True
             if root_count == 1 and depth >= 4:
                 return True  # a forced move: no need to think long

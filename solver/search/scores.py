@@ -21,7 +21,7 @@ the same position is reached at another ply.
 import numba as nb
 from numba import types
 
-from games.value_codes import CODE_DRAW, code_distance, is_win
+from games.value_codes import CODE_DRAW, WDL50_LOSS, WDL50_WIN, code_distance, is_win
 from games.kernels import EVAL_LIMIT
 
 MAX_PLY = 128  # deepest ply a search visits (quiescence included)
@@ -100,8 +100,8 @@ def wdl50_score(wdl, ply):
     after a zeroing move): a win under the rule in the oracle band (no distance is known;
     nearer plies still rank first), a cursed win ``CURSED_SCORE`` (a draw the opponent may
     spoil), a blessed loss its negative, a draw a draw."""
-    if wdl == 2:
+    if wdl == WDL50_WIN:
         return KNOWN_WIN - min(ply, MAX_PLY - 1)
-    if wdl == -2:
+    if wdl == WDL50_LOSS:
         return -(KNOWN_WIN - min(ply, MAX_PLY - 1))
-    return wdl * CURSED_SCORE
+    return wdl * CURSED_SCORE  # WDL50_CURSED_WIN is 1, WDL50_BLESSED_LOSS -1, WDL50_DRAW 0

@@ -22,11 +22,8 @@ USE_LMR_HISTORY = 4096  # late-move reductions shortened or lengthened by the mo
 USE_COUNTER_MOVES = 8192  # the quiet move that last refuted the opponent's move is tried early
 USE_CONTINUATION_HISTORY = 16384  # quiet moves ordered by how they did after the last two moves
 USE_SINGULAR = 32768  # singular extension of the TT move, with multi-cut when others also cut
-USE_CAPTURE_HISTORY = 65536  # noisy moves ordered by how they did before, within their band
-USE_STAGED_PICKING = 131072  # the TT move searched before any other move is generated or scored
 USE_TT_EVAL = 262144  # the pruning decisions use the stored score where its bound beats the static evaluation
 USE_RAZORING = 524288  # near the horizon, a node far below alpha is settled by quiescence
-USE_MATE_HUNT = 1048576  # decided nodes hunt the mate: no razoring, quiet checks at the horizon, more singular extensions
 
 # Switch name -> the search's flag.
 FLAGS = {
@@ -46,34 +43,23 @@ FLAGS = {
     "counter_moves": USE_COUNTER_MOVES,
     "continuation_history": USE_CONTINUATION_HISTORY,
     "singular": USE_SINGULAR,
-    "capture_history": USE_CAPTURE_HISTORY,
-    "staged_picking": USE_STAGED_PICKING,
     "tt_eval": USE_TT_EVAL,
     "razoring": USE_RAZORING,
-    "mate_hunt": USE_MATE_HUNT,
 }
 ASPIRATION = "aspiration"  # the switches of the iterative deepening rather than the search
-TIME_SCALING = "time_scaling"  # the optimum scaled by best-move changes and falling scores
-MATE_HUNT = "mate_hunt"  # the player turns the flag on only at a decided root (Player._gate_mate_hunt)
-NAMES = tuple(FLAGS) + (ASPIRATION, TIME_SCALING)
+NAMES = tuple(FLAGS) + (ASPIRATION,)
 PLAIN = {name: False for name in NAMES}
 # The defaults follow the measurements in docs/benchmarks.md: multi-cut is off because without it
 # the player scored +36.6 Elo [0.0, +74.0] in 200 games of fixed-node self-play (2026-11-23)
-# and reached the bench depth in less time; every other feature pays for itself.
-# The seven heuristics of issue 41 (iir, improving, see_pruning, lmr_history, counter_moves,
-# continuation_history, singular) are on: together they scored +74.3 Elo [+33.0, +117.6] at
-# 10+0.1 (153 games, 2026-11-28) and +44.1 [+10.4, +78.6] at 50,000 nodes a move (223 games).
-# tt_eval and razoring are on: together +63.6 Elo [+22.5, +106.5] at 50,000 nodes a move (117
-# games, 2026-11-29). The mate probe is off: it measured no gain (issue 40); so are
-# staged_picking and time_scaling: together +4.6 [-29.6, +38.8] at 10+0.1 (153 games,
-# 2026-11-29); capture_history measured -22.0 [-49.0, +4.7] at 50,000 nodes a move (300 games, 2026-11-30).
-# mate_hunt, gated at the root, is off again: in every decided node it found long mates without tables
-# (70 -> 73, 73 -> 76, 85 -> 92 at 1 M nodes) but cost in play, -13.3 [-34.4, +7.6] from the
-# ordinary openings (600 games at 25,000 nodes a move, 2026-12-01); hunting only below a
-# decided root keeps the mates (72, 76, 92) and costs nothing: -1.2 [-3.4, +1.1] from the
-# openings, +0.0 [-3.0, +3.0] from the endgame suite (300 and 320 games, 2026-12-02).
-# Then at 10+0.1 from the endgame suite it measured -8.1 [-18.4, +2.2] (300 games, 2026-12-02), and
-# the search without it found as many long mates at 1 s (257 of 260 against 255 with it,
-# Stockfish 255, in the same runs, 2026-12-02): no gain to pay for the risk.
-MEASURED_OFF = ("multi_cut", "mate_probe", "capture_history", "staged_picking", "time_scaling", "mate_hunt")
+# and reached the bench depth in less time; the mate probe is off: it measured no gain (issue 40)
+# and then a cost, -31.4 Elo [-59.9, -3.3]. Both stay selectable: the design names them (the
+# prover at the leaves; multi-cut beside the singular extension). Every other feature pays for
+# itself. The seven heuristics of issue 41 (iir, improving, see_pruning, lmr_history,
+# counter_moves, continuation_history, singular) are on: together they scored +74.3 Elo [+33.0,
+# +117.6] at 10+0.1 (153 games, 2026-11-28) and +44.1 [+10.4, +78.6] at 50,000 nodes a move (223
+# games). tt_eval and razoring are on: together +63.6 Elo [+22.5, +106.5] at 50,000 nodes a move
+# (117 games, 2026-11-29). Four features measured no gain and were taken out of the code
+# (capture history, staged picking, time scaling, the mate hunt): their measurements and the
+# commit that last held them are in docs/results/retired-search-features.md.
+MEASURED_OFF = ("multi_cut", "mate_probe")
 DEFAULTS = {name: name not in MEASURED_OFF for name in NAMES}

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numba as nb
 import numpy as np
@@ -44,7 +44,7 @@ from databases.cache import ARENA, DIRECTORY
 from databases.errors import DatabaseError, MissingTableError, UnusableTableError
 from databases.leaves import (NOT_COVERED, PAGE_MISSING, DatabaseLeaves, empty_leaf_arrays, entry_code,
                               no_tables)
-from databases.packed import PACKS, PackedTables, no_packs
+from databases.packed import PACKS, PackArrays, PackedTables, no_packs
 from games.game import Game
 from games.table_family import INDEX_MASK, TABLE_SHIFT
 from games.value_codes import code_distance, is_loss, is_win
@@ -54,29 +54,44 @@ REQUEST_SLOTS = 256  # pages a single iteration may ask for; more are dropped (a
 MAX_PAGES_PER_GAP = 64  # pages loaded between two iterations, so a gap stays short
 
 REQUESTS = types.Array(types.int64, 1, "C")
-TABLES = types.Tuple((DIRECTORY, types.Array(types.int64, 1, "C"), ARENA, REQUESTS, PACKS))
+
+
+class TableArrays(NamedTuple):
+    """The arrays the search probes (:meth:`EndgameTables.kernel_arguments`), by name (numba
+    types a named tuple by its class: kernels read ``tables.packs``, never a position)."""
+
+    directory: np.ndarray  # the resident pages' directory (databases.cache)
+    bases: np.ndarray  # int64 per table id: where its pages start in ``directory``
+    arena: np.ndarray  # the resident pages (databases.cache)
+    requests: np.ndarray  # int64: ``requests[0]`` entries whose pages the search asked for follow
+    packs: PackArrays  # the packed WDL50 tables (databases.packed)
+
+
+TABLES = types.NamedTuple((DIRECTORY, types.Array(types.int64, 1, "C"), ARENA, REQUESTS, PACKS), TableArrays)
 
 
 @nb.njit(types.int64(TABLES, types.int64), cache=True)
-def probe_tables(tables, packed):
-    """The table code of the entry ``packed`` (``rank`` of the position: ``table <<
+def probe_tables(tables, entry):
+    """The table code of ``entry`` (``rank`` of the position: ``table <<
     TABLE_SHIFT | index``, or negative) (> 0), or ``NOT_COVERED``: no built table holds it, its
     entry does not tell its value (chess: an en-passant right), or its page is not resident, in
     which case the entry is queued in ``requests`` (``requests[0]`` entries follow it)."""
-    directory, bases, arena, requests, _ = tables
-    code = entry_code(directory, bases, arena, packed)
+    requests = tables.requests
+    code = entry_code(tables.directory, tables.bases, tables.arena, entry)
     if code == PAGE_MISSING:
         queued = requests[0]
         if queued < requests.shape[0] - 1:
-            requests[queued + 1] = packed
+            requests[queued + 1] = entry
             requests[0] = queued + 1
         return NOT_COVERED
     return code
 
 
-def no_table_arrays() -> tuple:
-    """The kernel's tables tuple when there are none."""
-    return (*empty_leaf_arrays(), np.zeros(2, dtype=np.int64), no_packs())
+def no_table_arrays() -> TableArrays:
+    """The kernel's tables when there are none."""
+    directory, bases, arena = empty_leaf_arrays()
+    return TableArrays(directory=directory, bases=bases, arena=arena, requests=np.zeros(2, dtype=np.int64),
+                       packs=no_packs())
 
 
 def rule50_result(child_dtz50: int, child_clock: int, fifty: int) -> int:
@@ -155,16 +170,16 @@ class EndgameTables:
     def kernel_arguments(self) -> tuple:
         """(rank kernel, tables tuple) for the compiled search."""
         packs = self.packs.kernel_tuple() if self.packs is not None else no_packs()
-        return self.leaves.rank, (self.leaves.directory, self.leaves.bases, self.leaves.arena,
-                                  self.requests, packs)
+        return self.leaves.rank, TableArrays(directory=self.leaves.directory, bases=self.leaves.bases,
+                                             arena=self.leaves.arena, requests=self.requests, packs=packs)
 
     def load_requested(self, max_pages: int = MAX_PAGES_PER_GAP) -> int:
         """Load up to ``max_pages`` of the pages the search asked for; returns how many."""
         queued = int(self.requests[0])
         if queued == 0:
             return 0
-        packed = self.requests[1:queued + 1]
-        keys = np.unique((packed >> TABLE_SHIFT) << 32 | ((packed & INDEX_MASK) >> F.PAGE_SHIFT))
+        entry = self.requests[1:queued + 1]
+        keys = np.unique((entry >> TABLE_SHIFT) << 32 | ((entry & INDEX_MASK) >> F.PAGE_SHIFT))
         self.requests[0] = 0
         family = self.database.family
         loaded = 0
@@ -289,5 +304,5 @@ class EndgameTables:
         self.leaves.close()
 
 
-__all__ = ["EndgameTables", "RootChoice", "probe_tables", "no_table_arrays", "no_tables", "TABLES",
+__all__ = ["EndgameTables", "RootChoice", "TableArrays", "probe_tables", "no_table_arrays", "no_tables", "TABLES",
            "NOT_COVERED"]

@@ -23,9 +23,10 @@ import numpy as np
 from databases.errors import DatabaseError
 from games import NotationError
 from games.kernels import DRAW, LOSS, ONGOING, WIN
-from solver.serve.tablebase import CATEGORY_RANK, opposite, tightening
+from solver.serve.categories import Category
+from solver.serve.tablebase import tightening
 
-CATEGORY_OF_RESULT = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+CATEGORY_OF_RESULT = {WIN: Category.WIN, DRAW: Category.DRAW, LOSS: Category.LOSS}
 REMEMBERED_VALUES = 1 << 16
 MAX_POSITION_LENGTH = 255
 
@@ -38,7 +39,7 @@ class BadRequest(ValueError):
 class Value:
     """A solved value for the side to move, where it came from, and its distance to mate in
     plies where a table gives one."""
-    category: str
+    category: Category
     source: str  # "rules", "tables", "prover" or "none" (unknown)
     dtm: int | None = None
 
@@ -78,14 +79,14 @@ class SolvedGame:
                           "category": value.category, "dtm": value.dtm, "source": value.source,
                           "game_over": value.source == "rules"})
         # As Lichess sorts checkmates first: a move that ends the game comes before its equals.
-        moves.sort(key=lambda move: (CATEGORY_RANK[move["category"]], not move["game_over"],
+        moves.sort(key=lambda move: (move["category"].rank, not move["game_over"],
                                      tightening(move["dtm"])))
         own = self._known(position)
         if own is None and moves:
             best = moves[0]
-            own = Value(opposite(best["category"]), best["source"], parent_distance(best))
+            own = Value(best["category"].opposite(), best["source"], parent_distance(best))
         elif own is None:
-            own = Value("unknown", "none")
+            own = Value(Category.UNKNOWN, "none")
         return {"game": game.name, "position": game.format_position(position),
                 "category": own.category, "dtm": own.dtm, "source": own.source,
                 "game_over": not legal, "moves": moves}
@@ -97,11 +98,11 @@ class SolvedGame:
         if known is not None:
             return known
         if self.search is None or seconds <= 0:
-            return Value("unknown", "none")
+            return Value(Category.UNKNOWN, "none")
         from proofsearch.value import solve_value
 
         found, _ = solve_value(self.search, position, seconds=seconds)
-        value = Value(found, "prover" if found != "unknown" else "none")
+        value = Value(Category(found), "prover" if found != "unknown" else "none")
         if found != "unknown":
             self._remember(position, value)
         return value
@@ -132,7 +133,7 @@ def parent_distance(best: dict) -> int | None:
     """The distance to mate of a position whose best move is ``best`` (one ply more than the
     child's, the sign turned); None without one, 0 for a draw."""
     distance = best["dtm"]
-    if distance is None or best["category"] == "draw":
+    if distance is None or best["category"] is Category.DRAW:
         return None if distance is None else 0
     return -distance + 1 if distance <= 0 else -distance - 1
 

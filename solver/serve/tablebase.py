@@ -15,34 +15,18 @@ from dataclasses import dataclass
 import chess
 
 from databases.errors import DatabaseError, UnusableTableError
-from games.value_codes import wdl50_at_clock
+from games.value_codes import WDL50_BLESSED_LOSS, WDL50_CURSED_WIN, wdl50_at_clock
 from runtime.text import is_ascii_number
+from solver.serve.categories import Category
 
-# Lichess's order of categories for the side to move, worst first; "unknown" sorts between a
-# loss and anything better (a pessimist's choice: an unknown move is never preferred to a
-# known draw). We never answer syzygy-win/-loss (our DTZ is not rounded), but keep their place.
-CATEGORIES = ("loss", "unknown", "syzygy-loss", "maybe-loss", "blessed-loss", "draw",
-              "cursed-win", "maybe-win", "syzygy-win", "win")
-CATEGORY_RANK = {name: rank for rank, name in enumerate(CATEGORIES)}
-POSITIVE = frozenset({"cursed-win", "maybe-win", "syzygy-win", "win"})
 # Rule-free values only (no DTZ50 table): a win may be cursed, so it is a "maybe".
-RULE_FREE_CATEGORY = {1: "maybe-win", 0: "draw", -1: "maybe-loss"}
+RULE_FREE_CATEGORY = {1: Category.MAYBE_WIN, 0: Category.DRAW, -1: Category.MAYBE_LOSS}
 RULE50_PLIES = 100
 MAX_FEN_LENGTH = 255
 
 
 class BadPosition(ValueError):
     """A FEN that is malformed or not a legal chess position (HTTP 400)."""
-
-
-OPPOSITE = {"loss": "win", "unknown": "unknown", "syzygy-loss": "syzygy-win",
-            "maybe-loss": "maybe-win", "blessed-loss": "cursed-win", "draw": "draw"}
-OPPOSITE.update({seen: other for other, seen in list(OPPOSITE.items())})
-
-
-def opposite(category: str) -> str:
-    """The category seen from the other side."""
-    return OPPOSITE[category]
 
 
 class NotCovered(LookupError):
@@ -58,20 +42,21 @@ class TableFacts:
     wdl: int | None = None
 
 
-def category(facts: TableFacts, halfmoves: int, halfmoves_before: int, board: chess.Board) -> str:
+def category(facts: TableFacts, halfmoves: int, halfmoves_before: int, board: chess.Board) -> Category:
     """The Lichess category of a position for its side to move, given its halfmove clock and
     the clock of the position before it (a draw that could already be claimed there turns a
     win into a cursed win)."""
     if board.is_stalemate() or board.is_insufficient_material() or facts.dtz == 0:
-        return "draw"
+        return Category.DRAW
     if board.is_checkmate():
-        return "loss" if halfmoves_before < RULE50_PLIES else "blessed-loss"
+        return Category.LOSS if halfmoves_before < RULE50_PLIES else Category.BLESSED_LOSS
     if facts.dtz is None:
-        return "unknown" if facts.wdl is None else RULE_FREE_CATEGORY[facts.wdl]
+        return Category.UNKNOWN if facts.wdl is None else RULE_FREE_CATEGORY[facts.wdl]
     winning = facts.dtz > 0
-    if halfmoves_before >= RULE50_PLIES or abs(wdl50_at_clock(facts.dtz, halfmoves)) == 1:
-        return "cursed-win" if winning else "blessed-loss"
-    return "win" if winning else "loss"
+    if halfmoves_before >= RULE50_PLIES or wdl50_at_clock(facts.dtz, halfmoves) in (WDL50_CURSED_WIN,
+                                                                                     WDL50_BLESSED_LOSS):
+        return Category.CURSED_WIN if winning else Category.BLESSED_LOSS
+    return Category.WIN if winning else Category.LOSS
 
 
 def parse_fen(text: str) -> chess.Board:
@@ -137,8 +122,8 @@ class ChessTablebase:
         moves.sort(key=move_sort_key)
         root = self._position_info(board, self.facts(board), halfmoves, max(halfmoves - 1, 0))
         if moves:
-            root["category"] = opposite(moves[0]["category"])
-        if root["category"] == "unknown":  # (a move's table damaged): no numbers, as lila
+            root["category"] = moves[0]["category"].opposite()
+        if root["category"] is Category.UNKNOWN:  # (a move's table damaged): no numbers, as lila
             root.update(dtz=None, precise_dtz=None, dtm=None)
         root["moves"] = [strip_private(move) for move in moves]
         return root
@@ -208,7 +193,7 @@ def dtz_sort_key(move: dict) -> tuple:
     the quickest zeroing (the opponent's DTZ nearest 0), for a loser the slowest."""
     dtz = move["dtz"] if move["dtz"] is not None else 0
     winning = dtz < 0  # the opponent loses after the move
-    return (CATEGORY_RANK[move["category"]], not move["checkmate"],
+    return (move["category"].rank, not move["checkmate"],
             not (winning and move["zeroing"]), -dtz)
 
 
@@ -227,9 +212,9 @@ def move_sort_key(move: dict) -> tuple:
     mates, then stalemates and dead positions (among draws), the quickest mate (slowest loss),
     conversions and zeroing moves first when winning (last when losing) and the quickest
     zeroing, then captures of bigger pieces and promotions to bigger ones."""
-    losing = move["category"] in POSITIVE  # the opponent's category: positive is bad for us
+    losing = move["category"].is_positive  # the opponent's category: positive is bad for us
     return (
-        CATEGORY_RANK[move["category"]],
+        move["category"].rank,
         not move["checkmate"],
         (not move["stalemate"], not move["insufficient_material"]),
         tightening(move["dtm"]),
