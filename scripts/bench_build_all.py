@@ -28,6 +28,16 @@ which starts from its DTZ50 table; each stage's seconds in the row, so the DTZ50
 of the set is summed too).
 
     python scripts/bench_build_all.py --db DIR --metrics all --out docs/results/build5-all.jsonl
+
+A set run takes hours and may resume on another machine, or on the same one at another speed
+(these machines have differed by 2x from one day to the next). With ``--rtbgen DIR`` (and
+``--rtbgen-tables DIR``, rtbgen's sub-tables, as for ``bench_build.py``), each start of the run
+first times Syzygy's rtbgen building a reference table (``--reference-table``, KQRvKR by
+default) on the run's threads and records it as a row of its own; ``--report`` then also gives
+the set's time in units of that reference, each table's seconds divided by the reference timed
+before it: a figure that compares across machines and days.
+
+    python scripts/bench_build_all.py --db DIR --metrics all --rtbgen SRC --rtbgen-tables RTB --out OUT
 """
 from __future__ import annotations
 
@@ -112,12 +122,45 @@ def child(table: str, threads: int, root: str, metrics: str) -> None:
 
 
 SMALLER = "smaller tables"  # the row of the step that builds the tables of fewer pieces
+REFERENCE = "rtbgen reference"  # the rows of rtbgen's full build of a reference table, timed in the run
+
+
+def time_reference(rtbgen: str, table: str, threads: int, kept: str | None) -> dict:
+    """A row: rtbgen's full build of ``table`` on ``threads`` (and ``-g``, generation alone),
+    its sub-tables generated first, untimed (into ``kept`` if given, where those already there
+    are used)."""
+    from bench_build import rtbgen_times
+    from databases.families import get_family
+    from retrograde.build import build_order
+
+    with open("/proc/loadavg") as load:
+        load_average = float(load.read().split()[0])
+    dependencies = {table: [t for t in build_order(get_family("chess"), [table], None) if t != table]}
+    times = rtbgen_times(rtbgen, [table], [threads], 1, dependencies, kept)
+    return {"table": REFERENCE, "reference_table": table, "threads": threads,
+            "seconds": round(times[table, threads, False], 2),
+            "generation_seconds": round(times[table, threads, True], 2), "load_before": load_average}
+
+
+def in_reference_units(rows: list[dict]) -> tuple[float, int]:
+    """(the seconds of the tables that have a reference timed before them in the run, each
+    divided by that reference, summed; how many such tables)."""
+    total, covered, reference = 0.0, 0, None
+    for row in rows:
+        if row["table"] == REFERENCE:
+            reference = row["seconds"]
+        elif reference is not None:
+            total += row["seconds"] / reference
+            covered += 1
+    return total, covered
 
 
 def report(rows: list[dict], total: int) -> None:
     """Print the summary of the recorded rows."""
+    units, covered = in_reference_units(rows)
+    references = [row for row in rows if row["table"] == REFERENCE]
     smaller = [row for row in rows if row["table"] == SMALLER]
-    rows = [row for row in rows if row["table"] != SMALLER]
+    rows = [row for row in rows if row["table"] not in (SMALLER, REFERENCE)]
     if not rows:
         print("nothing recorded yet")
         return
@@ -134,6 +177,13 @@ def report(rows: list[dict], total: int) -> None:
         first = sum(row["dtz50_seconds"] + row["pack_seconds"] for row in rows)
         print(f"of which the DTZ50 tables and packs: {first:,.0f} s ({first / 3600:.2f} h, "
               "the smaller tables' step not split)")
+    for row in references:
+        print(f"rtbgen's full build of {row['reference_table']} on {row['threads']} threads, timed in the "
+              f"run: {row['seconds']:.1f} s (-g {row['generation_seconds']:.1f} s; load before "
+              f"{row['load_before']})")
+    if covered:
+        print(f"{covered} of the {len(rows) + len(smaller)} rows in units of that reference (each over "
+              f"the one timed before it): {units:,.1f}")
     over = [row["table"] for row in rows if row["peak_mib"] > 4096]
     print(f"over 4 GiB: {', '.join(over) if over else 'none'}")
     print("slowest:", ", ".join(f"{row['table']} {row['seconds']:.0f} s"
@@ -145,7 +195,7 @@ def compare(rows: list[dict], baseline: list[dict]) -> None:
     resumed run may carry rows over), each one's wall and CPU time against the baseline's,
     and their sums."""
     before = {row["table"]: row for row in baseline}
-    pairs = [(row, before[row["table"]]) for row in rows if row["table"] in before
+    pairs = [(row, before[row["table"]]) for row in rows if row["table"] in before and row["table"] != REFERENCE
              and row.get("commit") != before[row["table"]].get("commit")]
     if not pairs:
         print("no table measured in both runs")
@@ -176,6 +226,13 @@ def main() -> int:
                         help="dtm: the rule-free tables (the default); wdl50,dtz50: the DTZ50 "
                              "tables and their packs alone; all: both, each table's DTZ50 "
                              "table and pack first (its rule-free table starts from them)")
+    parser.add_argument("--rtbgen", metavar="DIR",
+                        help="Syzygy's rtbgen and rtbgenp: time rtbgen's full build of the reference "
+                             "table at each start of the run, for scale")
+    parser.add_argument("--rtbgen-tables", metavar="DIR",
+                        help="with --rtbgen: rtbgen's sub-tables already generated there")
+    parser.add_argument("--reference-table", default="KQRvKR",
+                        help="with --rtbgen: the table rtbgen builds for scale (default KQRvKR)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -198,6 +255,17 @@ def main() -> int:
 
     done = {row["table"] for row in rows}
     commit = source_commit()
+    if args.rtbgen:
+        from bench_build import find_rtbgen
+
+        rtbgen = find_rtbgen(args.rtbgen)
+        if rtbgen is None:
+            parser.error(f"--rtbgen {args.rtbgen}: no rtbgen and rtbgenp there")
+        row = time_reference(rtbgen, args.reference_table, args.threads, args.rtbgen_tables) | {
+            "commit": commit, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        append_row(out, row)
+        rows.append(row)
+        print(f"rtbgen's full build of {args.reference_table}: {row['seconds']:.1f} s", flush=True)
     warm_up_kernels()
     started, used = time.perf_counter(), time.process_time()
     dtm = args.metrics != DTZ50_ONLY
@@ -233,7 +301,8 @@ def main() -> int:
         append_row(out, row)
         rows.append(row)
         print(f"{table}: {row['seconds']:.1f} s, peak {row['peak_mib']} MiB, "
-              f"{row['bytes'] / 1e6:.1f} MB ({sum(r['table'] != SMALLER for r in rows)}/{len(tables)})", flush=True)
+              f"{row['bytes'] / 1e6:.1f} MB ({sum(r['table'] not in (SMALLER, REFERENCE) for r in rows)}"
+              f"/{len(tables)})", flush=True)
     report(rows, len(tables))
     return 0
 
