@@ -28,11 +28,18 @@ INDICES = types.Array(types.int64, 1, "C")
 CODES = types.Array(types.uint16, 1, "C")
 
 
+@nb.njit(types.int64(DIRECTORY, types.int64, types.int64), cache=True, inline="always")
+def resident_slot(directory, base, index):
+    """The cache slot holding the page of ``index`` of the table whose directory starts at
+    ``base``, or -1 if that page is not resident (the one page lookup)."""
+    return np.int64(directory[base + (index >> F.PAGE_SHIFT)])
+
+
 @nb.njit(types.int64(DIRECTORY, types.int64, ARENA, types.int64), cache=True)
 def probe_resident(directory, base, arena, index):
     """The code at ``index`` of the table whose directory starts at ``base``, or MISS if its
     page is not resident. Callable from other numba kernels."""
-    slot = directory[base + (index >> F.PAGE_SHIFT)]
+    slot = resident_slot(directory, base, index)
     if slot < 0:
         return MISS
     return np.int64(arena[slot, index & F.PAGE_MASK])
@@ -46,13 +53,13 @@ def gather_resident(directory, base, arena, last_used, clock, indices, out):
     misses = 0
     for i in range(indices.shape[0]):
         index = indices[i]
-        code = probe_resident(directory, base, arena, index)
-        if code == MISS:
+        slot = resident_slot(directory, base, index)
+        if slot < 0:
             out[i] = F.UNKNOWN
             misses += 1
         else:
-            out[i] = code
-            last_used[directory[base + (index >> F.PAGE_SHIFT)]] = clock
+            out[i] = arena[slot, index & F.PAGE_MASK]
+            last_used[slot] = clock
     return misses
 
 

@@ -69,14 +69,14 @@ def rank_rows(rank, positions):
                      types.Array(types.int64, 1, "C"), types.Array(types.uint16, 2, "C"),
                      types.Array(types.int8, 1, "C"), types.Array(types.int16, 1, "C")),
          cache=True)
-def probe_ranked_resident(entry, directory, bases, arena, wdl, dtm):
+def probe_ranked_resident(entries, directory, bases, arena, wdl, dtm):
     """The warm batch path in one pass over ranked positions (``table << TABLE_SHIFT | index``):
     look up the resident page, decode. Returns the number of rows it could not answer (page
     not resident, table not registered, position not covered or needing its children); those
     rows are left unset."""
     missing = 0
-    for row in range(entry.shape[0]):
-        key = entry[row]
+    for row in range(entries.shape[0]):
+        key = entries[row]
         if key < 0:
             missing += 1
             continue
@@ -683,23 +683,23 @@ class Database:
         wdl = np.empty(positions.shape[0], dtype=np.int8)
         dtm = np.empty(positions.shape[0], dtype=np.int16)
         if self.family.rank_many is not None:
-            entry = self.family.rank_many(positions)
+            entries = self.family.rank_many(positions)
         else:
-            entry = rank_rows(self.family.rank, positions)
-        if probe_ranked_resident(entry, self.cache.directory, bases, self.cache.arena,
+            entries = rank_rows(self.family.rank, positions)
+        if probe_ranked_resident(entries, self.cache.directory, bases, self.cache.arena,
                                  wdl, dtm) == 0:
             return wdl, dtm
-        entry = entry.copy()
-        codes = np.empty(entry.size, dtype=np.uint16)
-        special = np.flatnonzero(entry == NEEDS_CHILDREN)
-        if np.any(entry[entry != NEEDS_CHILDREN] < 0):
+        entries = entries.copy()
+        codes = np.empty(entries.size, dtype=np.uint16)
+        special = np.flatnonzero(entries == NEEDS_CHILDREN)
+        if np.any(entries[entries != NEEDS_CHILDREN] < 0):
             raise NotCoveredError("a position in the batch is not covered by any table")
-        tables = entry >> TABLE_SHIFT
+        tables = entries >> TABLE_SHIFT
         tables[special] = -1
         for table_id in np.unique(tables[tables >= 0]):
             rows = np.flatnonzero(tables == table_id)
             codes[rows] = self.probe_codes(self.family.table_name(int(table_id)),
-                                           entry[rows] & INDEX_MASK)
+                                           entries[rows] & INDEX_MASK)
         for row in special:
             codes[row] = self._code(positions[row])
         if np.any(codes == F.INVALID):

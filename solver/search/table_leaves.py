@@ -178,8 +178,8 @@ class EndgameTables:
         queued = int(self.requests[0])
         if queued == 0:
             return 0
-        entry = self.requests[1:queued + 1]
-        keys = np.unique((entry >> TABLE_SHIFT) << 32 | ((entry & INDEX_MASK) >> F.PAGE_SHIFT))
+        entries = self.requests[1:queued + 1]
+        keys = np.unique((entries >> TABLE_SHIFT) << 32 | ((entries & INDEX_MASK) >> F.PAGE_SHIFT))
         self.requests[0] = 0
         family = self.database.family
         loaded = 0
