@@ -28,7 +28,7 @@ INDICES = types.Array(types.int64, 1, "C")
 CODES = types.Array(types.uint16, 1, "C")
 
 
-@nb.njit(types.int64(DIRECTORY, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def resident_slot(directory, base, index):
     """The cache slot holding the page of ``index`` of the table whose directory starts at
     ``base``, or -1 if that page is not resident (the one page lookup)."""

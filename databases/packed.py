@@ -58,6 +58,7 @@ from games import kernels as K
 from games.kernels import POSITION
 from games.value_codes import WDL50_WIN
 from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT, RankKernel
+import runtime.recursion_typing  # noqa: F401  (probe_packed_entry calls itself: typed by its signature)
 
 PACK_FORMAT = "packed-wdl50"
 PACK_VERSION = 2  # 1: blocks in raw DEFLATE (2.6-3.0x Syzygy's WDL files; 2026-11-27)
@@ -99,7 +100,7 @@ PACKS = types.NamedTuple((BYTES, I64_1D, I64_1D, types.Array(types.uint8, 2, "C"
                           types.Array(types.int64, 2, "C")), PackArrays)
 
 
-@nb.njit(types.boolean(PACKS, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def is_packed(packs, entry):
     """Whether the table of ``entry`` (``table << TABLE_SHIFT | index``) is packed."""
     first_block = packs.first_block
@@ -107,7 +108,7 @@ def is_packed(packs, entry):
     return entry >= 0 and table_id < first_block.shape[0] and first_block[table_id] >= 0
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def pack_place(index, inner, run):
     """Where entry ``index`` of an index ``[sides, inner, run]`` stands in a pack ordered
     ``[sides, run, inner]`` (``TableFamily.pack_order``)."""
@@ -115,7 +116,7 @@ def pack_place(index, inner, run):
     return ((outer // inner) * run + index % run) * inner + outer % inner
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def pack_index(place, inner, run):
     """The index entry at ``place`` of a pack (inverse of :func:`pack_place`)."""
     step = place // inner

@@ -100,8 +100,7 @@ def block_count(dimensions, entries: int) -> int:
     return tiles * (entries // (d0 * d1 * d2))
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, types.int64, types.int64),
-         cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def tile_of(d0, d1, d2, index):
     """(block, place in the block) of entry ``index`` of an index whose three fastest
     dimensions are ``d0, d1, d2``."""
@@ -119,8 +118,7 @@ def tile_of(d0, d1, d2, index):
     return block, place
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, types.int64),
-         cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_of_tile(d0, d1, d2, block, place):
     """The entry at ``place`` of ``block`` (inverse of :func:`tile_of`); -1 for a place
     that pads a tile past the index's edge."""
@@ -163,7 +161,7 @@ def tile_values(values, d0, d1, d2, tiled):
                     block += 1
 
 
-@nb.njit(types.int64(BYTES, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def context_at(values, base, place):
     """The context of the entry at ``place`` of the block that starts at ``values[base]``."""
     y0 = place % TILE[0]
@@ -208,14 +206,14 @@ def table_model(tiled: np.ndarray, dimensions) -> np.ndarray:
     return model_bytes(dimensions, zeros, ones)
 
 
-@nb.njit(types.int64(BYTES, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def uint32_at(stream, at):
     """The little-endian uint32 at ``stream[at:at + 4]``."""
     return (np.int64(stream[at]) | np.int64(stream[at + 1]) << 8
             | np.int64(stream[at + 2]) << 16 | np.int64(stream[at + 3]) << 24)
 
 
-@nb.njit(types.UniTuple(types.int64, 3)(BYTES, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def read_dimensions(stream, model):
     """The three fastest dimensions of the index of the model at ``stream[model:]`` (every
     probe reads them: no array is allocated)."""
@@ -223,7 +221,7 @@ def read_dimensions(stream, model):
             uint32_at(stream, model + 8))
 
 
-@nb.njit(types.void(BYTES, types.int64, U16), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def read_probabilities(stream, model, probabilities):
     """The initial probabilities of the model at ``stream[model:]``."""
     for k in range(CONTEXTS * PLACES):
@@ -240,8 +238,7 @@ def encode_bound() -> int:
 assert encode_bound() < 1 << 16  # a block's length fits the pack file's uint16
 
 
-@nb.njit(types.UniTuple(types.int64, 4)(types.int64, types.int64, types.int64, types.int64,
-                                        BYTES), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def shift_low(low, cache, pending, written, out):
     """The encoder's byte out of ``low`` (LZMA's carry propagation: a byte is held back while
     a carry may still reach it); returns the new (low, cache, pending, written)."""

@@ -6,7 +6,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 
-@nb.njit(types.uint64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def mix64(key):
     """A bijective 64-bit mixer (splitmix64's finaliser): turns a compact key into a hash."""
     key = (key ^ (key >> types.uint64(30))) * types.uint64(0xBF58476D1CE4E5B9)
@@ -14,7 +14,7 @@ def mix64(key):
     return key ^ (key >> types.uint64(31))
 
 
-@nb.njit(types.int64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def popcount(bits):
     """Number of set bits."""
     count = 0

@@ -151,14 +151,14 @@ TOUCH_BLOCK = 1 << TOUCH_SHIFT
 REVISIT_SHIFT = 8  # an evaluate result above a byte: GEN_UNKNOWN, and the level to look again
 
 
-@nb.njit(types.int64(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def revisit_at(level):
     """An ``evaluate`` result: still unresolved, to be looked at again at ``level`` (its
     ``wake`` level becomes that)."""
     return GEN_UNKNOWN | (level << REVISIT_SHIFT)
 
 
-@nb.njit(types.void(BYTES, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def touch(touched, index):
     """Record that the code of position ``index`` was written (see ``mark_predecessors``)."""
     touched[index >> TOUCH_SHIFT] = 1

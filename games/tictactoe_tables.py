@@ -78,7 +78,7 @@ def rank(pos):
 
 
 # --- un-move generation (games.table_family.UnmoveKernels); the index is the storage index ---
-@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _digit(index, cell):
     """The base-3 digit of ``cell`` (0 empty, 1 x, 2 o)."""
     return (index // 3 ** cell) % 3
@@ -108,7 +108,7 @@ def initialise_range(params, aux, start, stop, codes, exit_win, exit_floor, wake
     return 0
 
 
-@nb.njit(types.int64(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _marks(index):
     """Number of marks on the board ``index``."""
     count = 0

@@ -29,6 +29,7 @@ import numpy as np
 from numba import types
 
 from games import kernels as K
+import runtime.recursion_typing  # noqa: F401  (goal_alphabeta calls itself: typed by its signature)
 from runtime.borrow import borrowed
 from runtime.stopping import poll_due
 from proofsearch.goals import GOAL_DRAW, mover_succeeds
@@ -46,14 +47,14 @@ ALPHABETA_PARAMS = 9
 
 
 
-@nb.njit(types.int64(types.boolean, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def encode(succeeds, length):
     """A finished node's result: its length (plies to the end along the line found) and
     whether its mover succeeds, in one non-negative integer."""
     return (length << 1) | np.int64(succeeds)
 
 
-@nb.njit(types.int64(TABLE, types.uint64, types.boolean, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def solved_in_table(table, key, mover_wants_draw, generation):
     """The result (as :func:`encode` gives it) the table holds for the node of ``key``, or ``NOT_SOLVED``.
     The entry of the mover's other goal (same bucket) counts too: a win is a success for the

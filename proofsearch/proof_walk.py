@@ -55,8 +55,7 @@ WALK_STATS = 4
 INT32_1D = types.Array(types.int32, 1, "C")
 
 
-@nb.njit(types.boolean(types.int64, types.boolean, types.int64, types.int64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def _prover_succeeds(goal, prover_is_attacker, ply, result):
     """Whether a game over with ``result`` for the side to move at ``ply`` is the prover's."""
     attacker_result = result if ply % 2 == 0 else -result
@@ -64,7 +63,7 @@ def _prover_succeeds(goal, prover_is_attacker, ply, result):
     return reached if prover_is_attacker else not reached
 
 
-@nb.njit(types.boolean(types.int32, INT32_1D, types.int64, types.boolean), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _is_candidate(move, candidate_moves, n_candidates, has_candidates):
     """Whether ``move`` is among ``candidate_moves[:n_candidates]`` (every move is, without
     the game's ``proof_candidates``)."""
@@ -76,7 +75,7 @@ def _is_candidate(move, candidate_moves, n_candidates, has_candidates):
     return False
 
 
-@nb.njit(types.int64(UINT64_1D, INT64_1D, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _written_height(keys, heights, key):
     """The height stored for ``key`` in the open-addressing map, or -1."""
     mask = keys.size - 1
@@ -88,7 +87,7 @@ def _written_height(keys, heights, key):
     return np.int64(-1)
 
 
-@nb.njit(types.void(UINT64_1D, INT64_1D, types.uint64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _remember(keys, heights, key, height):
     """Store ``height`` for a ``key`` not in the map."""
     mask = keys.size - 1

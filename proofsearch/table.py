@@ -90,7 +90,7 @@ def _prefetch_address(typingctx, address):
     return types.void(address), codegen
 
 
-@nb.njit(types.void(TABLE, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def prefetch(table, key):
     """Start loading the bucket of ``key`` into the cache, so that a later :func:`probe` or
     :func:`store` of it does not wait on memory."""
@@ -108,26 +108,26 @@ def probe(table, key):
     return -1
 
 
-@nb.njit(types.uint64(TABLE, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _metadata(table, slot):
     """The 32 metadata bits of ``slot`` (layout in the module docstring)."""
     i = slot & (SLOTS - 1)
     return (table[slot >> 2, META_WORD + (i >> 1)] >> types.uint64(32 * (i & 1))) & types.uint64(M32)
 
 
-@nb.njit(types.int64(TABLE, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_length(table, slot):
     """The length (plies to the end along its solution) stored in a solved slot."""
     return np.int64(_metadata(table, slot) >> types.uint64(16))
 
 
-@nb.njit(types.int64(TABLE, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_flags(table, slot):
     """The flags (``FLAG_BOUNDED``) stored in a slot."""
     return np.int64(_metadata(table, slot) >> types.uint64(14)) & 3
 
 
-@nb.njit(types.int64(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def work_code(work):
     """``work`` (nodes, >= 0) in 8 bits, increasing with it: four steps per power of two."""
     if work <= 0:
@@ -177,8 +177,7 @@ DEPTH_SALT = np.uint64(0x9E3779B97F4A7C15)
 GOAL_SALT = np.uint64(0xE8FEB80000000000)
 
 
-@nb.njit(types.uint64(types.uint64, types.uint64, types.int64, types.int64, types.int64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def table_key(position_hash, salt, goal, max_depth, ply):
     """The table key of a position at ``ply``: its hash, the table's salt, the goal of the side
     to move there (the root's goal at even plies, its dual at odd ones) and, under a depth bound,
@@ -193,21 +192,21 @@ def table_key(position_hash, salt, goal, max_depth, ply):
     return key
 
 
-@nb.njit(types.uint64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def other_goal_key(key):
     """The key of the same position (and depth) for the other goal of its mover: ``win`` for
     ``draw`` and back. It names a slot in the same bucket."""
     return key ^ GOAL_SALT
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(TABLE, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def read_entry(table, slot):
     """(phi, delta) of a slot."""
     word = table[slot >> 2, NUMBERS_WORD + (slot & (SLOTS - 1))]
     return np.int64(word & types.uint64(M32)), np.int64(word >> types.uint64(32))
 
 
-@nb.njit(types.boolean(TABLE, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def is_disproven(table, slot):
     """Whether a slot holds a disproof for its mover (phi infinite, delta 0)."""
     phi, delta = read_entry(table, slot)

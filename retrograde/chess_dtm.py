@@ -75,7 +75,7 @@ I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 
 
-@nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def has_word(word, value):
     """Whether one of the 4 two-byte entries of ``word`` equals ``value``."""
     x = word ^ (LANES * types.uint64(value))
@@ -97,13 +97,13 @@ def outcome_words(dtz50):
     return words
 
 
-@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def open_word(exit_class, level):
     """The open word of a position whose captures are worth ``exit_class`` from ``level``."""
     return OPEN | (exit_class << CLASS_SHIFT) | level
 
 
-@nb.njit(types.int64(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def pending_level(word):
     """The level at which an open word's captures come due (EXIT_WINS, EXIT_LOSES), else -1."""
     if word < OPEN:
@@ -114,7 +114,7 @@ def pending_level(word):
     return -1
 
 
-@nb.njit(types.boolean(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def may_lose_at(word, d):
     """Whether an open, unflagged word may be lost at level ``d``: no capture, or every
     capture lost by ``d``."""
@@ -124,8 +124,7 @@ def may_lose_at(word, d):
     return exit_class == NO_EXIT or (exit_class == EXIT_LOSES and (word & LEVEL_MASK) <= d)
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.boolean, types.boolean), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def word_of_exits(best, moves, quiet, in_check):
     """The initial word of a legal position whose best capture has code ``best`` (if it has
     ``moves``, i.e. a capture), with or without a legal ``quiet`` move (``in_check``: mated
@@ -265,7 +264,7 @@ def spread(table, work, d, wins, frontier_blocks, marked):
     return written.sum()
 
 
-@nb.njit(types.boolean(types.uint64, types.boolean), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def holds_candidate(word, known):
     """Whether one of the 4 entries of ``word`` is open and may be won: with ``known``
     outcomes (the table's DTZ50 codes) only the known wins (classes EXIT_DRAWS and EXIT_WINS:
@@ -275,7 +274,7 @@ def holds_candidate(word, known):
     return (word & LANE_HIGHS) != 0
 
 
-@nb.njit(types.boolean(types.int64, types.boolean), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def is_candidate(word, known):
     """:func:`holds_candidate` for one entry's word."""
     return word >= OPEN and (not known or (word >> CLASS_SHIFT) & 2 != 0)

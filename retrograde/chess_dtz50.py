@@ -93,7 +93,7 @@ I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 
 
-@nb.njit(types.uint64(types.int64, types.int64, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def piece_attacks(kind, square, occupied):
     """Squares a piece of ``kind`` (no pawns here) on ``square`` attacks."""
     if kind == KING:
@@ -107,7 +107,7 @@ def piece_attacks(kind, square, occupied):
     return queen_attacks(occupied, square)
 
 
-@nb.njit(types.uint64(types.int64, types.int64, I64, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def reach(code, slot, squares, occupied):
     """Squares the piece of ``code`` in ``slot`` (not a pawn) attacks; for a king (slots 0
     and 1) not those beside the other king, where it cannot stand: the index has no entry
@@ -117,7 +117,7 @@ def reach(code, slot, squares, occupied):
     return piece_attacks(code % 6, squares[slot], occupied)
 
 
-@nb.njit(types.int64(I64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def slot_on(squares, n, square):
     """The slot of the piece on ``square`` (a capture's victim), -1 if none."""
     for j in range(n):
@@ -126,8 +126,7 @@ def slot_on(squares, n, square):
     return -1
 
 
-@nb.njit(types.boolean(types.int64, types.int64, types.int64, I64, I64, types.uint64,
-                       types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def attacked(target, by_colour, n, codes, squares, occupied, skip):
     """Whether a piece of ``by_colour`` (other than slot ``skip``) attacks ``target``."""
     bit = types.uint64(1) << types.uint64(target)
@@ -143,7 +142,7 @@ def attacked(target, by_colour, n, codes, squares, occupied, skip):
     return False
 
 
-@nb.njit(I64(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def spec_codes(table):
     """The piece code of each of ``table``'s slots (its row of ``E.SPEC``), as the move
     functions here read them."""
@@ -154,8 +153,7 @@ def spec_codes(table):
     return codes
 
 
-@nb.njit(types.UniTuple(types.uint64, 2)(I64, I64, types.int64, types.int64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def occupancy(codes, squares, n, side):
     """``(occupied, own)``: the squares of every piece and of ``side``'s pieces."""
     occupied = types.uint64(0)
@@ -168,8 +166,7 @@ def occupancy(codes, squares, n, side):
     return occupied, own
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, I64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def peel_group(table, group, rest, offset, squares):
     """The squares of like-piece ``group`` from the lowest digit of ``rest`` (a storage index
     from this group's digit up; pawns' squares ``offset`` 8) into ``squares``; returns the
@@ -193,7 +190,7 @@ def peel_group(table, group, rest, offset, squares):
     return rest // values
 
 
-@nb.njit(types.int64(types.int64, types.int64, I64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def decode_valid(table, index, squares):
     """The squares (spec order) and side to move of storage ``index``, as
     ``storage_unrank_packed`` decodes them but without its checks, digit by digit from the
@@ -216,8 +213,7 @@ def decode_valid(table, index, squares):
     return stm
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, I64, types.int64,
-                                        types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def decode_in_row(table, index, squares, fast, row):
     """``(side to move, row)`` of storage ``index``, its squares in ``squares``: where a lone
     piece's square is the fastest digit (``fast``, its slot: :func:`fastest_piece_slot`) and
@@ -229,7 +225,7 @@ def decode_in_row(table, index, squares, fast, row):
     return decode_valid(table, index, squares), index >> 6
 
 
-@nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def index_with(table, squares, n, stm):
     """Storage index of ``squares`` (spec order) with ``stm`` to move."""
     packed = 0
@@ -238,7 +234,7 @@ def index_with(table, squares, n, stm):
     return E.storage_index_packed(table, packed, stm)
 
 
-@nb.njit(types.int64(types.int64, types.int64, I64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def group_part(table, group, squares):
     """The index digit of like-piece group ``group`` for ``squares`` (spec order, already in
     the index's frame): a square (pawns: minus 8), or the combinatorial index of two or three
@@ -263,8 +259,7 @@ def group_part(table, group, squares):
     return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
 
 
-@nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
-                     types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def moved_index(table, index, strides, squares, slot, start, stm):
     """The storage index after the piece in ``slot`` (not a king) went from ``start`` to
     ``squares[slot]`` in the index's frame (the kings keep it) and the move passed to the
@@ -283,8 +278,7 @@ def moved_index(table, index, strides, squares, slot, start, stm):
     return index + side + (after - before) * strides[group]
 
 
-@nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, types.int64,
-                     types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def king_moved_index(table, index, strides, squares, slot, start, stm):
     """:func:`moved_index` for a king (``squares[slot]``, slot 0 or 1, moved from ``start``
     to a square not beside the other king: :func:`king_targets`; ``stm``: the side to move
@@ -320,14 +314,14 @@ def index_strides(table):
     return strides
 
 
-@nb.njit(types.boolean(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def on_one_diagonal(wk, bk):
     """Whether both kings stand on the a1-h8 diagonal or both on the a8-h1 one."""
     return ((wk >> 3) == (wk & 7) and (bk >> 3) == (bk & 7)) \
         or ((wk >> 3) + (wk & 7) == 7 and (bk >> 3) + (bk & 7) == 7)
 
 
-@nb.njit(types.int64(types.int64, I64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def twin_index(table, squares, n, stm):
     """The storage index of the position's other node, or -1: with both kings on one long
     diagonal the symmetry that keeps them there is not applied (``storage_index_packed``), so
@@ -347,7 +341,7 @@ def twin_index(table, squares, n, stm):
     return E.storage_index_packed(table, packed, stm)
 
 
-@nb.njit(types.int64(types.int64, types.boolean, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def frontier_byte(d, losses, longest):
     """The byte of the positions lost (``losses``) or won at level ``d - 1`` (codes up to
     distance ``longest``, markers past it)."""
@@ -356,7 +350,7 @@ def frontier_byte(d, losses, longest):
     return LOSS_PREV if losses else WIN_PREV
 
 
-@nb.njit(types.boolean(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def won_before(byte, d):
     """Whether ``byte`` is a position won below level ``d``."""
     if byte < LOSS_OLD:
@@ -364,8 +358,7 @@ def won_before(byte, d):
     return byte == WIN_OLD or byte == WIN_PREV
 
 
-@nb.njit(types.int64(U8, types.int64, types.int64, types.boolean, types.int64, U16, U8),
-         cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def mark(work, parent, d, wins, won, far, touched):
     """One predecessor of :func:`mark_predecessors`: won in ``d`` if open (``wins``: the
     byte ``won``, and where that is the marker WIN_NOW the code into ``far``), else flagged
@@ -429,9 +422,7 @@ def fill_offsets(plans: np.ndarray, child_offsets: np.ndarray) -> np.ndarray:
     return plans
 
 
-@nb.njit([types.int64(I64, types.int64, types.int64, types.int64, I64, ZEROING_CLASSES),
-          types.int64(I64, types.int64, types.int64, types.int64, I64, U16)], cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def capture_child_code(squares, n, captured, victim, plan, child_dtz):
     """The code of the child reached by a capture of slot ``captured`` (the mover's piece
     already on its square in ``squares``), with ``victim`` (the captured side) to move, by
@@ -451,7 +442,7 @@ def capture_child_code(squares, n, captured, victim, plan, child_dtz):
     return np.int64(child_dtz[offset + E.storage_index_packed(child, packed, victim ^ swapped)])
 
 
-@nb.njit(types.int64(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def capture_class(child):
     """The class, for the mover, of a capture into a position with DTZ50 code ``child``."""
     if child == CODE_DRAW:
@@ -461,8 +452,7 @@ def capture_class(child):
     return CAPTURE_WINS if within_rule(child) else CAPTURE_CWIN
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.boolean, types.boolean), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def byte_of_exits(best, quiet, in_check):
     """``(byte, level)`` of a legal position whose best exit has class ``best``, with or
     without a legal ``quiet`` move (``in_check``: mated rather than stalemated when it has no
@@ -569,9 +559,7 @@ def fastest_piece_slot(table):
     return -1
 
 
-@nb.njit([types.void(types.int64, U8, types.int64, types.int64, types.int64, I64, I64),
-          types.void(types.int64, U16, types.int64, types.int64, types.int64, I64, I64)],
-         cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def mark_row(table, work, base, open_value, fast, codes, squares):
     """:func:`mark_positions` of the 64 entries from ``base`` (a multiple of 64), which
     differ only in the square of the piece in slot ``fast``: the others decoded once, the
@@ -828,10 +816,7 @@ def quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, 
     return False
 
 
-@nb.njit([types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U8,
-                        types.int64),
-          types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U16,
-                        types.int64)], cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
     """Whether every legal quiet move of ``stm`` reaches a position won (for the opponent)
     below ``d`` (:func:`quiet_move_reaching`)."""

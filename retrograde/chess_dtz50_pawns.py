@@ -79,7 +79,7 @@ def initial_byte(table, index, stm, strides, codes, squares, n, work, far, child
 LIST = types.Tuple((I64, types.int64))  # a growing list of entries and its length
 
 
-@nb.njit(LIST(I64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def push(items, count, value):
     """``items`` with ``value`` appended at ``count`` (grown twice as large when full), and
     the new count."""
@@ -91,8 +91,7 @@ def push(items, count, value):
     return items, count + 1
 
 
-@nb.njit(types.boolean(types.int64, types.int64, types.boolean, types.int64, U8, U16),
-         cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def mark_entry(parent, d, wins, won, work, far):
     """:func:`retrograde.chess_dtz50.mark` inside a slice; returns whether it wrote."""
     byte = work[parent]

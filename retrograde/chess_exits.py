@@ -58,8 +58,7 @@ def child_plans(table: str, child_offsets: np.ndarray) -> np.ndarray:
     return fill_offsets(plans, child_offsets)
 
 
-@nb.njit([types.int64(U8, U16, types.int64), types.int64(U16, U16, types.int64)], cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def final_code(work, far, index):
     """The code of a decided entry: a byte of :mod:`retrograde.chess_dtz50` (its code in
     ``far`` where the byte holds a marker) or a word of :mod:`retrograde.chess_dtm` (the code
@@ -106,8 +105,7 @@ def double_push_code(table, index, codes, squares, n, pawn, stm, work, far, chil
     return best
 
 
-@nb.njit(types.uint64(I64, types.int64, I64, types.int64, types.uint64, types.uint64,
-                      types.boolean), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def slot_targets(codes, i, squares, stm, occupied, own, leaving_only):
     """The squares the piece in slot ``i`` of ``stm`` moves to: a pawn's captures and single
     push, a piece's moves (``reach``); with ``leaving_only`` only the moves that leave the

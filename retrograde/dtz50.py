@@ -67,8 +67,7 @@ OFFSETS = types.Array(types.int64, 1, "C")
 ReversibleKernel = types.FunctionType(K.REVERSIBLE_PLIES_SIGNATURE)
 
 
-@nb.njit(types.int64(types.int64, types.int64, CODES, CODES, OFFSETS), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def code_at(entry, table_id, own, others, offsets):
     """The code at ``entry`` (table << TABLE_SHIFT | index): from ``own`` for this table,
     else from the child tables ``others`` (STORE_UNKNOWN when not loaded)."""

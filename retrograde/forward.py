@@ -51,7 +51,7 @@ def initialise(legal_moves, outcome, unrank, table_id, codes, pos, moves, start,
     return valid
 
 
-@nb.njit(types.int64(types.int64, types.int64, CODES, CODES, OFFSETS), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def child_code(entry, table_id, codes, other_codes, offsets):
     """The code of the child at ``entry`` (table << TABLE_SHIFT | index)."""
     child_table = entry >> TABLE_SHIFT

@@ -60,8 +60,7 @@ BYTES = types.Array(types.uint8, 1, "C")
 PLANS = types.Array(types.int64, 2, "C")
 
 
-@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, types.int64, K.POSITION,
-                     K.POSITION, K.MOVE_BUFFER, CODES, OFFSETS), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def best_exit(legal_moves, play, rank, table_id, pos, child, moves, children, offsets):
     """The best, for the side to move in ``pos``, of its moves that leave the table (a
     capture, a promotion), each worth minus its child's WDL50 (the children's DTZ50 codes in
@@ -88,15 +87,14 @@ def best_exit(legal_moves, play, rank, table_id, pos, child, moves, children, of
 NO_VALUE = -1  # stored_value_of: an invalid entry (below every stored byte)
 
 
-@nb.njit(types.int64(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def stored_value_of(code):
     """The byte an entry of DTZ50 code ``code`` stores when nothing lets it store less: its
     WDL50 + WDL50_OFFSET; NO_VALUE for an invalid entry."""
     return NO_VALUE if code == INVALID else wdl50(code) + WDL50_OFFSET
 
 
-@nb.njit([types.int64(CODES, types.int64, types.int64),
-          types.int64(BYTES, types.int64, types.int64)], cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def first_stored(codes, first, stop):
     """The byte the block ``[first, stop)`` starts from: its first valid entry's (leading
     invalid entries copy it), a draw's if it has none."""
@@ -106,7 +104,7 @@ def first_stored(codes, first, stop):
     return stored_value_of(CODE_DRAW)
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def next_stored(previous, value, exit_value):
     """The byte an entry stores after ``previous``: its own ``value`` where that is lower,
     or higher with no move out of the table (best ``exit_value``) that achieves it; else

@@ -73,7 +73,7 @@ ONES = types.uint64(0x0101010101010101)
 HIGHS = types.uint64(0x8080808080808080)
 
 
-@nb.njit(types.boolean(types.uint64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def has_byte(word, value):
     """Whether one of the 8 bytes of ``word`` equals ``value`` (lets scans skip 8 at once)."""
     x = word ^ (ONES * types.uint64(value))
@@ -113,7 +113,7 @@ def initialise(kernel, params, aux, codes, exit_win, exit_floor, wake, child_cod
     return latest.max()
 
 
-@nb.njit(types.boolean(LEVEL_MASKS, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def has_level(masks, block, level):
     """Whether ``level`` is among the levels recorded for ``block`` in ``masks``."""
     return (masks[block, level >> 6] >> types.uint64(level & 63)) & types.uint64(1) != 0
@@ -175,7 +175,7 @@ def propagate(mark_predecessors, params, aux, d, codes, exit_win, exit_floor, co
     return won.sum()
 
 
-@nb.njit(types.int64(INT64S, INT64S, types.int64, BYTES), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _write_wins(entries, results, count, codes):
     """Write the wins a batch found (the others keep their codes: counts stay counts);
     returns how many."""
@@ -231,8 +231,7 @@ def pull_wins(wins_by_moves, params, aux, d, codes, exit_win, code_words, writte
     return won.sum()
 
 
-@nb.njit(types.int64(INT64S, INT64S, types.int64, BYTES, BYTES, LEVEL_MASKS, types.int64),
-         cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _write_results(entries, results, count, codes, wake, event_masks, block):
     """Write the codes a batch decided and unflag the rest; a revisit (``revisit_at``) sets
     the entry's ``wake`` level and records it in its ``block``'s ``event_masks``. Returns how
@@ -379,7 +378,7 @@ def _joined(low, high, out):
             out[g] = np.int64(low[g]) | (ninth << 8)
 
 
-@nb.njit(types.uint8(types.uint8, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _shifted_level(level, shift):
     if level == NO_LEVEL:
         return level

@@ -79,8 +79,7 @@ def no_rank_children(pos, moves, count, child, ranks):
     and ranked)."""
 
 
-@nb.njit(types.void(K.PlayKernel, RankKernel, RankChildrenKernel, types.boolean, K.POSITION,
-                    K.MOVE_BUFFER, types.int64, K.POSITION, RANKS), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def rank_every_child(play, rank, rank_children, batched, pos, moves, count, child, ranks):
     """``ranks[i]``: the rank of the child of ``pos`` after ``moves[i]``, for the first
     ``count`` moves, every one before any code is read (the reads, independent of each other,

@@ -364,8 +364,7 @@ SQUARES = types.Array(types.int64, 1, "C")
 CODES8 = types.Array(types.int8, 1, "C")
 
 
-@nb.njit(types.int64(types.int64, types.boolean, types.boolean, types.boolean), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def transform(square, flip_file, flip_rank, diagonal):
     """A square under the chosen board symmetry."""
     return SYMMETRY[np.int64(flip_file) * FLIP_FILE + np.int64(flip_rank) * FLIP_RANK

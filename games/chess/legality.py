@@ -37,7 +37,7 @@ def in_move_list(pos, move):
     return False
 
 
-@nb.njit(types.boolean(types.int64, types.int64, types.int64, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def reaches(piece, origin, to, occupied):
     """Whether a non-pawn ``piece`` on ``origin`` attacks ``to`` on this board."""
     to_bit = ONE << types.uint64(to)

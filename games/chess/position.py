@@ -144,14 +144,14 @@ def piece_count(pos):
     return popcount(pos[WHITE] | pos[BLACK])
 
 
-@nb.njit(types.void(K.POSITION), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def clear_position(pos):
     """Empty ``pos``: no pieces, White to move (see :func:`set_side_to_move`), hash 0."""
     for i in range(POSITION_WIDTH):
         pos[i] = 0
 
 
-@nb.njit(types.void(K.POSITION, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def place_piece(pos, piece, square):
     """Put ``piece`` (code 0..11) on the empty ``square`` of ``pos``, hash included."""
     bit = ONE << types.uint64(square)
@@ -161,7 +161,7 @@ def place_piece(pos, piece, square):
     pos[HASH] ^= PIECE_KEYS[piece * 64 + square]
 
 
-@nb.njit(types.void(K.POSITION, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def set_side_to_move(pos, side_to_move):
     """Finish a position built with :func:`place_piece` on a cleared one: ``side_to_move`` (0
     White, 1 Black) to move, halfmove clock 0, fullmove 1."""

@@ -218,8 +218,7 @@ def move_is_legal(spec, squares, n, stm, move):
     return safe
 
 
-@nb.njit(types.uint64(types.int64, types.int64, types.int64, types.uint64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def quiet_targets(piece, square, stm, occupied):
     """Squares piece code ``piece`` of ``stm`` on ``square`` can move to inside the table: no
     capture, no promotion (pawns: the single push and, from the start rank, the double push,
@@ -339,9 +338,7 @@ def placement_prefix(spec, squares, n, stm, rays):
     return valid, occupied, attackers
 
 
-@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64, types.uint64,
-                       types.Array(types.uint64, 1, "C"), types.int64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def placement_completes(spec, squares, n, stm, occupied, rays, attackers):
     """:func:`placement_valid` of a placement whose other pieces passed
     :func:`placement_prefix` (``occupied``, ``rays``, ``attackers`` from it), given the last
@@ -486,7 +483,7 @@ I64_2D = types.Array(types.int64, 2, "C")
 ANCHOR_RADIX, PAWN_RADIX, SQUARE_RADIX, TRIANGLE_RADIX = 24, 48, 64, 10
 
 
-@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def digit_square(digit, radix):
     """The square of a generation digit in a slot of ``radix`` (see ``decode_node``)."""
     if radix == ANCHOR_RADIX:
@@ -496,20 +493,20 @@ def digit_square(digit, radix):
     return digit
 
 
-@nb.njit(types.int64(I64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def like_pairs(powers, n):
     """The like-pairs bits (see above)."""
     return powers[2 * n + 2]
 
 
-@nb.njit(types.int64(I64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def anchor_group_end(powers, n):
     """The last slot of the anchor pawn's like pawns (the anchor's own slot if it has none;
     see the anchor group above)."""
     return powers[2 * n + 3]
 
 
-@nb.njit(types.int64(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def pawn_key(square):
     """A square's rank and distance from the a- or h-file, which the left-right mirror keeps:
     the anchor group's pawn of least key is the anchor."""
@@ -517,7 +514,7 @@ def pawn_key(square):
     return (square >> 3) * 4 + min(file, 7 - file)
 
 
-@nb.njit(types.int64(I64, types.int64, I64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def canonical_anchor(squares, n, powers):
     """The slot whose pawn is the anchor of the placement ``squares``: of the anchor group, the
     pawn of least key; of two with the same key (mirror images on one rank), the one whose
@@ -531,7 +528,7 @@ def canonical_anchor(squares, n, powers):
     return best
 
 
-@nb.njit(types.boolean(I64, types.int64, I64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def anchor_is_canonical(squares, n, powers):
     """Whether a node's squares (its frame: the anchor on files a-d) hold the anchor where
     :func:`canonical_anchor` puts it; the other nodes of the position hold 0."""
@@ -544,7 +541,7 @@ def anchor_is_canonical(squares, n, powers):
     return True
 
 
-@nb.njit(types.boolean(I64, types.int64, I64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def anchor_moves(squares, n, powers, slot):
     """Whether moving the piece in ``slot`` may change which pawn is the anchor: a pawn of the
     anchor group, or the white king when two of them tie (see :func:`canonical_anchor`)."""
@@ -563,7 +560,7 @@ def anchor_moves(squares, n, powers, slot):
     return False
 
 
-@nb.njit(types.boolean(types.int64, I64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def like_in_order(like, squares, n):
     """Whether every like pair of ``squares`` stands in ascending order (a canonical node)."""
     for i in range(n - 1):
@@ -572,8 +569,7 @@ def like_in_order(like, squares, n):
     return True
 
 
-@nb.njit(types.boolean(types.int64, I64, types.int64, types.int64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def passes_partner(like, squares, slot, to):
     """Whether moving the piece in ``slot`` to ``to`` puts it out of order with a like
     partner (the node is then found by ``node_index``, not by ``move_delta``)."""
@@ -582,8 +578,7 @@ def passes_partner(like, squares, slot, to):
     return slot > 0 and (like >> (slot - 1)) & 1 and to < squares[slot - 1]
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, types.int64, I64),
-         cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def group_part(first, size, d0, d1, d2, powers):
     """The index part of a like group of ``size`` (1-3) slots from ``first`` whose digits are
     ``d0, d1, d2`` (those past ``size`` unused): the digits ascending, slot by slot."""
@@ -597,8 +592,7 @@ def group_part(first, size, d0, d1, d2, powers):
     return low * powers[first] + middle * powers[first + 1] + high * powers[first + 2]
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.boolean, types.boolean, types.boolean),
-         cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def frame_digit(square, radix, flip_file, flip_rank, diagonal):
     """The generation digit of ``square`` under the chosen symmetry, in a slot of ``radix``."""
     square = E.transform(square, flip_file, flip_rank, diagonal)
@@ -609,7 +603,7 @@ def frame_digit(square, radix, flip_file, flip_rank, diagonal):
     return square
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def group_size(like, first, n):
     """Slots in the like group starting at ``first`` (1 if the piece has no like partner)."""
     size = 1
@@ -618,8 +612,7 @@ def group_size(like, first, n):
     return size
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64, I64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def move_delta(slot, start, to, n, powers):
     """Index change when the piece in ``slot`` goes from ``start`` to ``to`` without changing
     the symmetry (any piece but the white king without pawns)."""
@@ -628,8 +621,7 @@ def move_delta(slot, start, to, n, powers):
     return (to - start) * powers[slot]
 
 
-@nb.njit(types.UniTuple(types.boolean, 3)(types.boolean, I64, types.int64, I64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def node_symmetry(pawnful, squares, n, powers):
     """(flip_file, flip_rank, diagonal): the symmetry that brings the white king (without
     pawns) or the anchor pawn (with pawns) into its domain, the generation index's frame."""
@@ -753,8 +745,7 @@ def has_en_passant_push(spec, squares, n, stm):
     return False
 
 
-@nb.njit(types.int64(types.int64, I64, types.int64, types.int64, types.int64, types.int64,
-                     types.boolean, types.int64, I64, I64_2D), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def child_node(g, squares, n, stm, slot, to, pawnful, like, powers, domain):
     """The node reached from node ``g`` (``squares``, ``stm`` to move) by moving the piece in
     ``slot`` to ``to`` without a capture: an addition to ``g``, unless the move changes the
@@ -1007,7 +998,7 @@ TABLE_VIEWS = types.Tuple((SPEC8, types.int64, types.boolean, types.boolean, I64
                            I64_2D))
 
 
-@nb.njit(TABLE_VIEWS(GEN_PARAMS, GEN_AUX), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def table_views(params, aux):
     """The table's description unpacked (views, no copies): spec, n, pawnful, en passant
     possible, powers, king domain, king squares."""
@@ -1020,7 +1011,7 @@ def table_views(params, aux):
             king_squares)
 
 
-@nb.njit(types.boolean(GEN_PARAMS), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def pawn_moves_leave(params):
     """Whether the space is a DTZ50 space with pawns: pawn moves are exits, not moves inside
     the table (:data:`PAWNS_LEAVE`)."""
@@ -1031,7 +1022,7 @@ CAPTURE_VIEWS = types.Tuple((I64, U16))
 CAPTURE_ABSENT = 0xFFFF  # a capture table's entry whose child table was not loaded
 
 
-@nb.njit(CAPTURE_VIEWS(GEN_AUX), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def capture_views(aux):
     """The capture tables of :func:`with_children` (views): per slot the offset of its codes
     (-1: none), and the codes."""
@@ -1039,7 +1030,7 @@ def capture_views(aux):
             aux[CAPTURE_CODES_AT:].view(np.uint16))
 
 
-@nb.njit(types.int64(types.int64, types.boolean), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def capture_table_size(n, pawnful):
     """Entries per side to move of one capture table: the squares of the ``n - 1`` pieces
     left, the white king's in the triangle without pawns."""
@@ -1049,8 +1040,7 @@ def capture_table_size(n, pawnful):
     return size
 
 
-@nb.njit(types.int64(I64, types.int64, types.int64, types.int64, types.int64, types.int64,
-                     types.boolean, I64_2D), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def capture_index(squares, n, captured, mover, to, child_stm, pawnful, domain):
     """Index in the capture table of slot ``captured`` of the position after ``mover`` takes
     it on ``to`` (without pawns the white king is not the mover: it stays in the triangle)."""
@@ -1132,8 +1122,7 @@ def with_children(space: GenerationSpace, child_codes: np.ndarray,
     return np.concatenate([space.aux[:CAPTURES_AT], offsets.view(np.uint64), words])
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, types.int64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def folded_exit(child, win, floor):
     """(win, floor) levels with one more move out of the table, to a child of code ``child``
     (for its side to move): the soonest win, and the level from which every such move is
@@ -1146,7 +1135,7 @@ def folded_exit(child, win, floor):
     return min(win, after), NO_LEVEL  # we win by it, so we never lose
 
 
-@nb.njit(types.Array(types.boolean, 1, "C")(), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def no_promotion_table_elsewhere():
     """Per promotion piece type, whether the child table of promoting to it without a capture
     is known to lie in another group of child tables: none yet. That table is the same for
@@ -1154,7 +1143,7 @@ def no_promotion_table_elsewhere():
     return np.zeros(8, dtype=np.bool_)
 
 
-@nb.njit(types.boolean(SPEC8, I64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def may_promote(spec, squares, n, stm):
     """Whether ``stm`` has a pawn on the rank before promotion (among the first ``n`` slots)."""
     rank = 6 if stm == 0 else 1
@@ -1164,8 +1153,7 @@ def may_promote(spec, squares, n, stm):
     return False
 
 
-@nb.njit(types.int64(SPEC8, I64, types.int64, types.int64, types.uint64, I64), cache=True,
-         inline="always")
+@nb.njit(cache=True, inline="always")
 def promotion_pushes(spec, squares, n, stm, occupied, moves):
     """The pseudo-legal promotions of ``stm`` without a capture, packed as by
     :func:`pseudo_moves`; their number."""

@@ -53,6 +53,7 @@ from numba import types
 from databases.packed import NOT_PACKED, is_packed, probe_packed_entry
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, RankKernel
+import runtime.recursion_typing  # noqa: F401  (search and quiescence call themselves: typed by their signatures)
 from runtime.frame import frame_member, frame_of
 from runtime.stopping import poll_due
 from solver.search import transposition as tt
@@ -187,7 +188,7 @@ def reduction_table(size: int = 64) -> np.ndarray:
 LMR = reduction_table()  # 4 KiB: read as a global, frozen into the compiled search
 
 
-@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def terminal_score(result, ply):
     """The score of a finished game at ``ply`` (a result from ``outcome``)."""
     if result == K.LOSS:
@@ -197,7 +198,7 @@ def terminal_score(result, ply):
     return DRAW
 
 
-@nb.njit(types.boolean(U64_1D, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def repeated(path, index, lookback):
     """Whether ``path[index]`` occurred before within ``lookback`` plies, at the same side to
     move (every second entry)."""
@@ -218,7 +219,7 @@ def poll(state):
         state[S_STOPPED] = 1
 
 
-@nb.njit(types.boolean(I64_1D, I64_2D, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def enter_node(state, ply_info, ply):
     """Count a node at ``ply`` (nodes, selective depth, an empty PV), poll for a stop every
     ``POLL_MASK + 1`` nodes (runtime.stopping); whether the search is stopping."""
@@ -231,7 +232,7 @@ def enter_node(state, ply_info, ply):
     return state[S_STOPPED] != 0
 
 
-@nb.njit(types.void(I32_2D, I64_2D, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def update_pv(pv, ply_info, ply, move):
     """The principal variation at ``ply`` becomes ``move`` followed by the child's."""
     pv[ply, ply] = move
@@ -241,7 +242,7 @@ def update_pv(pv, ply_info, ply, move):
     ply_info[PV_LENGTH, ply] = max(end, ply + 1)
 
 
-@nb.njit(types.boolean(I64_2D, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def is_improving(ply_info, ply):
     """Whether the static evaluation at ``ply`` is above the side to move's last one, two plies
     back (four when that node was in check; true when there is none)."""
@@ -254,8 +255,7 @@ def is_improving(ply_info, ply):
 NO_TABLE_SCORE = -INFINITE - 1  # table_leaf_score: the tables do not cover the position
 
 
-@nb.njit(types.int64(K.LegalMovesKernel, K.PlayKernel, RankKernel, K.ReversiblePliesKernel, TABLES,
-                     I64_1D, K.POSITION, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def table_leaf_score(noisy_moves, play, rank, reversible_plies, tables, state, pos, ply):
     """The endgame tables' score of ``pos`` at ``ply`` (counted in ``tbhits``), or
     ``NO_TABLE_SCORE`` when the search has no tables or they do not cover it. A packed probe

@@ -35,6 +35,7 @@ import numpy as np
 from numba import types
 
 from games import kernels as K
+import runtime.recursion_typing  # noqa: F401  (mate_node calls itself: typed by its signature)
 
 MATE_PROBE_DEPTH = 1  # remaining depth at or below which a node may be probed
 MATE_PROBE_MARGIN = 300  # probed when the static evaluation is at most this far below beta (a sacrifice)
@@ -57,7 +58,7 @@ def new_misses() -> np.ndarray:
     return np.zeros(MISSES_SIZE, dtype=np.uint64)
 
 
-@nb.njit(types.boolean(U64_1D, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def missed_before(misses, position_hash):
     """Whether a probe of the position with this hash failed before."""
     return misses[position_hash & np.uint64(MISSES_SIZE - 1)] == position_hash

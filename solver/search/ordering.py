@@ -36,7 +36,7 @@ INT32_2D = types.Array(types.int32, 2, "C")
 INT32_3D = types.Array(types.int32, 3, "C")
 
 
-@nb.njit(types.boolean(types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def is_quiet_key(key):
     """Whether a ``move_keys`` key is a quiet move's (for killers, history and reductions)."""
     return -K.ORDER_NOISY < key < K.ORDER_NOISY
@@ -79,7 +79,7 @@ def score_moves(move_keys, piece_to, pos, moves, keys, count, tt_move, killers, 
     return tt_key
 
 
-@nb.njit(types.int64(K.MOVE_BUFFER, K.MOVE_BUFFER, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def pick_next(moves, keys, start, count):
     """Swap the best remaining move into ``start`` (a selection sort, one step at a time: most
     nodes cut off after a move or two) and return it."""

@@ -19,7 +19,6 @@ counting from the node instead (``to_table`` / ``from_table``), so that an entry
 the same position is reached at another ply.
 """
 import numba as nb
-from numba import types
 
 from games.value_codes import CODE_DRAW, WDL50_LOSS, WDL50_WIN, code_distance, is_win
 from games.kernels import EVAL_LIMIT
@@ -36,7 +35,7 @@ CURSED_SCORE = 1  # a win the 50-move rule overturns: a draw, but one the oppone
 assert EVAL_LIMIT < KNOWN_WIN_BOUND and KNOWN_WIN < MATE_BOUND and INFINITE < 2 ** 15
 
 
-@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def to_table(score, ply):
     """The score as stored in the table: decisive scores count plies from the node at ``ply``."""
     if score > EVAL_LIMIT:
@@ -46,7 +45,7 @@ def to_table(score, ply):
     return score
 
 
-@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def from_table(score, ply):
     """The inverse of ``to_table``: a stored score seen from the root at ``ply``."""
     if score > EVAL_LIMIT:
@@ -75,7 +74,7 @@ def mate_in_plies(score: int) -> int:
 
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def table_score(code, ply, reversible, fifty):
     """The search score at ``ply`` of a table code (:mod:`games.value_codes`): a draw is a draw; a
     win or loss in ``d`` plies is an exact mate score when the mate fits both in the search's ply
@@ -94,7 +93,7 @@ def table_score(code, ply, reversible, fifty):
     return score if is_win(code) else -score
 
 
-@nb.njit(types.int64(types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def wdl50_score(wdl, ply):
     """The search score at ``ply`` of a WDL50 value (python-chess's 2 / 1 / 0 / -1 / -2, right
     after a zeroing move): a win under the rule in the oracle band (no distance is known;

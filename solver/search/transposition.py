@@ -32,33 +32,33 @@ U64 = types.uint64
 M16 = types.uint64(0xFFFF)
 
 
-@nb.njit(types.uint64(TABLE, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_key(table, slot):
     """The partial key stored in ``slot``."""
     shift = types.uint64(32 * (slot & 1))
     return (table[slot >> 2, (slot & 3) >> 1] >> shift) & M32
 
 
-@nb.njit(types.uint64(TABLE, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry(table, slot):
     """The data word of ``slot`` (0: empty)."""
     return table[slot >> 2, DATA_WORD + (slot & 3)]
 
 
-@nb.njit(types.int64(TABLE, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def bucket_of(table, position_hash):
     """The bucket (row of ``table``) that holds the entry of ``position_hash``: its low bits."""
     return np.int64(position_hash & types.uint64(table.shape[0] - 1))
 
 
-@nb.njit(types.void(TABLE, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def prefetch(table, position_hash):
     """Start loading the bucket of ``position_hash`` from memory and return at once: called
     right after a move is made, so that the child's probe finds its bucket in the cache."""
     prefetch_row(table, bucket_of(table, position_hash))
 
 
-@nb.njit(types.int64(TABLE, types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def probe(table, position_hash):
     """The slot of the entry for ``position_hash``, or -1 when the table has none."""
     first = bucket_of(table, position_hash) * BUCKET
@@ -69,43 +69,43 @@ def probe(table, position_hash):
     return -1
 
 
-@nb.njit(types.int64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_move(word):
     """The move of an entry, -1 for none."""
     return np.int64(word & M16) - 1
 
 
-@nb.njit(types.int64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_score(word):
     """The stored (table-relative) score of an entry."""
     return np.int64(np.int16(types.uint16((word >> types.uint64(16)) & M16)))
 
 
-@nb.njit(types.int64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_eval(word):
     """The static evaluation stored with an entry."""
     return np.int64(np.int16(types.uint16((word >> types.uint64(32)) & M16)))
 
 
-@nb.njit(types.int64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_depth(word):
     """The remaining depth of the search that stored an entry."""
     return np.int64((word >> types.uint64(48)) & types.uint64(0xFF))
 
 
-@nb.njit(types.int64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_bound(word):
     """BOUND_UPPER, BOUND_LOWER or BOUND_EXACT."""
     return np.int64((word >> types.uint64(56)) & types.uint64(3))
 
 
-@nb.njit(types.int64(types.uint64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def entry_generation(word):
     """The generation (search counter modulo 64) that wrote an entry."""
     return np.int64(word >> types.uint64(58))
 
 
-@nb.njit(types.boolean(types.int64, types.int64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def bound_decides(bound, score, alpha, beta):
     """Whether a stored ``score`` with its ``bound`` settles a node searched with (alpha, beta):
     exact, a lower bound at or above beta, or an upper bound at or below alpha."""
@@ -113,7 +113,7 @@ def bound_decides(bound, score, alpha, beta):
         bound == BOUND_UPPER and score <= alpha)
 
 
-@nb.njit(types.boolean(types.int64, types.int64, types.int64), cache=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def bound_refines(bound, score, estimate):
     """Whether a stored ``score`` with its ``bound`` is a better guess of the node's value than
     ``estimate``: exact, a lower bound above it, or an upper bound below it."""
