@@ -32,21 +32,14 @@ then the code, flushed with four more bytes). Decoding never reads past the bloc
 damaged block decodes to wrong values in range (the file's Fletcher-32 checksums find damage
 when it is loaded).
 
->>> import numpy as np
->>> values = np.repeat(np.array([4, 2, 0, 2], dtype=np.uint8), 2048)
->>> model = table_model(values, (64, 64, 2))
->>> out = np.zeros(encode_bound(), dtype=np.uint8)
->>> size = encode_block(model, values, out)
->>> stream = np.concatenate([model, out[:size]])
->>> decoded = np.zeros(BLOCK, dtype=np.uint8)
->>> int(decode_block(stream, 0, MODEL_BYTES, stream.size, decoded)), bool((decoded == values).all())
-(8192, True)
+The encoder (the packer's side) is :mod:`databases.wdl_encoder`; this module holds the format
+and the decoder, all a probe needs.
 """
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
-from numba import prange, types
+from numba import types
 
 TILE = (32, 16, 16)  # a block's sides along the index's three fastest dimensions
 BLOCK_SHIFT = 13  # 8192 entries a block (TILE's product)
@@ -133,34 +126,6 @@ def entry_of_tile(d0, d1, d2, block, place):
     return ((block // (n0 * n1 * n2) * d2 + x2) * d1 + x1) * d0 + x0
 
 
-@nb.njit(types.void(BYTES, types.int64, types.int64, types.int64, BYTES), cache=True)
-def tile_values(values, d0, d1, d2, tiled):
-    """``tiled``: ``values`` (a table's stored bytes in index order) block by block, each
-    block its tile's entries in place order; padding repeats the entry before it."""
-    n0 = (d0 + TILE[0] - 1) // TILE[0]
-    n1 = (d1 + TILE[1] - 1) // TILE[1]
-    n2 = (d2 + TILE[2] - 1) // TILE[2]
-    slabs = values.size // (d0 * d1 * d2)
-    block = 0
-    for rest in range(slabs):
-        for k2 in range(n2):
-            for k1 in range(n1):
-                for k0 in range(n0):
-                    base = block * BLOCK
-                    last = values[((rest * d2 + k2 * TILE[2]) * d1 + k1 * TILE[1]) * d0
-                                  + k0 * TILE[0]]
-                    for y2 in range(TILE[2]):
-                        x2 = k2 * TILE[2] + y2
-                        for y1 in range(TILE[1]):
-                            x1 = k1 * TILE[1] + y1
-                            for y0 in range(TILE[0]):
-                                x0 = k0 * TILE[0] + y0
-                                if x0 < d0 and x1 < d1 and x2 < d2:
-                                    last = values[((rest * d2 + x2) * d1 + x1) * d0 + x0]
-                                tiled[base + (y2 * TILE[1] + y1) * TILE[0] + y0] = last
-                    block += 1
-
-
 @nb.njit(cache=True, inline="always")
 def context_at(values, base, place):
     """The context of the entry at ``place`` of the block that starts at ``values[base]``."""
@@ -171,39 +136,6 @@ def context_at(values, base, place):
     middle = values[base + place - STRIDES[1]] if y1 > 0 else UNKNOWN
     far = values[base + place - STRIDES[2]] if y2 > 0 else UNKNOWN
     return (near * (SYMBOLS + 1) + middle) * (SYMBOLS + 1) + far
-
-
-@nb.njit(types.void(BYTES, types.int64, I64, I64), cache=True)
-def count_decisions(tiled, blocks, zeros, ones):
-    """Add the decisions that coding the first ``blocks`` blocks of ``tiled`` takes to
-    ``zeros`` ("it is this place") and ``ones`` (its next), by (context, place)."""
-    for block in range(blocks):
-        base = block * BLOCK
-        for place in range(BLOCK):
-            context = context_at(tiled, base, place)
-            value_place = PLACE[context, tiled[base + place]]
-            row = context * PLACES
-            for k in range(value_place):
-                ones[row + k] += 1
-            if value_place < PLACES:
-                zeros[row + value_place] += 1
-
-
-def model_bytes(dimensions, zeros: np.ndarray, ones: np.ndarray) -> np.ndarray:
-    """A table's model (module docstring) from its index's dimensions and decision counts."""
-    probability = (zeros + 0.5) / (zeros + ones + 1.0)
-    quantised = np.clip(np.floor(probability * 256), 0, 255).astype(np.uint8)
-    head = np.asarray(model_dimensions(dimensions), dtype="<u4").view(np.uint8)
-    return np.concatenate([head, quantised])
-
-
-def table_model(tiled: np.ndarray, dimensions) -> np.ndarray:
-    """The model of a table whose tiled stored values are ``tiled`` (whole blocks): its
-    decisions counted (:func:`count_decisions`) and turned into initial probabilities."""
-    zeros = np.zeros(CONTEXTS * PLACES, dtype=np.int64)
-    ones = np.zeros_like(zeros)
-    count_decisions(np.ascontiguousarray(tiled, dtype=np.uint8), tiled.size // BLOCK, zeros, ones)
-    return model_bytes(dimensions, zeros, ones)
 
 
 @nb.njit(cache=True, inline="always")
@@ -227,64 +159,6 @@ def read_probabilities(stream, model, probabilities):
     for k in range(CONTEXTS * PLACES):
         probabilities[k] = np.int64(stream[model + DIMENSION_BYTES + k]) * (PROB_ONE >> 8) \
             + (PROB_ONE >> 9)
-
-
-def encode_bound() -> int:
-    """Bytes :func:`encode_block`'s output may need (a probability never falls below
-    15/32768: at most 12 bits a decision)."""
-    return BLOCK * PLACES * 12 // 8 + 16
-
-
-assert encode_bound() < 1 << 16  # a block's length fits the pack file's uint16
-
-
-@nb.njit(cache=True, inline="always")
-def shift_low(low, cache, pending, written, out):
-    """The encoder's byte out of ``low`` (LZMA's carry propagation: a byte is held back while
-    a carry may still reach it); returns the new (low, cache, pending, written)."""
-    if low < 0xFF000000 or low > MASK32:
-        carry = low >> 32
-        byte = cache
-        while pending > 0:
-            out[written] = (byte + carry) & 0xFF
-            written += 1
-            byte = 0xFF
-            pending -= 1
-        cache = (low >> 24) & 0xFF
-    return (low << 8) & MASK32, cache, pending + 1, written
-
-
-@nb.njit(types.int64(BYTES, BYTES, BYTES), cache=True)
-def encode_block(model, values, out):
-    """Code one block (the first ``BLOCK`` of ``values``, in place order) with ``model``;
-    returns the bytes written to ``out`` (at least :func:`encode_bound` long)."""
-    probabilities = np.empty(CONTEXTS * PLACES, dtype=np.uint16)
-    read_probabilities(model, 0, probabilities)
-    low = np.int64(0)
-    span = np.int64(MASK32)
-    cache = np.int64(0)
-    pending = np.int64(1)  # bytes held back for a carry: the cache byte and any 0xFF after it
-    written = np.int64(0)
-    for i in range(BLOCK):
-        context = context_at(values, 0, i)
-        place = PLACE[context, values[i]]
-        row = context * PLACES
-        for k in range(min(place + 1, PLACES)):
-            p = np.int64(probabilities[row + k])
-            bound = (span >> PROB_BITS) * p
-            if k == place:
-                span = bound
-                probabilities[row + k] = p + ((PROB_ONE - p) >> ADAPT_SHIFT)
-            else:
-                low += bound
-                span -= bound
-                probabilities[row + k] = p - (p >> ADAPT_SHIFT)
-            while span < TOP:
-                low, cache, pending, written = shift_low(low, cache, pending, written, out)
-                span <<= 8
-    for _ in range(5):  # flush: the decoder reads four bytes past the last it needs
-        low, cache, pending, written = shift_low(low, cache, pending, written, out)
-    return written
 
 
 # A decoder's state between calls (:func:`start_decoding`, :func:`decode_until`): a row of
@@ -372,32 +246,6 @@ def decode_block(stream, model, start, stop, out):
     return decode_until(stream, stop, probabilities, decoder, out, BLOCK)
 
 
-@nb.njit(types.int64(BYTES, BYTES, types.int64, types.Array(types.uint8, 2, "C"), I64),
-         cache=True, parallel=True)
-def encode_blocks(model, tiled, blocks, out, sizes):
-    """Code the first ``blocks`` blocks of ``tiled`` on every thread, block ``b`` into
-    ``out[b]`` (its size into ``sizes[b]``), each decoded again and compared; returns how
-    many did not decode to their values (0, or a coder fault)."""
-    faults = np.zeros(blocks, dtype=np.int64)
-    for b in prange(blocks):
-        piece = tiled[b * BLOCK:(b + 1) * BLOCK]
-        size = encode_block(model, piece, out[b])
-        sizes[b] = size
-        stream = np.empty(MODEL_BYTES + size, dtype=np.uint8)
-        stream[:MODEL_BYTES] = model
-        stream[MODEL_BYTES:] = out[b, :size]
-        decoded = np.empty(BLOCK, dtype=np.uint8)
-        if decode_block(stream, 0, MODEL_BYTES, stream.size, decoded) != BLOCK:
-            faults[b] = 1
-        else:
-            for i in range(BLOCK):
-                if decoded[i] != piece[i]:
-                    faults[b] = 1
-                    break
-    return faults.sum()
-
-
 __all__ = ["BLOCK", "BLOCK_SHIFT", "TILE", "MODEL_BYTES", "CORRUPT", "model_dimensions",
-           "block_count", "tile_of", "tile_values", "read_dimensions", "count_decisions",
-           "model_bytes", "table_model", "encode_bound", "encode_block", "encode_blocks",
-           "decode_block", "start_decoding", "decode_until", "DECODER_WORDS"]
+           "block_count", "tile_of", "read_dimensions", "decode_block", "start_decoding",
+           "decode_until", "DECODER_WORDS"]

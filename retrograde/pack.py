@@ -13,7 +13,7 @@ A table is packed from its DTZ50 table and its children's, a slice of pages at a
    `solver build` makes those bytes beside the DTZ50 generator as each group is solved, with
    the children it read (``StoredBytesByGroup``), so the pack reads nothing again;
 2. the bytes laid out in tiles of the index's three fastest dimensions, one a block
-   (:mod:`databases.wdl_coder`), the table's model counted over them (the initial
+   (:mod:`databases.wdl_encoder`), the table's model counted over them (the initial
    probability of every decision), then each block of ``BLOCK_ENTRIES`` bytes coded with it
    on every thread, decoded back and compared before the file is written.
 
@@ -35,8 +35,8 @@ from databases.packed import (BLOCK_ENTRIES, CACHE_BLOCKS, NOT_PACKED, PACKS, WD
                               PackedTables, pack_index, probe_packed, to_pack_order,
                               with_own_cache, write_pack)
 from databases.reader import TableFile
-from databases.wdl_coder import (block_count, encode_blocks, encode_bound, entry_of_tile,
-                                 model_dimensions, table_model, tile_values)
+from databases.wdl_coder import block_count, entry_of_tile, model_dimensions
+from databases.wdl_encoder import encode_blocks, encode_bound, table_model, tile_values
 from games import kernels as K
 from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKernel
 from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50, zeroing_class

@@ -1,6 +1,6 @@
-"""The packed WDL50 the search keeps in memory (databases.packed, databases.wdl_coder,
-retrograde.pack): its coder's round trip, its values against the DTZ50 tables and Syzygy's WDL
-(python-chess, the oracle data), and what a damaged or stale pack gets."""
+"""The packed WDL50 the search keeps in memory (databases.packed, databases.wdl_coder and
+wdl_encoder, retrograde.pack): its coder's round trip, its values against the DTZ50 tables and
+Syzygy's WDL (python-chess, the oracle data), and what a damaged or stale pack gets."""
 from __future__ import annotations
 
 import random
@@ -17,9 +17,9 @@ from databases.location import DTZ50, WDL50, table_path
 from databases.packed import (BLOCK_ENTRIES, NOT_PACKED, PackedTables, pack_place, probe_packed, read_pack,
                               stored_value, to_pack_order, with_own_cache)
 from databases.wdl_coder import (BLOCK, CONTEXTS, CORRUPT, DECODER_WORDS, MODEL_BYTES, PLACES, TILE,
-                                 block_count, decode_block, decode_until, encode_blocks,
-                                 encode_bound, model_dimensions, start_decoding, table_model,
-                                 tile_of, tile_values)
+                                 block_count, decode_block, decode_until, model_dimensions,
+                                 start_decoding, tile_of)
+from databases.wdl_encoder import encode_blocks, encode_bound, table_model, tile_values
 from games.chess.notation import parse_fen
 from games.table_family import TABLE_SHIFT
 from retrograde.build import build_tables
