@@ -152,7 +152,7 @@ def _check_lines_possible(stones: int, moved_last: bool, mark: str) -> None:
     if not lines:
         return
     if not moved_last:
-        raise NotationError(f"impossible position: {mark} has three in a row but moved after it")
+        raise NotationError(f"impossible position: {mark} has three in a row but the other side moved after it")
     common = FULL_BOARD
     for line in lines:
         common &= line

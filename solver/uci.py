@@ -128,6 +128,14 @@ def _switch_default(option: str) -> bool:
     return DEFAULTS[SWITCH_OPTIONS[option]]
 
 
+# A limit of zero or less is not taken as given: what is said for it (depth, nodes and
+# movetime still end the search, at its least: depth 1, the first iteration; mate is dropped).
+LEAST_SEARCH_LIMITS = {"depth": "not a positive depth: searching depth 1",
+                       "nodes": "not a positive count: the least search",
+                       "movetime": "not a positive time: the least search",
+                       "mate": "no mate of {value} moves or fewer to look for"}
+
+
 def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
     """A ``go`` command's parameters, and the complaints about what was ignored."""
     command = GoCommand()
@@ -151,6 +159,8 @@ def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
                     problems.append(f"go {token}: not an integer: {tokens[i]!r}")
                 else:
                     value = max(-GO_INTEGER_LIMIT, min(value, GO_INTEGER_LIMIT))
+                    if value <= 0 and token in LEAST_SEARCH_LIMITS:
+                        problems.append(f"go {token} {value}: " + LEAST_SEARCH_LIMITS[token].format(value=value))
                     setattr(command, token, value if token in ("wtime", "btime", "winc", "binc") else max(0, value))
                 i += 1
             else:
@@ -160,8 +170,7 @@ def parse_go(tokens: list[str]) -> tuple[GoCommand, list[str]]:
     if command.depth is not None:
         command.depth = max(1, command.depth)
     if command.mate == 0:
-        command.mate = None  # "mate 0" (or a negative count): no mate to look for
-        problems.append("go mate: no mate of 0 moves or fewer to look for")
+        command.mate = None  # "mate 0" (or a negative count): no mate to look for (said above)
     if limit_asked and not _has_limit(command):
         # what was asked cannot be done ("go mate 0", "go movetime abc"): the least search,
         # not an endless one that only a stop would end
@@ -470,7 +479,7 @@ class UciEngine:
     def _answer_without_kernels(self, command: GoCommand, received: float,
                                 tokens: list[str]) -> None:
         """A legal move while the kernels are not loaded (python-chess's move generator)."""
-        move = fallback_move(tokens)
+        move = fallback_move(tokens, self.options["UCI_Chess960"])
         if move is None:
             self._wait_if_told_to(command)
             self._send("bestmove 0000")
@@ -719,15 +728,17 @@ def _decoded(lines: Iterable[str]) -> Iterable[str]:
         yield raw.decode("utf-8", errors="replace")
 
 
-def _fallback_board(tokens: list[str]):
+def _fallback_board(tokens: list[str], chess960: bool = False):
     """The python-chess board of a ``position`` command's arguments (as far as they are
-    legal), or None when python-chess cannot set it up."""
+    legal), or None when python-chess cannot set it up; ``chess960``: castling written as the
+    king taking its rook, as UCI_Chess960 asks."""
     import chess
 
     at = tokens.index("moves") if "moves" in tokens else len(tokens)
     setup, moves = tokens[:at], tokens[at + 1:]
     try:
-        board = chess.Board() if setup[:1] == ["startpos"] else chess.Board(" ".join(setup[1:]))
+        board = chess.Board(chess960=chess960) if setup[:1] == ["startpos"] \
+            else chess.Board(" ".join(setup[1:]), chess960=chess960)
     except (ValueError, IndexError):
         return None
     for text in moves:
@@ -745,13 +756,14 @@ def fallback_side(tokens: list[str]) -> int:
     return 0 if board is None or board.turn else 1
 
 
-def fallback_move(tokens: list[str]) -> str | None:
-    """A legal move (UCI text) of a ``position`` command's arguments without the game's
-    kernels: a mate in one, else the capture of the most valuable piece (promotions counted),
-    else the first legal move; None when the position has no legal move or cannot be read."""
+def fallback_move(tokens: list[str], chess960: bool = False) -> str | None:
+    """A legal move (UCI text; ``chess960``: castling as the king taking its rook) of a
+    ``position`` command's arguments without the game's kernels: a mate in one, else the
+    capture of the most valuable piece (promotions counted), else the first legal move; None
+    when the position has no legal move or cannot be read."""
     import chess
 
-    board = _fallback_board(tokens)
+    board = _fallback_board(tokens, chess960)
     if board is None:
         return None
     worth = {None: 0, chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
@@ -762,12 +774,12 @@ def fallback_move(tokens: list[str]) -> str | None:
             mate = board.is_checkmate()
             board.pop()
             if mate:
-                return move.uci()
+                return board.uci(move)
         captured = board.piece_type_at(move.to_square) or (chess.PAWN if board.is_en_passant(move) else None)
         gain = worth[captured] + (worth[move.promotion] - 1 if move.promotion else 0)
         if gain > best_gain:
             best, best_gain = move, gain
-    return best.uci() if best is not None else None
+    return board.uci(best) if best is not None else None
 
 
 def _legal_text(game, position, text: str) -> bool:

@@ -204,6 +204,16 @@ def test_search_with_solver_db_naming_a_file_says_so(files):
         and lines[0].endswith("is not a directory: no tables used")
 
 
+@pytest.mark.parametrize("args", [("probe", "tictactoe", "startpos"), ("verify", "tictactoe"),
+                                  ("build", "tictactoe"), ("serve", "--bind", "127.0.0.1:1")])
+def test_table_commands_with_solver_db_naming_a_file_say_so_as_for_db(files, args):
+    # A user's sweep: probe called the file's missing tables "damaged or truncated" (exit 1),
+    # serve started and warned of damaged tables, build blamed --db, never given.
+    completed = run_solver(*args, env={"SOLVER_DB": str(files / "plain")})
+    assert_one_line_error(completed, 2, "SOLVER_DB=")
+    assert completed.stderr.rstrip().endswith(": not a directory")
+
+
 def test_search_finds_the_tables_through_solver_db(tictactoe_db):
     completed = run_solver("search", "tictactoe", "x...o....", "--depth", "3", "--json",
                            env={"SOLVER_DB": str(tictactoe_db)})

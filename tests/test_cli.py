@@ -39,7 +39,10 @@ def test_perft_human_summary(capsys):
     (["perft", "connect4", "4444444", "3"], "full"),
     (["perft", "connect4", "12121212", "3"], "already over"),
     (["perft", "tictactoe", "xxx.oo.o.", "1"], "impossible"),
-    (["perft", "connect4", "startpos", "-1"], "must be >= 0"),
+    (["perft", "connect4", "startpos", "-1"], "must be between 0 and"),
+    (["search", "connect4", "startpos", "--depth", "-1"], "must be between 1 and 120"),  # not ">= 0"
+    (["perft", "tictactoe", "xxxoo.o..", "1"], "x has three in a row but the other side moved after it"),
+    (["build", "tictactoe", "--metrics", "dtm"], "--metrics: for chess tables only"),
     (["perft", "connect4", "startpos", "x"], "non-negative integer"),
     (["perft", "connect4"], "required"),
     (["bogus"], "invalid choice"),

@@ -92,7 +92,7 @@ def test_positions_from_stdin(monkeypatch, capsys):
     (["prove", "go", "startpos"], "unknown game"),
     (["prove", "connect4", "44a"], "column digits"),
     (["prove", "connect4", "4453", "--goal", "lose"], "invalid choice"),
-    (["prove", "connect4", "4453", "--max-nodes", "-3"], "must be >= 0"),
+    (["prove", "connect4", "4453", "--max-nodes", "-3"], "must be between 1 and"),
     (["prove", "connect4", "4453", "--time", "abc"], "seconds"),
     (["check-proof", "connect4", "/nonexistent/proof.json"], "cannot read"),
 ])

@@ -8,6 +8,7 @@ client side is plain HTTP (urllib) and berserk, the Lichess API's Python client.
 from __future__ import annotations
 
 import json
+import logging
 import random
 import socket
 import subprocess
@@ -141,6 +142,20 @@ def test_the_halfmove_clock_curses_a_win_that_cannot_zero_in_time(server, pawn_d
     assert late["moves"][0]["category"] == "blessed-loss"
 
 
+def test_counters_beyond_the_games_own_parser_keep_the_tables_answer(server, pawn_db):
+    # A user's sweep: a halfmove clock of 65535 (and a fullmove number past 2**31) answered
+    # "unknown" for a position the tables hold: python-chess took the FEN, the game's parser
+    # did not. The tables' values do not depend on the counters; the clock still curses.
+    fen = "4k3/8/8/8/8/8/8/4KQ2 w - - {clock} {number}"
+    fresh = standard(server, fen.format(clock=0, number=1))
+    assert fresh["category"] == "win"
+    for clock, number in ((65535, 1), (65536, 1), (0, 2**31)):
+        answer = standard(server, fen.format(clock=clock, number=number))
+        assert answer["dtz"] == fresh["dtz"] and answer["dtm"] == fresh["dtm"]
+        assert answer["category"] == ("win" if clock == 0 else "cursed-win")
+        assert "unknown" not in {move["category"] for move in answer["moves"]}
+
+
 def test_winning_moves_come_first_with_the_quickest_mate(server):
     answer = standard(server, "4k3/8/4K3/8/8/8/8/7Q w - - 0 1")
     first = answer["moves"][0]
@@ -182,10 +197,15 @@ def test_bad_fens_get_one_line_and_400(server, query, words):
     assert body.count("\n") == 1 and len(body) < 600
 
 
-def test_a_request_line_too_long_for_the_server_gets_an_error_and_it_keeps_serving(server):
-    status, _ = get(f"{server}/standard?fen=" + "k" * 20000)
+def test_a_request_line_too_long_for_the_server_gets_an_error_and_it_keeps_serving(server, caplog):
+    with caplog.at_level(logging.INFO, logger="aiohttp.server"):
+        status, _ = get(f"{server}/standard?fen=" + "k" * 20000)
     assert 400 <= status < 500
     assert get(f"{server}/standard?fen={README_FEN}")[0] == 200
+    # the server's log: one line, no traceback (a user's sweep found aiohttp's in it)
+    logged = [record for record in caplog.records if record.name == "aiohttp.server"]
+    assert logged and all(record.exc_info is None and "malformed request" in record.getMessage()
+                          for record in logged)
 
 
 def test_status_names_the_database_without_its_path(server, pawn_db):

@@ -179,6 +179,33 @@ def test_parse_go_reads_every_parameter_and_reports_bad_ones():
     assert command.depth == 1 and problems[-1] == "go: no usable limit left: searching one ply"
 
 
+def test_limits_of_zero_or_less_are_said_not_taken_silently():
+    # A user's sweep: "go depth -1", "go nodes 0", "go movetime -5" searched at their least
+    # without a word, and "go mate -1" was said to be "0 moves or fewer".
+    for text, word in (("depth -1", "go depth -1: not a positive depth: searching depth 1"),
+                       ("depth 0", "go depth 0: not a positive depth"),
+                       ("nodes 0", "go nodes 0: not a positive count"),
+                       ("nodes -5", "go nodes -5: not a positive count"),
+                       ("movetime -5", "go movetime -5: not a positive time"),
+                       ("movetime 0", "go movetime 0: not a positive time"),
+                       ("mate -1", "go mate -1: no mate of -1 moves or fewer")):
+        command, problems = parse_go(text.split())
+        assert any(problem.startswith(word) for problem in problems), (text, problems)
+    assert parse_go("wtime -1000 btime 1000".split())[1] == []  # a GUI's clock past zero: as it is
+    assert parse_go("depth 5 nodes 100 movetime 10 mate 2".split())[1] == []
+
+
+def test_the_fallback_move_castles_as_the_king_taking_its_rook_in_chess960():
+    # A user's sweep: with UCI_Chess960 on, the engine still loading answered the mate by
+    # castling as e1g1, which the GUI sent back and the engine then refused as illegal.
+    from solver.uci import fallback_move
+
+    tokens = "fen 8/8/8/8/1B6/8/7Q/k3K2R w K - 0 1".split()  # O-O mates
+    assert fallback_move(tokens) == "e1g1"
+    assert fallback_move(tokens, chess960=True) == "e1h1"
+    assert fallback_move("fen 8/8/8/8/1B6/8/7Q/k3K2R w H - 0 1".split(), chess960=True) == "e1h1"
+
+
 def test_solver_uci_command_answers_the_handshake_at_once():
     process = subprocess.Popen([sys.executable, "-m", "solver", "uci"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

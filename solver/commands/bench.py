@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from solver.commands.common import add_json_flag, add_switch_argument, disabled_switches, megabytes, non_negative_int
+from solver.commands.common import add_json_flag, add_switch_argument, bounded_int, disabled_switches, megabytes
 from solver.output import emit
 
 DEFAULT_DEPTH = 11
@@ -30,11 +30,7 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _depth(text: str) -> int:
-    value = non_negative_int(text)
-    if not 1 <= value <= 30:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 30, got {value}")
-    return value
+_depth = bounded_int(1, 30)
 
 
 def run(args: argparse.Namespace) -> int:

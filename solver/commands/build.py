@@ -9,7 +9,7 @@ from pathlib import Path
 from databases.location import default_database_dir
 from databases.writer import COMPRESSIONS, DEFAULT_COMPRESSION
 from solver.commands.common import (add_game_argument, add_json_flag, bounded_int, load_game,
-                                    non_negative_int)
+                                    named_directory, non_negative_int, shown)
 from solver.errors import UsageError
 from solver.output import emit
 
@@ -24,10 +24,18 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
 
 def database_root(option: str | None) -> Path:
     """The --db directory (default: $SOLVER_DB, else the user data directory); a UsageError
-    for an empty name (which would otherwise mean the default)."""
-    if option is not None and not option.strip():
-        raise UsageError("--db: empty directory name")
-    return default_database_dir(option)
+    for an empty name (which would otherwise mean the default), and for a name, on the command
+    line or in $SOLVER_DB, of something that is not a directory (a missing one is the
+    command's business)."""
+    if option is not None:
+        if not option.strip():
+            raise UsageError("--db: empty directory name")
+        return default_database_dir(named_directory(option, "--db"))
+    root = default_database_dir(None)
+    variable = os.environ.get("SOLVER_DB")
+    if variable and root.exists() and not root.is_dir():
+        raise UsageError(f"SOLVER_DB={shown(variable)}: not a directory")
+    return root
 
 
 def load_family(name: str):
@@ -141,6 +149,9 @@ def run(args: argparse.Namespace) -> int:
     from retrograde.build import UnknownTableError, build_order  # here: they compile the builder
 
     family = load_family(args.game)
+    chess_only = chess_only_options(args)
+    if chess_only and args.game != "chess":
+        raise UsageError(f"{', '.join(chess_only)}: for chess tables only")
     root = database_root(args.db)
     try:
         build_order(family, args.tables or None, args.pieces)  # bad requests before any work
@@ -165,6 +176,13 @@ def run(args: argparse.Namespace) -> int:
                    + (f", {len(r['packed'])} WDL50 pack(s)" if r.get("packed") else "")
                    + f", in {r['seconds']:.1f} s ({root}){where}")
     return 0
+
+
+def chess_only_options(args: argparse.Namespace) -> list[str]:
+    """The chess-only options given (--metrics other than all of them, --no-dtz50, --no-pack)."""
+    metrics = metrics_list(args.metrics) if isinstance(args.metrics, str) else args.metrics
+    given = [] if metrics == frozenset(METRICS) else ["--metrics"]
+    return given + [name for name, kept in (("--no-dtz50", args.dtz50), ("--no-pack", args.pack)) if not kept]
 
 
 def replaced_text(rebuilt: dict) -> str:

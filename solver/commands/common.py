@@ -76,11 +76,11 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
             value = int(text)
         except ValueError:  # also for more digits than Python converts
             raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {shown(text)}") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
         if not low <= value <= high:
             shown_value = shown(text) if value > MAX_COUNT else value
-            allowed = f"at most {high}" if low == 0 else f"between {low} and {high}"
+            # (a range's low end named whenever the value is under it: -1 where 0 is refused
+            # too was told "must be >= 0")
+            allowed = f"at most {high}" if low == 0 and value > high else f"between {low} and {high}"
             raise argparse.ArgumentTypeError(f"must be {allowed}, got {shown_value}")
         return value
     return parse

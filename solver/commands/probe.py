@@ -4,13 +4,12 @@ from __future__ import annotations
 import argparse
 
 from databases.errors import DatabaseError
-from databases.location import default_database_dir
 from games import NotationError
 from games.value_codes import wdl50_at_clock
 from runtime.text import is_ascii_number
-from solver.commands.build import add_db_argument, load_family
+from solver.commands.build import add_db_argument, database_root, load_family
 from solver.commands.common import (BATCH_HELP, add_game_argument, add_json_flag, database_errors_as_usage,
-                                    named_directory, run_batch)
+                                    run_batch)
 from solver.errors import UsageError
 from solver.output import emit
 
@@ -113,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     from databases.reader import Database  # here: it compiles the page-cache kernels
 
     load_family(args.game)
-    root = default_database_dir(named_directory(args.db, "--db") if args.db is not None else None)
+    root = database_root(args.db)
     with database_errors_as_usage():
         db = Database(root, args.game)
     with db:

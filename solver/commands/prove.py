@@ -5,9 +5,9 @@ import argparse
 import sys
 import time
 
-from solver.commands.common import (BATCH_HELP, Failure, add_game_argument, add_json_flag, add_optional_db_argument,
-                                    allocation, bounded_int, load_game, load_position, megabytes, non_negative_int,
-                                    optional_tables_directory, run_batch, seconds, writable_file_path)
+from solver.commands.common import (BATCH_HELP, MAX_COUNT, Failure, add_game_argument, add_json_flag,
+                                    add_optional_db_argument, allocation, bounded_int, load_game, load_position,
+                                    megabytes, optional_tables_directory, run_batch, seconds, writable_file_path)
 from solver.errors import UsageError
 from solver.output import emit
 
@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     parser.add_argument("position", metavar="POSITION", help="position in the game's notation, startpos, or - for stdin")
     parser.add_argument("--goal", choices=("win", "draw"), default="win",
                         help="win: the side to move forces a win (default); draw: it avoids losing")
-    parser.add_argument("--max-nodes", type=non_negative_int, default=None, metavar="N",
+    parser.add_argument("--max-nodes", type=bounded_int(1, MAX_COUNT), default=None, metavar="N",
                         help="stop after N node expansions (result unknown)")
     parser.add_argument("--time", type=seconds, default=None, metavar="S",
                         help="stop after S seconds (result unknown)")

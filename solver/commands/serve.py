@@ -71,8 +71,6 @@ def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM."""
     host, port = parse_bind(args.bind)
     db = database_root(args.db)
-    if args.db is not None:
-        named_directory(args.db, "--db")
     raise_open_file_limit()
     logging.basicConfig(level=logging.INFO, format="solver serve: %(message)s", stream=sys.stderr)
     if not args.access_log:
@@ -82,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
             "warning: no chess tables under %s: every chess position is 'unknown' (solver build "
             "chess --pieces 4)", db)
     with tempfile.TemporaryDirectory(prefix="solver-proofs-") as temporary:
-        proof_dir = Path(args.proof_dir).expanduser() if args.proof_dir else Path(temporary)
+        proof_dir = named_directory(args.proof_dir, "--proof-dir") if args.proof_dir is not None \
+            else Path(temporary)
         try:
             proof_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from runtime.text import is_ascii_number
 from solver.serve.solved_games import BadRequest, ProofStore, SolvedGame, prove
@@ -327,8 +328,23 @@ async def one_line_errors(request: web.Request, handler):
                        f"internal error: {type(error).__name__}: {error}") from None
 
 
+class MalformedRequestInOneLine(logging.Filter):
+    """aiohttp logs a request it cannot parse (a request line too long, a bad header) with a
+    traceback; the client's error, already answered 400, needs one line in the server's log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            record.msg, record.args = "a malformed request answered %s: %s", (error.code, error.message)
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
 def make_app(settings: ServeSettings) -> web.Application:
     """The application: routes, services, and their clean-up."""
+    server_log = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, MalformedRequestInOneLine) for f in server_log.filters):
+        server_log.addFilter(MalformedRequestInOneLine())
     app = web.Application(middlewares=[one_line_errors], client_max_size=4096)
     services = Services(settings)
     app[SERVICES] = services

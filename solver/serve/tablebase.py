@@ -94,7 +94,10 @@ class ChessTablebase:
         """DTZ, DTM and WDL of ``board`` from the tables; None for what they do not hold (a
         missing, damaged or not-covering table)."""
         try:
-            position = self.game.parse_position(board.fen())
+            # the tables' values do not depend on the move counters (the halfmove clock is
+            # applied to them by ``category``), and python-chess takes counters the game's
+            # parser does not (a halfmove clock over 65535): the position without them
+            position = self.game.parse_position(board.epd())
         except ValueError:
             return TableFacts()
         try:
