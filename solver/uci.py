@@ -407,7 +407,7 @@ class UciEngine:
         if not self._wait_for_kernels(command, received, tokens):
             self._answer_without_kernels(command, received, tokens)
             return
-        game = self._game
+        game = self._game_as_set()
         position, history = self._root(game, tokens)
         legal = game.legal_moves(position)
         if not legal:  # (the rules' kernels only: the player's may still be compiling)
@@ -562,13 +562,18 @@ class UciEngine:
         if self._new_game:
             player.new_game()
             self._new_game = False
+        player.game = self._game_as_set()
+        return player
+
+    def _game_as_set(self):
+        """The game with ``UCI_Chess960`` applied (made anew when it changed). Read before a
+        go's root is set up: its FEN's castling letters and its moves are the variant's."""
         chess960 = self.options["UCI_Chess960"]
         if getattr(self._game, "chess960", chess960) != chess960:
             from games.chess import Chess
 
             self._game = Chess(chess960=chess960)
-            player.game = self._game
-        return player
+        return self._game
 
     def _configure_tables(self, player) -> None:
         """Open the tables at ``DatabasePath`` (when it or ``DatabaseCache`` changed since they

@@ -206,6 +206,19 @@ def test_the_fallback_move_castles_as_the_king_taking_its_rook_in_chess960():
     assert fallback_move("fen 8/8/8/8/1B6/8/7Q/k3K2R w H - 0 1".split(), chess960=True) == "e1h1"
 
 
+def test_the_first_go_after_chess960_is_set_reads_and_writes_the_variant(engine):
+    # A user's sweep: the first go after "UCI_Chess960 true" set up its root with the standard
+    # game: Shredder-FEN castling letters were refused (the start position searched instead)
+    # and its castling came out as e1g1, which the GUI then sent back as illegal.
+    engine.handle("setoption name UCI_Chess960 value true")
+    for number, letters in enumerate(("H", "K"), 1):
+        engine.handle(f"position fen 8/8/8/8/1B6/8/7Q/k3K2R w {letters} - 0 1")  # O-O mates
+        engine.handle("go depth 3")
+        engine.out.wait_for(lambda line, answered=number: engine.out.count("bestmove") >= answered)
+        assert _bestmoves(engine)[-1].split()[1] == "e1h1"
+    assert not any("using the start position" in line for line in engine.err.lines)
+
+
 def test_solver_uci_command_answers_the_handshake_at_once():
     process = subprocess.Popen([sys.executable, "-m", "solver", "uci"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
