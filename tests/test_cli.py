@@ -43,6 +43,7 @@ def test_perft_human_summary(capsys):
     (["search", "connect4", "startpos", "--depth", "-1"], "must be between 1 and 120"),  # not ">= 0"
     (["perft", "tictactoe", "xxxoo.o..", "1"], "x has three in a row but the other side moved after it"),
     (["build", "tictactoe", "--metrics", "dtm"], "--metrics: for chess tables only"),
+    (["perft", "chess", "8/8/3k4/8/8/8/8/K1Q5 w - - bm Qc5;", "1"], "an EPD line's operations are not read"),
     (["perft", "connect4", "startpos", "x"], "non-negative integer"),
     (["perft", "connect4"], "required"),
     (["bogus"], "invalid choice"),

@@ -147,6 +147,9 @@ def parse_fen(text: str, chess960: bool = False) -> np.ndarray:
     if text == "startpos":
         text = STANDARD_START
     fields = text.split()
+    if len(fields) > 4 and fields[4][:1].isalpha() and text.endswith(";"):  # "... w - - bm Qc5;": EPD
+        raise NotationError(f"a FEN's fields 5 and 6 are the move counters, got {' '.join(fields[4:])!r} "
+                            f"(an EPD line's operations are not read: give its first 4 fields)")
     if len(fields) not in (4, 6):
         raise NotationError(f"FEN needs 6 fields (or 4 as in EPD), got {len(fields)}: {text!r}")
     board_text, side_text, castling_text, ep_text = fields[:4]
