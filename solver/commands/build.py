@@ -178,10 +178,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def chosen_metrics(args: argparse.Namespace) -> frozenset:
+    """``--metrics`` as a set (argparse converts a given value, a caller may pass the text)."""
+    return metrics_list(args.metrics) if isinstance(args.metrics, str) else args.metrics
+
+
 def chess_only_options(args: argparse.Namespace) -> list[str]:
     """The chess-only options given (--metrics other than all of them, --no-dtz50, --no-pack)."""
-    metrics = metrics_list(args.metrics) if isinstance(args.metrics, str) else args.metrics
-    given = [] if metrics == frozenset(METRICS) else ["--metrics"]
+    given = [] if chosen_metrics(args) == frozenset(METRICS) else ["--metrics"]
     return given + [name for name, kept in (("--no-dtz50", args.dtz50), ("--no-pack", args.pack)) if not kept]
 
 
@@ -206,7 +210,7 @@ def build(args: argparse.Namespace, root: Path) -> dict:
     options = dict(max_pieces=args.pieces, workers=args.workers,
                    show_progress=False if args.json else None, force=args.force,
                    compression=args.compression, notify=notify)
-    metrics = metrics_list(args.metrics) if isinstance(args.metrics, str) else args.metrics
+    metrics = chosen_metrics(args)
     args.dtz50 = args.dtz50 and "dtz50" in metrics
     args.pack = args.pack and "wdl50" in metrics
     dtm = "dtm" in metrics
