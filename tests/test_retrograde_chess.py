@@ -3,12 +3,13 @@ tables from $SOLVER_ORACLE_DATA/chess/syzygy and chess/gaviota), and the verifie
 
 The normal run builds the 3-piece tables and KQvKR into a temporary directory and checks
 20,000 random legal positions per ending against Syzygy and 5,000 per 3-piece ending against
-Gaviota. The slow run (``pytest -m slow``) builds every 3-4 piece table and checks 20,000
-random positions of every ending (with en-passant positions where legal), every position of
-the five 3-piece endings against Gaviota, and every position of every 3-4 piece table against
-Syzygy (about 136 M positions through python-chess: hours). ``SOLVER_EXHAUSTIVE_TABLES``
-(comma-separated) narrows that last check to the tables named; ``scripts/check_syzygy_all.py
---fathom`` makes the same check through Fathom in minutes.
+Gaviota, and every position of KQvKR against Syzygy. The slow run (``pytest -m slow``) builds
+every 3-4 piece table and checks 20,000 random positions of every ending (with en-passant
+positions where legal), every position of the five 3-piece endings against Gaviota, and every
+position of every 3-4 piece table against Syzygy: the values the files store read in bulk
+(tests/syzygy_raw.py: python-chess alone probes about 5,000 positions a second, a day for
+these 136 M), a thousand positions per table through python-chess as well.
+``SOLVER_EXHAUSTIVE_TABLES`` (comma-separated) narrows that last check to the tables named.
 """
 from __future__ import annotations
 
@@ -92,26 +93,35 @@ def test_verify_finds_no_errors(normal_db, table):
     assert verify_table("chess", table, normal_db)["errors"] == 0
 
 
-def test_verify_catches_wrong_entries_in_a_chess_table(normal_db, tmp_path):
-    # The chess family ranks a position's children in one batch (quiet moves by arithmetic):
-    # wrong codes must still be found, each at its own entry at least.
+def altered_kqvkr(source, root, alter) -> None:
+    """KQvKR of ``source`` with its codes changed in place by ``alter``, written to ``root``
+    beside copies of its child tables."""
     import shutil
 
     from databases.location import table_path
     from databases.writer import write_table
 
     for table in E.dependencies_of("KQvKR"):
-        target = table_path(tmp_path, "chess", table)
+        target = table_path(root, "chess", table)
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(table_path(normal_db, "chess", table), target)
-    codes = read_codes(normal_db, "chess", "KQvKR")
-    wins = [i for i in range(0, codes.size, 99_991) if decode(codes[i])[0] == WIN][:5]
-    for i in wins:  # each of these wins now claims a mate one move slower
-        codes[i] = encode(WIN, decode(codes[i])[1] + 2)
-    write_table(table_path(tmp_path, "chess", "KQvKR"), codes, game="chess", table="KQvKR",
+        shutil.copy(table_path(source, "chess", table), target)
+    codes = read_codes(source, "chess", "KQvKR")
+    alter(codes)
+    write_table(table_path(root, "chess", "KQvKR"), codes, game="chess", table="KQvKR",
                 index_scheme=E.INDEX_SCHEME, index_version=E.INDEX_VERSION, sides=2,
                 generator="test", generator_version="0", settings={}, build_seconds=0)
-    assert len(wins) == 5
+
+
+def test_verify_catches_wrong_entries_in_a_chess_table(normal_db, tmp_path):
+    # The chess family ranks a position's children in one batch (quiet moves by arithmetic):
+    # wrong codes must still be found, each at its own entry at least.
+    def slower_mates(codes):  # each of five wins now claims a mate one move slower
+        wins = [i for i in range(0, codes.size, 99_991) if decode(codes[i])[0] == WIN][:5]
+        for i in wins:
+            codes[i] = encode(WIN, decode(codes[i])[1] + 2)
+        assert len(wins) == 5
+
+    altered_kqvkr(normal_db, tmp_path, slower_mates)
     assert verify_table("chess", "KQvKR", tmp_path)["errors"] >= 5
 
 
@@ -140,9 +150,10 @@ def test_every_table_verifies(full_db, table):
     assert verify_table("chess", table, full_db)["errors"] == 0
 
 
-def every_position(root, table: str):
-    """(board, our code) for every valid entry of a table. The board is set up square by
-    square from the decoded index (a FEN round trip would take most of the time)."""
+def every_position(root, table: str, indices=None):
+    """(index, board, our code) for every valid entry of a table, or for the entries
+    ``indices``. The board is set up square by square from the decoded index (a FEN round
+    trip would take most of the time)."""
     from databases.families import get_family
 
     family = get_family("chess")
@@ -151,36 +162,65 @@ def every_position(root, table: str):
     table_id = family.table_id(table)
     pieces = [chess.Piece(code % 6 + 1, code < 6) for code in E.spec_of(table)]  # PNBRQK order
     squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    for index in np.flatnonzero(codes != F.INVALID):
+    for index in np.flatnonzero(codes != F.INVALID) if indices is None else indices:
         assert family.unrank(table_id, int(index), pos)
         stm = E.storage_unrank(table_id, int(index), squares)
         board = chess.Board(None)
         for piece, square in zip(pieces, squares):
             board.set_piece_at(int(square), piece)
         board.turn = stm == 0
-        yield board, int(codes[index])
+        yield int(index), board, int(codes[index])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("table", GAVIOTA_TABLES)
 def test_every_position_dtm_matches_gaviota(full_db, gaviota, table):
-    for board, code in every_position(full_db, table):
+    for _, board, code in every_position(full_db, table):
         assert F.signed_dtm(code) == gaviota.probe_dtm(board), board.fen()
 
 
 def _exhaustive_tables() -> list[str]:
-    """Every table, or those named in $SOLVER_EXHAUSTIVE_TABLES (comma-separated): the whole
-    run compares about 136 million positions with python-chess (about 25,000/s per process)."""
+    """Every table, or those named in $SOLVER_EXHAUSTIVE_TABLES (comma-separated)."""
     named = os.environ.get("SOLVER_EXHAUSTIVE_TABLES")
-    return named.split(",") if named else E.tables_up_to(4)
+    return named.split(",") if named else E.tables_up_to(4)[1:]
+
+
+def check_every_position(root, syzygy, syzygy_dir, table: str, cross_checked: int) -> None:
+    """Every position's WDL equals what Syzygy's prober answers: the better of the value the
+    file stores (read in bulk by tests/syzygy_raw.py) and the captures, valued by our child
+    tables (each checked the same way). ``cross_checked`` positions are probed by
+    python-chess's ``probe_wdl`` as well, which holds the bulk reader to the prober."""
+    from tests.syzygy_raw import prober_values
+
+    ours, theirs = prober_values(syzygy_dir, root, table)
+    valid = np.flatnonzero(ours != -3)
+    wrong = np.flatnonzero(ours != theirs)
+    examples = [board.fen() for _, board, _ in every_position(root, table, wrong[:3])]
+    assert wrong.size == 0, f"{table}: {wrong.size} of {valid.size} differ from Syzygy, e.g. {examples}"
+    sample = np.random.default_rng(zlib.crc32(table.encode())).choice(
+        valid, min(cross_checked, valid.size), replace=False)
+    for index, board, _ in every_position(root, table, np.sort(sample)):
+        assert syzygy_wdl(syzygy, board) == theirs[index], board.fen()
+
+
+def test_every_position_of_kqvkr_matches_syzygy(normal_db, syzygy, oracle_data):
+    check_every_position(normal_db, syzygy, oracle_data("chess/syzygy"), "KQvKR", 300)
+
+
+def test_every_position_check_finds_wrong_values(normal_db, syzygy, oracle_data, tmp_path):
+    def drawn_wins(codes):  # three wins now claim a draw
+        codes[[i for i in range(0, codes.size, 99_991) if decode(codes[i])[0] == WIN][:3]] = \
+            F.CODE_DRAW
+
+    altered_kqvkr(normal_db, tmp_path, drawn_wins)
+    with pytest.raises(AssertionError, match="KQvKR: 3 of"):
+        check_every_position(tmp_path, syzygy, oracle_data("chess/syzygy"), "KQvKR", 0)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("table", _exhaustive_tables())
-def test_every_position_wdl_matches_syzygy(full_db, syzygy, table):
-    for board, code in every_position(full_db, table):
-        value, _ = F.decode(code)
-        assert value == syzygy_wdl(syzygy, board), board.fen()
+def test_every_position_wdl_matches_syzygy(full_db, syzygy, oracle_data, table):
+    check_every_position(full_db, syzygy, oracle_data("chess/syzygy"), table, 1_000)
 
 
 def test_cli_probe_chess(normal_db, gaviota, capsys):

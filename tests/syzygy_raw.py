@@ -1,0 +1,421 @@
+"""Syzygy WDL files read in bulk: the value each file stores for every position of one of our
+tables, for the exhaustive oracle check (tests/test_retrograde_chess.py).
+
+python-chess probes about 5,000 positions a second, so checking the 136 M positions of the
+3-4-piece tables through it takes most of a day. Here python-chess only parses each file's
+header (``WdlTable.init_table_wdl``: the piece order, normalisation and index factors of each
+side and pawn file, and the parameters of the compressed blocks); the per-position work its
+``encode_piece``, ``encode_pawn`` and ``decompress_pairs`` do is repeated in numba, over the
+file's bytes, for every entry of our table at once.
+
+What a Syzygy file stores is not always the position's value: where a capture is at least as
+good, the generator may store a lower value that compresses better, and a prober takes the
+better of the stored value and the captures (python-chess's ``probe_ab``). So
+:func:`stored_values` gives the stored value (-2..2, cursed wins and blessed losses as 1 and -1)
+and the test decides what follows from it (see there).
+"""
+from __future__ import annotations
+
+import chess.syzygy as S
+import numba as nb
+import numpy as np
+from numba import prange
+
+from games.chess import endgames as E
+from games.table_family import INDEX_MASK, TABLE_SHIFT
+from games.value_codes import INVALID, is_loss, is_win
+
+# python-chess's index tables, as arrays (data of the installed library, read not copied)
+TRIANGLE = np.array(S.TRIANGLE, dtype=np.int64)
+DIAG = np.array(S.DIAG, dtype=np.int64)
+LOWER = np.array(S.LOWER, dtype=np.int64)
+FLAP = np.array(S.FLAP, dtype=np.int64)
+PTWIST = np.array(S.PTWIST, dtype=np.int64)
+FILE_TO_FILE = np.array(S.FILE_TO_FILE, dtype=np.int64)
+KK_IDX = np.array(S.KK_IDX, dtype=np.int64)
+PAWNIDX = np.array(S.PAWNIDX, dtype=np.int64)
+BINOMIAL = np.array([[S.binom(x, y) for y in range(8)] for x in range(65)], dtype=np.int64)
+
+MOST_PIECES = 8
+PAIR_FIELDS = 10  # idxbits, min_len, indextable, sizetable, data, offset, sympat, blocksize,
+#                   first symlen, first base (into the concatenated arrays)
+SPAN = 1 << 16  # entries per parallel task
+SLOTS = 8  # pawn file (4) x side of the stored table (2); pawnless tables use the first two
+
+
+class SyzygyFile:
+    """One WDL file as arrays for :func:`stored_values`: its bytes and, per slot (pawn file
+    ``f``, stored side ``bside``: ``2 f + bside``), the piece order, normalisation, factors
+    and block parameters python-chess read from its header."""
+
+    def __init__(self, path: str):
+        table = S.WdlTable(path)
+        table.init_table_wdl()
+        self.key, self.symmetric = table.key, table.symmetric
+        self.has_pawns, self.num = table.has_pawns, table.num
+        self.enc_type = getattr(table, "enc_type", -1)
+        self.leading_pawns, self.trailing_pawns = table.pawns if table.has_pawns else (0, 0)
+        self.data = np.frombuffer(table.data, dtype=np.uint8).copy()
+        self.pieces = np.zeros((SLOTS, MOST_PIECES), dtype=np.int64)
+        self.norm = np.zeros((SLOTS, MOST_PIECES), dtype=np.int64)
+        self.factor = np.zeros((SLOTS, MOST_PIECES), dtype=np.int64)
+        self.pairs = np.full((SLOTS, PAIR_FIELDS), -1, dtype=np.int64)
+        symlens, bases = [], []
+        for f in range(4 if table.has_pawns else 1):
+            for bside in range(2):
+                if table.has_pawns:
+                    source = table.files[f]
+                    precomp, pieces, norm, factor = (source.precomp, source.pieces[bside],
+                                                     source.norm[bside], source.factor[bside])
+                else:
+                    precomp, pieces, norm, factor = (table.precomp, table.pieces[bside],
+                                                     table.norm[bside], table.factor[bside])
+                if bside not in precomp:
+                    continue  # a symmetric table stores one side
+                slot = 2 * f + bside
+                self.pieces[slot, :self.num] = pieces[:self.num]
+                self.norm[slot, :self.num] = norm[:self.num]
+                factor = list(factor)[:MOST_PIECES]
+                self.factor[slot, :len(factor)] = factor
+                d = precomp[bside]
+                if not d.idxbits:
+                    self.pairs[slot, :2] = 0, d.min_len
+                    continue
+                first_symlen = sum(len(s) for s in symlens)
+                first_base = sum(len(b) for b in bases)
+                self.pairs[slot] = (d.idxbits, d.min_len, d.indextable, d.sizetable, d.data,
+                                    d.offset, d.sympat, d.blocksize, first_symlen, first_base)
+                symlens.append(np.array(d.symlen, dtype=np.int64))
+                bases.append(np.array(d.base, dtype=np.uint64))
+        self.symlen = np.concatenate(symlens) if symlens else np.zeros(1, dtype=np.int64)
+        self.base = np.concatenate(bases) if bases else np.zeros(1, dtype=np.uint64)
+        table.close()
+
+    def swapped(self, table: str) -> int:
+        """Whether the file holds our ``table`` with the colours swapped (python-chess's
+        ``calc_key(board) != self.key`` for its positions): 0 or 1."""
+        order = "KQRBNP"
+        white, black = (sorted(side, key=order.index) for side in table.split("v"))
+        return int(not self.symmetric and "".join(white) + "v" + "".join(black) != self.key)
+
+
+@nb.njit(cache=True, inline="always")
+def read_u16(data, at):
+    return np.int64(data[at]) | (np.int64(data[at + 1]) << 8)
+
+
+@nb.njit(cache=True, inline="always")
+def read_u32(data, at):
+    return read_u16(data, at) | (read_u16(data, at + 2) << 16)
+
+
+@nb.njit(cache=True, inline="always")
+def read_u32_be(data, at):
+    return ((np.uint64(data[at]) << np.uint64(24)) | (np.uint64(data[at + 1]) << np.uint64(16))
+            | (np.uint64(data[at + 2]) << np.uint64(8)) | np.uint64(data[at + 3]))
+
+
+@nb.njit(cache=True)
+def decompress(data, pairs, symlen, base, idx):
+    """python-chess's ``decompress_pairs``: the symbol stored at ``idx`` under ``pairs``."""
+    idxbits, min_len = pairs[0], pairs[1]
+    if idxbits == 0:
+        return min_len
+    indextable, sizetable, blocks, offset, sympat, blocksize = (
+        pairs[2], pairs[3], pairs[4], pairs[5], pairs[6], pairs[7])
+    first_symlen, first_base = pairs[8], pairs[9]
+    mainidx = idx >> idxbits
+    litidx = (idx & ((np.int64(1) << idxbits) - 1)) - (np.int64(1) << (idxbits - 1))
+    block = read_u32(data, indextable + 6 * mainidx)
+    litidx += read_u16(data, indextable + 6 * mainidx + 4)
+    if litidx < 0:
+        while litidx < 0:
+            block -= 1
+            litidx += read_u16(data, sizetable + 2 * block) + 1
+    else:
+        while litidx > read_u16(data, sizetable + 2 * block):
+            litidx -= read_u16(data, sizetable + 2 * block) + 1
+            block += 1
+    ptr = blocks + (block << blocksize)
+    code = (read_u32_be(data, ptr) << np.uint64(32)) | read_u32_be(data, ptr + 4)
+    ptr += 8
+    bitcnt = 0
+    while True:
+        length = min_len
+        while code < base[first_base + length - min_len]:
+            length += 1
+        sym = read_u16(data, offset + length * 2)
+        sym += np.int64((code - base[first_base + length - min_len]) >> np.uint64(64 - length))
+        if litidx < symlen[first_symlen + sym] + 1:
+            break
+        litidx -= symlen[first_symlen + sym] + 1
+        code <<= np.uint64(length)
+        bitcnt += length
+        if bitcnt >= 32:
+            bitcnt -= 32
+            code |= read_u32_be(data, ptr) << np.uint64(bitcnt)
+            ptr += 4
+    while symlen[first_symlen + sym]:
+        w = sympat + 3 * sym
+        left = ((np.int64(data[w + 1]) & 0xF) << 8) | np.int64(data[w])
+        if litidx < symlen[first_symlen + left] + 1:
+            sym = left
+        else:
+            litidx -= symlen[first_symlen + left] + 1
+            sym = (np.int64(data[w + 2]) << 4) | (np.int64(data[w + 1]) >> 4)
+    return np.int64(data[sympat + 3 * sym])
+
+
+@nb.njit(cache=True, inline="always")
+def offdiag(square):
+    return (square >> 3) - (square & 7)
+
+
+@nb.njit(cache=True, inline="always")
+def flipdiag(square):
+    return ((square >> 3) | (square << 3)) & 63
+
+
+@nb.njit(cache=True)
+def sort_run(pos, start, stop):
+    """Sort ``pos[start:stop]`` ascending (a run of like pieces: at most 4)."""
+    for j in range(start, stop):
+        for k in range(j + 1, stop):
+            if pos[j] > pos[k]:
+                pos[j], pos[k] = pos[k], pos[j]
+
+
+@nb.njit(cache=True)
+def encode_run(pos, i, t, norm_below, minus):
+    """The combination index of the run ``pos[i:i+t]`` over the squares the pieces before
+    ``i`` leave (less ``minus``: the 8 squares of a rank pawns cannot stand on)."""
+    sort_run(pos, i, i + t)
+    s = 0
+    for m in range(i, i + t):
+        p = pos[m]
+        j = 0
+        for k in range(norm_below):
+            j += p > pos[k]
+        x = p - j - minus
+        if x >= 0:
+            s += BINOMIAL[x, m - i + 1]
+    return s
+
+
+@nb.njit(cache=True)
+def other_runs(pos, i, n, norm, factor):
+    """The index share of the pieces from ``i`` on, run by run of like pieces."""
+    idx = 0
+    while i < n:
+        idx += encode_run(pos, i, norm[i], i, 0) * factor[i]
+        i += norm[i]
+    return idx
+
+
+@nb.njit(cache=True)
+def encode_piece(enc_type, n, norm, factor, pos):
+    """python-chess's ``encode_piece`` for the two chess encodings (0: three or more unique
+    pieces, 2: two)."""
+    if pos[0] & 0x04:
+        for i in range(n):
+            pos[i] ^= 0x07
+    if pos[0] & 0x20:
+        for i in range(n):
+            pos[i] ^= 0x38
+    first = 0
+    for first in range(n):
+        if offdiag(pos[first]):
+            break
+    if first < (3 if enc_type == 0 else 2) and offdiag(pos[first]) > 0:
+        for i in range(n):
+            pos[i] = flipdiag(pos[i])
+    if enc_type == 0:
+        i = np.int64(pos[1] > pos[0])
+        j = np.int64(pos[2] > pos[0]) + np.int64(pos[2] > pos[1])
+        if offdiag(pos[0]):
+            idx = TRIANGLE[pos[0]] * 63 * 62 + (pos[1] - i) * 62 + (pos[2] - j)
+        elif offdiag(pos[1]):
+            idx = 6 * 63 * 62 + DIAG[pos[0]] * 28 * 62 + LOWER[pos[1]] * 62 + pos[2] - j
+        elif offdiag(pos[2]):
+            idx = (6 * 63 * 62 + 4 * 28 * 62 + DIAG[pos[0]] * 7 * 28 + (DIAG[pos[1]] - i) * 28
+                   + LOWER[pos[2]])
+        else:
+            idx = (6 * 63 * 62 + 4 * 28 * 62 + 4 * 7 * 28 + DIAG[pos[0]] * 7 * 6
+                   + (DIAG[pos[1]] - i) * 6 + (DIAG[pos[2]] - j))
+        i = 3
+    else:
+        idx = KK_IDX[TRIANGLE[pos[0]], pos[1]]
+        i = 2
+    idx *= factor[0]
+    return idx + other_runs(pos, i, n, norm, factor)
+
+
+@nb.njit(cache=True)
+def encode_pawn(n, leading, trailing, norm, factor, pos):
+    """python-chess's ``encode_pawn``: ``leading`` pawns of the leading colour (the first of
+    them already the one with the lowest FLAP), then ``trailing`` of the other."""
+    if pos[0] & 0x04:
+        for i in range(n):
+            pos[i] ^= 0x07
+    for i in range(1, leading):
+        for j in range(i + 1, leading):
+            if PTWIST[pos[i]] < PTWIST[pos[j]]:
+                pos[i], pos[j] = pos[j], pos[i]
+    t = leading - 1
+    idx = PAWNIDX[t, FLAP[pos[0]]]
+    for i in range(t, 0, -1):
+        idx += BINOMIAL[PTWIST[pos[i]], t - i + 1]
+    idx *= factor[0]
+    i = leading
+    if trailing:
+        idx += encode_run(pos, i, trailing, i, 8) * factor[i]
+        i += trailing
+    return idx + other_runs(pos, i, n, norm, factor)
+
+
+@nb.njit(cache=True)
+def fill_squares(pos, at, piece, colour_swap, square_flip, types_, colours, squares, count):
+    """Write the squares of our pieces of the stored ``piece`` (python-chess code: type |
+    colour << 3, colour after ``colour_swap``) to ``pos`` from ``at``, ascending; how many."""
+    want_type = piece & 7
+    want_colour = (piece ^ colour_swap) >> 3
+    found = 0
+    for k in range(count):
+        if types_[k] == want_type and colours[k] == want_colour:
+            pos[at + found] = squares[k]
+            found += 1
+    sort_run(pos, at, at + found)
+    for m in range(at, at + found):
+        pos[m] ^= square_flip
+    return found
+
+
+@nb.njit(cache=True)
+def stored_value(data, pieces, norm, factor, pairs, symlen, base, has_pawns, enc_type, n,
+                 leading, trailing, swapped, symmetric, stm, types_, colours, squares, pos):
+    """What the file stores for one position (python-chess's ``_probe_wdl_table``): -2..2."""
+    if symmetric:
+        colour_swap, flip, bside = (0, 0, 0) if stm == 0 else (8, 0x38, 0)
+    elif swapped:
+        colour_swap, flip, bside = 8, 0x38, np.int64(stm == 0)
+    else:
+        colour_swap, flip, bside = 0, 0, np.int64(stm != 0)
+    if not has_pawns:
+        i = 0
+        while i < n:
+            i += fill_squares(pos, i, pieces[bside, i], colour_swap, 0, types_, colours,
+                              squares, n)
+        idx = encode_piece(enc_type, n, norm[bside], factor[bside], pos)
+        return decompress(data, pairs[bside], symlen, base, idx) - 2
+    i = fill_squares(pos, 0, pieces[0, 0], colour_swap, flip, types_, colours, squares, n)
+    for k in range(1, leading):  # python-chess's pawn_file: the lowest FLAP first
+        if FLAP[pos[0]] > FLAP[pos[k]]:
+            pos[0], pos[k] = pos[k], pos[0]
+    slot = 2 * FILE_TO_FILE[pos[0] & 7] + bside
+    while i < n:
+        i += fill_squares(pos, i, pieces[slot, i], colour_swap, flip, types_, colours, squares, n)
+    idx = encode_pawn(n, leading, trailing, norm[slot], factor[slot], pos)
+    return decompress(data, pairs[slot], symlen, base, idx) - 2
+
+
+@nb.njit(cache=True)
+def stored_values(table_id, codes, invalid, types_, colours, data, pieces, norm, factor, pairs,
+                  symlen, base, has_pawns, enc_type, leading, trailing, swapped, symmetric):
+    """The file's stored value (-2..2) for every entry of our table whose code is not
+    ``invalid`` (others: -3)."""
+    n = types_.size
+    values = np.full(codes.size, -3, dtype=np.int8)
+    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+    pos = np.empty(MOST_PIECES, dtype=np.int64)
+    for index in range(codes.size):
+        if codes[index] == invalid:
+            continue
+        stm = E.storage_unrank(table_id, index, squares)
+        values[index] = stored_value(data, pieces, norm, factor, pairs, symlen, base, has_pawns,
+                                     enc_type, n, leading, trailing, swapped, symmetric, stm,
+                                     types_,
+                                     colours, squares, pos)
+    return values
+
+
+def file_values(syzygy_dir, table: str, codes: np.ndarray, invalid: int) -> np.ndarray:
+    """:func:`stored_values` of our ``table`` (codes ``codes``) from its Syzygy WDL file in
+    ``syzygy_dir``."""
+    name = S.normalize_tablename(table)
+    source = SyzygyFile(f"{syzygy_dir}/{name}.rtbw")
+    spec = E.spec_of(table)  # our codes: type (P N B R Q K) + 6 * colour
+    types_ = np.array([code % 6 + 1 for code in spec], dtype=np.int64)
+    colours = np.array([code // 6 for code in spec], dtype=np.int64)
+    return stored_values(E.TABLE_IDS[table], codes, invalid, types_, colours, source.data,
+                         source.pieces, source.norm, source.factor, source.pairs, source.symlen,
+                         source.base, source.has_pawns, source.enc_type, source.leading_pawns,
+                         source.trailing_pawns, source.swapped(table), source.symmetric)
+
+
+@nb.njit(cache=True)
+def mover_sign(code):
+    """The side to move's WDL (-1, 0, 1) in a position of code ``code``."""
+    return np.int64(is_win(code)) - np.int64(is_loss(code))
+
+
+@nb.njit(cache=True, parallel=True)
+def capture_values(legal_moves, play, unrank, rank, table_id, size, pieces, other_codes,
+                   offsets, table_pieces, template, max_moves):
+    """For every entry of our table: the best WDL the side to move gets by a capture (-1, 0,
+    1), valued by our child tables; -3 if it has none (or the entry is not a position). A
+    capture is a move into a table of fewer pieces."""
+    best = np.full(size, -3, dtype=np.int8)
+    tasks = (size + SPAN - 1) // SPAN
+    for task in prange(tasks):
+        pos, child = np.empty_like(template), np.empty_like(template)
+        moves = np.empty(max_moves, dtype=np.int32)
+        for index in range(task * SPAN, min(size, (task + 1) * SPAN)):
+            if not unrank(table_id, index, pos):
+                continue
+            for i in range(legal_moves(pos, moves)):
+                play(pos, moves[i], child)
+                entry = rank(child)
+                if entry < 0:
+                    continue  # an en-passant right: never after a capture
+                child_table = entry >> TABLE_SHIFT
+                if table_pieces[child_table] >= pieces:
+                    continue
+                value = -mover_sign(other_codes[offsets[child_table] + (entry & INDEX_MASK)])
+                if value > best[index]:
+                    best[index] = value
+    return best
+
+
+def prober_values(syzygy_dir, root, table: str) -> tuple[np.ndarray, np.ndarray]:
+    """(ours, Syzygy's) WDL (-1, 0, 1; -3 where our entry is not a position) of every entry of
+    our ``table`` in ``root``. Syzygy's is what python-chess's ``probe_wdl`` answers, cursed
+    wins and blessed losses as wins and losses: the better of the value the file stores and
+    the captures, whose children are valued here by our own child tables. So a table agrees
+    with Syzygy on every position once its child tables do (each checked the same way: a
+    3-piece table's captures reach KvK, drawn)."""
+    from databases.families import get_family
+    from retrograde.tables import load_children, read_codes
+
+    family = get_family("chess")
+    codes = read_codes(root, "chess", table)
+    children, offsets, _ = load_children(root, family, family.dependencies(table))
+    kernels = family.game.kernels
+    table_pieces = np.array([len(E.spec_of(name)) for name in family.table_names()],
+                            dtype=np.int64)
+    captures = capture_values(kernels.legal_moves, kernels.play, family.unrank, family.rank,
+                              family.table_id(table), codes.size, len(E.spec_of(table)),
+                              children, offsets, table_pieces, family.game.new_position(),
+                              family.game.max_moves)
+    stored = np.sign(file_values(syzygy_dir, table, codes, INVALID))
+    ours = np.where(codes == INVALID, -3, signs(codes)).astype(np.int8)
+    syzygy = np.where(codes == INVALID, -3, np.maximum(stored, captures)).astype(np.int8)
+    return ours, syzygy
+
+
+@nb.njit(cache=True)
+def signs(codes):
+    """:func:`mover_sign` of every code."""
+    out = np.empty(codes.size, dtype=np.int8)
+    for i in range(codes.size):
+        out[i] = mover_sign(codes[i])
+    return out
