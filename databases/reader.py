@@ -153,6 +153,9 @@ class TableFile:
         except PermissionError:
             raise UnusableTableError(f"{self.path}: cannot read the table file (permission "
                                      "denied)") from None
+        except IsADirectoryError:
+            raise UnusableTableError(f"{self.path}: a directory where a table file should "
+                                     "be") from None
         except Exception as error:  # OSError mostly: truncated, or no HDF5 signature
             raise DamagedTableError(f"{self.path}: not a readable table file, damaged or "
                                     f"truncated ({_first_line(error)})") from None

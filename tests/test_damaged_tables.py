@@ -413,3 +413,9 @@ def test_cli_check_proof_cannot_check_through_a_damaged_table(chess_db, tmp_path
     assert run.returncode == 1 and run.stdout == "" and "INVALID" not in run.stderr
     lines = run.stderr.splitlines()
     assert len(lines) == 1 and str(krvk) in lines[0], run.stderr
+
+
+def test_cli_a_directory_in_a_table_files_place_is_one_line(tmp_path):
+    (tmp_path / "tictactoe" / "all.h5").mkdir(parents=True)
+    assert_one_line_error(solver("probe", "tictactoe", "startpos", "--db", str(tmp_path)), 1,
+                          "all.h5: a directory where a table file should be")
