@@ -318,23 +318,23 @@ def stored_value(data, pieces, norm, factor, pairs, symlen, base, has_pawns, enc
     return decompress(data, pairs[slot], symlen, base, idx) - 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, parallel=True)
 def stored_values(table_id, codes, invalid, types_, colours, data, pieces, norm, factor, pairs,
                   symlen, base, has_pawns, enc_type, leading, trailing, swapped, symmetric):
     """The file's stored value (-2..2) for every entry of our table whose code is not
     ``invalid`` (others: -3)."""
     n = types_.size
     values = np.full(codes.size, -3, dtype=np.int8)
-    squares = np.empty(E.MAX_PIECES, dtype=np.int64)
-    pos = np.empty(MOST_PIECES, dtype=np.int64)
-    for index in range(codes.size):
-        if codes[index] == invalid:
-            continue
-        stm = E.storage_unrank(table_id, index, squares)
-        values[index] = stored_value(data, pieces, norm, factor, pairs, symlen, base, has_pawns,
-                                     enc_type, n, leading, trailing, swapped, symmetric, stm,
-                                     types_,
-                                     colours, squares, pos)
+    for task in prange((codes.size + SPAN - 1) // SPAN):
+        squares = np.empty(E.MAX_PIECES, dtype=np.int64)
+        pos = np.empty(MOST_PIECES, dtype=np.int64)
+        for index in range(task * SPAN, min(codes.size, (task + 1) * SPAN)):
+            if codes[index] == invalid:
+                continue
+            stm = E.storage_unrank(table_id, index, squares)
+            values[index] = stored_value(data, pieces, norm, factor, pairs, symlen, base,
+                                         has_pawns, enc_type, n, leading, trailing, swapped,
+                                         symmetric, stm, types_, colours, squares, pos)
     return values
 
 

@@ -1,5 +1,7 @@
 """Five-piece chess tables against Syzygy's (``$SOLVER_ORACLE_DATA/chess/syzygy5``: KQRvKR,
-KRRvKR, KRBvKR, KRNvKR, KRPvKR, probed with python-chess beside the 3-4-piece directory).
+KRRvKR, KRBvKR, KRNvKR, KRPvKR, probed with python-chess beside the 3-4-piece directory):
+100,000 random positions of each through python-chess, and every position through the bulk
+reader of tests/syzygy_raw.py.
 
 Building a five-piece table takes minutes, so these tests are marked ``slow``; they build the
 tables (and what they depend on) into ``$SOLVER_TEST_CHESS_DB`` when it is set (tables already
@@ -17,7 +19,7 @@ import pytest
 from databases import open_database
 from retrograde.build import build_tables
 from retrograde.verify import verify_table
-from tests.test_retrograde_chess import check_random_positions
+from tests.test_retrograde_chess import check_every_position, check_random_positions
 
 SYZYGY5_TABLES = ["KQRvKR", "KRRvKR", "KRBvKR", "KRNvKR", "KRPvKR"]
 RANDOM_POSITIONS = 100_000
@@ -48,6 +50,14 @@ def test_five_piece_wdl_matches_syzygy(five_db, syzygy5, table):
     # 100,000 random legal positions, both sides to move, en passant where legal
     with open_database(five_db, "chess") as db:
         check_random_positions(db, syzygy5, table, RANDOM_POSITIONS, seed=zlib.crc32(table.encode()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", checked_tables())
+def test_five_piece_every_position_matches_syzygy(five_db, syzygy5, oracle_data, table):
+    # the captures valued by the four-piece tables built beside it (built as the slow tests
+    # of test_retrograde_chess.py check them: every position against Syzygy)
+    check_every_position(five_db, syzygy5, oracle_data("chess/syzygy5"), table, 1_000)
 
 
 @pytest.mark.slow
