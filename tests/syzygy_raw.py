@@ -4,9 +4,9 @@ tables, for the exhaustive oracle check (tests/test_retrograde_chess.py).
 python-chess probes about 5,000 positions a second, so checking the 136 M positions of the
 3-4-piece tables through it takes most of a day. Here python-chess only parses each file's
 header (``WdlTable.init_table_wdl``: the piece order, normalisation and index factors of each
-side and pawn file, and the parameters of the compressed blocks); the per-position work its
-``encode_piece``, ``encode_pawn`` and ``decompress_pairs`` do is repeated in numba, over the
-file's bytes, for every entry of our table at once.
+side and pawn file, and the parameters of the compressed blocks); numba decodes every block of
+the file once, then finds each position's value through python-chess's ``encode_piece`` and
+``encode_pawn`` (repeated here), for every entry of our table at once.
 
 What a Syzygy file stores is not always the position's value: where a capture is at least as
 good, the generator may store a lower value that compresses better, and a prober takes the
@@ -44,9 +44,10 @@ SLOTS = 8  # pawn file (4) x side of the stored table (2); pawnless tables use t
 
 
 class SyzygyFile:
-    """One WDL file as arrays for :func:`stored_values`: its bytes and, per slot (pawn file
-    ``f``, stored side ``bside``: ``2 f + bside``), the piece order, normalisation, factors
-    and block parameters python-chess read from its header."""
+    """One WDL file as arrays for :func:`stored_values`: per slot (pawn file ``f``, stored
+    side ``bside``: ``2 f + bside``) the piece order, normalisation and factors python-chess
+    read from its header, and every value it stores (``values[first_value[slot] + idx]``,
+    -2..2), decoded from its blocks."""
 
     def __init__(self, path: str):
         table = S.WdlTable(path)
@@ -89,6 +90,14 @@ class SyzygyFile:
                 bases.append(np.array(d.base, dtype=np.uint64))
         self.symlen = np.concatenate(symlens) if symlens else np.zeros(1, dtype=np.int64)
         self.base = np.concatenate(bases) if bases else np.zeros(1, dtype=np.uint64)
+        self.first_value = np.zeros(SLOTS, dtype=np.int64)
+        sizes = [table.tb_size[slot] if self.pairs[slot, 1] >= 0 else 0 for slot in range(SLOTS)]
+        self.first_value[1:] = np.cumsum(sizes)[:-1]
+        self.values = np.empty(sum(sizes), dtype=np.int8)
+        for slot, size in enumerate(sizes):
+            if size:
+                decompress_slot(self.data, self.pairs[slot], self.symlen, self.base,
+                                self.values[self.first_value[slot]:][:size])
         table.close()
 
     def swapped(self, table: str) -> int:
@@ -105,65 +114,59 @@ def read_u16(data, at):
 
 
 @nb.njit(cache=True, inline="always")
-def read_u32(data, at):
-    return read_u16(data, at) | (read_u16(data, at + 2) << 16)
-
-
-@nb.njit(cache=True, inline="always")
 def read_u32_be(data, at):
     return ((np.uint64(data[at]) << np.uint64(24)) | (np.uint64(data[at + 1]) << np.uint64(16))
             | (np.uint64(data[at + 2]) << np.uint64(8)) | np.uint64(data[at + 3]))
 
 
 @nb.njit(cache=True)
-def decompress(data, pairs, symlen, base, idx):
-    """python-chess's ``decompress_pairs``: the symbol stored at ``idx`` under ``pairs``."""
+def decompress_slot(data, pairs, symlen, base, out):
+    """Every value of one slot in index order, into ``out``: its blocks decoded one after
+    the other (python-chess's ``decompress_pairs`` finds one value by walking its block from
+    the start; decoding each block once makes a table's every position cheap)."""
     idxbits, min_len = pairs[0], pairs[1]
     if idxbits == 0:
-        return min_len
-    indextable, sizetable, blocks, offset, sympat, blocksize = (
-        pairs[2], pairs[3], pairs[4], pairs[5], pairs[6], pairs[7])
+        out[:] = min_len - 2
+        return
+    sizetable, blocks, offset, sympat, blocksize = pairs[3], pairs[4], pairs[5], pairs[6], pairs[7]
     first_symlen, first_base = pairs[8], pairs[9]
-    mainidx = idx >> idxbits
-    litidx = (idx & ((np.int64(1) << idxbits) - 1)) - (np.int64(1) << (idxbits - 1))
-    block = read_u32(data, indextable + 6 * mainidx)
-    litidx += read_u16(data, indextable + 6 * mainidx + 4)
-    if litidx < 0:
-        while litidx < 0:
-            block -= 1
-            litidx += read_u16(data, sizetable + 2 * block) + 1
-    else:
-        while litidx > read_u16(data, sizetable + 2 * block):
-            litidx -= read_u16(data, sizetable + 2 * block) + 1
-            block += 1
-    ptr = blocks + (block << blocksize)
-    code = (read_u32_be(data, ptr) << np.uint64(32)) | read_u32_be(data, ptr + 4)
-    ptr += 8
-    bitcnt = 0
-    while True:
-        length = min_len
-        while code < base[first_base + length - min_len]:
-            length += 1
-        sym = read_u16(data, offset + length * 2)
-        sym += np.int64((code - base[first_base + length - min_len]) >> np.uint64(64 - length))
-        if litidx < symlen[first_symlen + sym] + 1:
-            break
-        litidx -= symlen[first_symlen + sym] + 1
-        code <<= np.uint64(length)
-        bitcnt += length
-        if bitcnt >= 32:
-            bitcnt -= 32
-            code |= read_u32_be(data, ptr) << np.uint64(bitcnt)
-            ptr += 4
-    while symlen[first_symlen + sym]:
-        w = sympat + 3 * sym
-        left = ((np.int64(data[w + 1]) & 0xF) << 8) | np.int64(data[w])
-        if litidx < symlen[first_symlen + left] + 1:
-            sym = left
-        else:
-            litidx -= symlen[first_symlen + left] + 1
-            sym = (np.int64(data[w + 2]) << 4) | (np.int64(data[w + 1]) >> 4)
-    return np.int64(data[sympat + 3 * sym])
+    stack = np.empty(64, dtype=np.int64)
+    written = 0
+    block = 0
+    while written < out.size:
+        left_in_block = read_u16(data, sizetable + 2 * block) + 1
+        ptr = blocks + (block << blocksize)
+        code = (read_u32_be(data, ptr) << np.uint64(32)) | read_u32_be(data, ptr + 4)
+        ptr += 8
+        bitcnt = 0
+        while left_in_block > 0 and written < out.size:
+            length = min_len
+            while code < base[first_base + length - min_len]:
+                length += 1
+            sym = read_u16(data, offset + length * 2)
+            sym += np.int64((code - base[first_base + length - min_len]) >> np.uint64(64 - length))
+            code <<= np.uint64(length)
+            bitcnt += length
+            if bitcnt >= 32:
+                bitcnt -= 32
+                code |= read_u32_be(data, ptr) << np.uint64(bitcnt)
+                ptr += 4
+            # a symbol is a leaf value or a pair of symbols: expand it left to right
+            depth = 1
+            stack[0] = sym
+            while depth > 0 and left_in_block > 0 and written < out.size:
+                depth -= 1
+                sym = stack[depth]
+                w = sympat + 3 * sym
+                if symlen[first_symlen + sym] == 0:
+                    out[written] = np.int64(data[w]) - 2
+                    written += 1
+                    left_in_block -= 1
+                else:
+                    stack[depth] = (np.int64(data[w + 2]) << 4) | (np.int64(data[w + 1]) >> 4)
+                    stack[depth + 1] = ((np.int64(data[w + 1]) & 0xF) << 8) | np.int64(data[w])
+                    depth += 2
+        block += 1
 
 
 @nb.njit(cache=True, inline="always")
@@ -291,7 +294,7 @@ def fill_squares(pos, at, piece, colour_swap, square_flip, types_, colours, squa
 
 
 @nb.njit(cache=True)
-def stored_value(data, pieces, norm, factor, pairs, symlen, base, has_pawns, enc_type, n,
+def stored_value(values, first_value, pieces, norm, factor, has_pawns, enc_type, n,
                  leading, trailing, swapped, symmetric, stm, types_, colours, squares, pos):
     """What the file stores for one position (python-chess's ``_probe_wdl_table``): -2..2."""
     if symmetric:
@@ -306,7 +309,7 @@ def stored_value(data, pieces, norm, factor, pairs, symlen, base, has_pawns, enc
             i += fill_squares(pos, i, pieces[bside, i], colour_swap, 0, types_, colours,
                               squares, n)
         idx = encode_piece(enc_type, n, norm[bside], factor[bside], pos)
-        return decompress(data, pairs[bside], symlen, base, idx) - 2
+        return values[first_value[bside] + idx]
     i = fill_squares(pos, 0, pieces[0, 0], colour_swap, flip, types_, colours, squares, n)
     for k in range(1, leading):  # python-chess's pawn_file: the lowest FLAP first
         if FLAP[pos[0]] > FLAP[pos[k]]:
@@ -315,16 +318,16 @@ def stored_value(data, pieces, norm, factor, pairs, symlen, base, has_pawns, enc
     while i < n:
         i += fill_squares(pos, i, pieces[slot, i], colour_swap, flip, types_, colours, squares, n)
     idx = encode_pawn(n, leading, trailing, norm[slot], factor[slot], pos)
-    return decompress(data, pairs[slot], symlen, base, idx) - 2
+    return values[first_value[slot] + idx]
 
 
 @nb.njit(cache=True, parallel=True)
-def stored_values(table_id, codes, invalid, types_, colours, data, pieces, norm, factor, pairs,
-                  symlen, base, has_pawns, enc_type, leading, trailing, swapped, symmetric):
+def stored_values(table_id, codes, invalid, types_, colours, values, first_value, pieces, norm,
+                  factor, has_pawns, enc_type, leading, trailing, swapped, symmetric):
     """The file's stored value (-2..2) for every entry of our table whose code is not
     ``invalid`` (others: -3)."""
     n = types_.size
-    values = np.full(codes.size, -3, dtype=np.int8)
+    stored = np.full(codes.size, -3, dtype=np.int8)
     for task in prange((codes.size + SPAN - 1) // SPAN):
         squares = np.empty(E.MAX_PIECES, dtype=np.int64)
         pos = np.empty(MOST_PIECES, dtype=np.int64)
@@ -332,10 +335,10 @@ def stored_values(table_id, codes, invalid, types_, colours, data, pieces, norm,
             if codes[index] == invalid:
                 continue
             stm = E.storage_unrank(table_id, index, squares)
-            values[index] = stored_value(data, pieces, norm, factor, pairs, symlen, base,
-                                         has_pawns, enc_type, n, leading, trailing, swapped,
-                                         symmetric, stm, types_, colours, squares, pos)
-    return values
+            stored[index] = stored_value(values, first_value, pieces, norm, factor, has_pawns,
+                                         enc_type, n, leading, trailing, swapped, symmetric, stm,
+                                         types_, colours, squares, pos)
+    return stored
 
 
 def file_values(syzygy_dir, table: str, codes: np.ndarray, invalid: int) -> np.ndarray:
@@ -346,9 +349,9 @@ def file_values(syzygy_dir, table: str, codes: np.ndarray, invalid: int) -> np.n
     spec = E.spec_of(table)  # our codes: type (P N B R Q K) + 6 * colour
     types_ = np.array([code % 6 + 1 for code in spec], dtype=np.int64)
     colours = np.array([code // 6 for code in spec], dtype=np.int64)
-    return stored_values(E.TABLE_IDS[table], codes, invalid, types_, colours, source.data,
-                         source.pieces, source.norm, source.factor, source.pairs, source.symlen,
-                         source.base, source.has_pawns, source.enc_type, source.leading_pawns,
+    return stored_values(E.TABLE_IDS[table], codes, invalid, types_, colours, source.values,
+                         source.first_value, source.pieces, source.norm, source.factor,
+                         source.has_pawns, source.enc_type, source.leading_pawns,
                          source.trailing_pawns, source.swapped(table), source.symmetric)
 
 
@@ -359,11 +362,12 @@ def mover_sign(code):
 
 
 @nb.njit(cache=True, parallel=True)
-def capture_values(legal_moves, play, unrank, rank, table_id, size, pieces, other_codes,
+def capture_values(noisy_moves, play, unrank, rank, table_id, size, pieces, other_codes,
                    offsets, table_pieces, template, max_moves):
     """For every entry of our table: the best WDL the side to move gets by a capture (-1, 0,
     1), valued by our child tables; -3 if it has none (or the entry is not a position). A
-    capture is a move into a table of fewer pieces."""
+    capture is a move of ``noisy_moves`` (captures and promotions) into a table of fewer
+    pieces."""
     best = np.full(size, -3, dtype=np.int8)
     tasks = (size + SPAN - 1) // SPAN
     for task in prange(tasks):
@@ -372,7 +376,7 @@ def capture_values(legal_moves, play, unrank, rank, table_id, size, pieces, othe
         for index in range(task * SPAN, min(size, (task + 1) * SPAN)):
             if not unrank(table_id, index, pos):
                 continue
-            for i in range(legal_moves(pos, moves)):
+            for i in range(noisy_moves(pos, moves)):
                 play(pos, moves[i], child)
                 entry = rank(child)
                 if entry < 0:
@@ -399,13 +403,12 @@ def prober_values(syzygy_dir, root, table: str) -> tuple[np.ndarray, np.ndarray]
     family = get_family("chess")
     codes = read_codes(root, "chess", table)
     children, offsets, _ = load_children(root, family, family.dependencies(table))
-    kernels = family.game.kernels
     table_pieces = np.array([len(E.spec_of(name)) for name in family.table_names()],
                             dtype=np.int64)
-    captures = capture_values(kernels.legal_moves, kernels.play, family.unrank, family.rank,
-                              family.table_id(table), codes.size, len(E.spec_of(table)),
-                              children, offsets, table_pieces, family.game.new_position(),
-                              family.game.max_moves)
+    captures = capture_values(family.game.player.noisy_moves, family.game.kernels.play,
+                              family.unrank, family.rank, family.table_id(table), codes.size,
+                              len(E.spec_of(table)), children, offsets, table_pieces,
+                              family.game.new_position(), family.game.max_moves)
     stored = np.sign(file_values(syzygy_dir, table, codes, INVALID))
     ours = np.where(codes == INVALID, -3, signs(codes)).astype(np.int8)
     syzygy = np.where(codes == INVALID, -3, np.maximum(stored, captures)).astype(np.int8)
