@@ -102,6 +102,20 @@ def syzygy(oracle_data):
 
 
 @pytest.fixture(scope="session")
+def full_db(tmp_path_factory):
+    """Every 3-4-piece table (rule-free), built once per session (about 2-3 minutes on one
+    core), or an existing build named by $SOLVER_TEST_CHESS_DB (missing or invalid tables are
+    built). The slow tests build their DTZ50 tables and the five-piece tables into it too."""
+    import os
+
+    from retrograde.build import build_tables
+
+    root = os.environ.get("SOLVER_TEST_CHESS_DB") or tmp_path_factory.mktemp("fullchessdb")
+    build_tables("chess", None, root, max_pieces=4, show_progress=False, dtz50=False)
+    return root
+
+
+@pytest.fixture(scope="session")
 def pawn_db(tmp_path_factory):
     """A database of KPvKP and every table it depends on (3-4 pieces: KQvKP, KQvK, KPvK, ...),
     with their DTZ50 tables: read-only, shared by the tests of DTZ50 and of `solver serve`."""

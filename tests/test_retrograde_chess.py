@@ -28,7 +28,6 @@ from databases import open_database
 from games.chess import endgames as E
 from games.kernels import WIN
 from games.value_codes import decode, encode
-from retrograde.build import build_tables
 from retrograde.tables import read_codes
 from retrograde.verify import verify_table
 from games.chess.random_positions import random_board
@@ -36,15 +35,6 @@ from games.chess.random_positions import random_board
 NORMAL_TABLES = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KQvKR", "KBBvK"]  # KBBvK: like pieces last
 GAVIOTA_TABLES = ["KQvK", "KRvK", "KPvK", "KBvK", "KNvK"]
 RANDOM_POSITIONS = 20_000
-
-
-@pytest.fixture(scope="session")
-def full_db(tmp_path_factory):
-    """Every 3-4-piece table, built once per session (about 2-3 minutes on one core), or an
-    existing build named by $SOLVER_TEST_CHESS_DB (missing or invalid tables are built)."""
-    root = os.environ.get("SOLVER_TEST_CHESS_DB") or tmp_path_factory.mktemp("fullchessdb")
-    build_tables("chess", None, root, max_pieces=4, show_progress=False, dtz50=False)
-    return root
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,11 @@
 """Five-piece chess tables against Syzygy's (``$SOLVER_ORACLE_DATA/chess/syzygy5``: KQRvKR,
 KRRvKR, KRBvKR, KRNvKR, KRPvKR, probed with python-chess beside the 3-4-piece directory):
-100,000 random positions of each through python-chess, and every position through the bulk
+20,000 random positions of each through python-chess, and every position through the bulk
 reader of tests/syzygy_raw.py.
 
 Building a five-piece table takes minutes, so these tests are marked ``slow``; they build the
-tables (and what they depend on) into ``$SOLVER_TEST_CHESS_DB`` when it is set (tables already
-built and valid are reused), else into a temporary directory. ``$SOLVER_FIVE_PIECE_TABLES``
+tables into the session's 3-4-piece database (tests/conftest.py's ``full_db``:
+``$SOLVER_TEST_CHESS_DB`` when it is set, tables already built and valid reused). ``$SOLVER_FIVE_PIECE_TABLES``
 (comma-separated) narrows the tables checked.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from retrograde.verify import verify_table
 from tests.test_retrograde_chess import check_every_position, check_random_positions
 
 SYZYGY5_TABLES = ["KQRvKR", "KRRvKR", "KRBvKR", "KRNvKR", "KRPvKR"]
-RANDOM_POSITIONS = 100_000
+RANDOM_POSITIONS = 20_000  # every position is checked as well (below)
 
 
 def checked_tables() -> list[str]:
@@ -31,10 +31,10 @@ def checked_tables() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def five_db(tmp_path_factory):
-    root = os.environ.get("SOLVER_TEST_CHESS_DB") or tmp_path_factory.mktemp("chessdb5")
-    build_tables("chess", checked_tables(), root, show_progress=False, dtz50=False)
-    return root
+def five_db(full_db):
+    """The five-piece tables, built beside the 3-4-piece ones they depend on."""
+    build_tables("chess", checked_tables(), full_db, show_progress=False, dtz50=False)
+    return full_db
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,8 @@ def syzygy5(oracle_data):
 @pytest.mark.slow
 @pytest.mark.parametrize("table", checked_tables())
 def test_five_piece_wdl_matches_syzygy(five_db, syzygy5, table):
-    # 100,000 random legal positions, both sides to move, en passant where legal
+    # random legal positions, both sides to move, en passant where legal (the only positions
+    # with an en-passant right checked here: they have no entry of their own)
     with open_database(five_db, "chess") as db:
         check_random_positions(db, syzygy5, table, RANDOM_POSITIONS, seed=zlib.crc32(table.encode()))
 
