@@ -56,48 +56,40 @@ class SyzygyFile:
         self.has_pawns, self.num = table.has_pawns, table.num
         self.enc_type = getattr(table, "enc_type", -1)
         self.leading_pawns, self.trailing_pawns = table.pawns if table.has_pawns else (0, 0)
-        self.data = np.frombuffer(table.data, dtype=np.uint8).copy()
         self.pieces = np.zeros((SLOTS, MOST_PIECES), dtype=np.int64)
         self.norm = np.zeros((SLOTS, MOST_PIECES), dtype=np.int64)
         self.factor = np.zeros((SLOTS, MOST_PIECES), dtype=np.int64)
-        self.pairs = np.full((SLOTS, PAIR_FIELDS), -1, dtype=np.int64)
+        pairs = np.full((SLOTS, PAIR_FIELDS), -1, dtype=np.int64)
         symlens, bases = [], []
         for f in range(4 if table.has_pawns else 1):
             for bside in range(2):
-                if table.has_pawns:
-                    source = table.files[f]
-                    precomp, pieces, norm, factor = (source.precomp, source.pieces[bside],
-                                                     source.norm[bside], source.factor[bside])
-                else:
-                    precomp, pieces, norm, factor = (table.precomp, table.pieces[bside],
-                                                     table.norm[bside], table.factor[bside])
-                if bside not in precomp:
+                source = table.files[f] if table.has_pawns else table
+                if bside not in source.precomp:
                     continue  # a symmetric table stores one side
                 slot = 2 * f + bside
-                self.pieces[slot, :self.num] = pieces[:self.num]
-                self.norm[slot, :self.num] = norm[:self.num]
-                factor = list(factor)[:MOST_PIECES]
+                self.pieces[slot, :self.num] = source.pieces[bside][:self.num]
+                self.norm[slot, :self.num] = source.norm[bside][:self.num]
+                factor = list(source.factor[bside])[:MOST_PIECES]
                 self.factor[slot, :len(factor)] = factor
-                d = precomp[bside]
-                if not d.idxbits:
-                    self.pairs[slot, :2] = 0, d.min_len
+                d = source.precomp[bside]
+                if not d.idxbits:  # one value throughout
+                    pairs[slot, :2] = 0, d.min_len
                     continue
-                first_symlen = sum(len(s) for s in symlens)
-                first_base = sum(len(b) for b in bases)
-                self.pairs[slot] = (d.idxbits, d.min_len, d.indextable, d.sizetable, d.data,
-                                    d.offset, d.sympat, d.blocksize, first_symlen, first_base)
+                pairs[slot] = (d.idxbits, d.min_len, d.indextable, d.sizetable, d.data, d.offset,
+                               d.sympat, d.blocksize, sum(map(len, symlens)), sum(map(len, bases)))
                 symlens.append(np.array(d.symlen, dtype=np.int64))
                 bases.append(np.array(d.base, dtype=np.uint64))
-        self.symlen = np.concatenate(symlens) if symlens else np.zeros(1, dtype=np.int64)
-        self.base = np.concatenate(bases) if bases else np.zeros(1, dtype=np.uint64)
-        self.first_value = np.zeros(SLOTS, dtype=np.int64)
-        sizes = [table.tb_size[slot] if self.pairs[slot, 1] >= 0 else 0 for slot in range(SLOTS)]
-        self.first_value[1:] = np.cumsum(sizes)[:-1]
+        sizes = [table.tb_size[slot] if pairs[slot, 1] >= 0 else 0 for slot in range(SLOTS)]
+        self.first_value = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
         self.values = np.empty(sum(sizes), dtype=np.int8)
+        data = np.frombuffer(table.data, dtype=np.uint8).copy()
+        symlen = np.concatenate(symlens) if symlens else np.zeros(1, dtype=np.int64)
+        base = np.concatenate(bases) if bases else np.zeros(1, dtype=np.uint64)
         for slot, size in enumerate(sizes):
             if size:
-                decompress_slot(self.data, self.pairs[slot], self.symlen, self.base,
-                                self.values[self.first_value[slot]:][:size])
+                start = self.first_value[slot]
+                decompress_slot(data, pairs[slot], symlen, base,
+                                self.values[start:start + size])
         table.close()
 
     def swapped(self, table: str) -> int:
