@@ -22,7 +22,7 @@ import numpy as np
 from numba import prange
 
 from games.chess import endgames as E
-from games.table_family import INDEX_MASK, TABLE_SHIFT
+from games.table_family import INDEX_MASK, NEEDS_CHILDREN, TABLE_SHIFT
 from games.value_codes import INVALID, is_loss, is_win
 
 # python-chess's index tables, as arrays (data of the installed library, read not copied)
@@ -37,8 +37,11 @@ PAWNIDX = np.array(S.PAWNIDX, dtype=np.int64)
 BINOMIAL = np.array([[S.binom(x, y) for y in range(8)] for x in range(65)], dtype=np.int64)
 
 MOST_PIECES = 8
-PAIR_FIELDS = 10  # idxbits, min_len, indextable, sizetable, data, offset, sympat, blocksize,
-#                   first symlen, first base (into the concatenated arrays)
+# A slot's block parameters (python-chess's PairsData), by field: idxbits, min_len, sizetable,
+# blocks (where the first block starts), offset, sympat, blocksize, and where its symbol
+# lengths and code bases start in the file's concatenated arrays
+PAIR_FIELDS = 9
+NO_VALUE = -3  # not a position (an INVALID entry of ours); of captures: no capture
 SPAN = 1 << 16  # entries per parallel task
 SLOTS = 8  # pawn file (4) x side of the stored table (2); pawnless tables use the first two
 
@@ -51,6 +54,12 @@ class SyzygyFile:
 
     def __init__(self, path: str):
         table = S.WdlTable(path)
+        try:
+            self._read(table)
+        finally:
+            table.close()
+
+    def _read(self, table) -> None:
         table.init_table_wdl()
         self.key, self.symmetric = table.key, table.symmetric
         self.has_pawns, self.num = table.has_pawns, table.num
@@ -75,8 +84,8 @@ class SyzygyFile:
                 if not d.idxbits:  # one value throughout
                     pairs[slot, :2] = 0, d.min_len
                     continue
-                pairs[slot] = (d.idxbits, d.min_len, d.indextable, d.sizetable, d.data, d.offset,
-                               d.sympat, d.blocksize, sum(map(len, symlens)), sum(map(len, bases)))
+                pairs[slot] = (d.idxbits, d.min_len, d.sizetable, d.data, d.offset, d.sympat,
+                               d.blocksize, sum(map(len, symlens)), sum(map(len, bases)))
                 symlens.append(np.array(d.symlen, dtype=np.int64))
                 bases.append(np.array(d.base, dtype=np.uint64))
         sizes = [table.tb_size[slot] if pairs[slot, 1] >= 0 else 0 for slot in range(SLOTS)]
@@ -90,14 +99,12 @@ class SyzygyFile:
                 start = self.first_value[slot]
                 decompress_slot(data, pairs[slot], symlen, base,
                                 self.values[start:start + size])
-        table.close()
 
-    def swapped(self, table: str) -> int:
-        """Whether the file holds our ``table`` with the colours swapped (python-chess's
-        ``calc_key(board) != self.key`` for its positions): 0 or 1."""
-        order = "KQRBNP"
-        white, black = (sorted(side, key=order.index) for side in table.split("v"))
-        return int(not self.symmetric and "".join(white) + "v" + "".join(black) != self.key)
+    def swapped(self, our_pieces: list[int]) -> int:
+        """Whether the file holds the positions of our table, whose pieces are
+        ``our_pieces`` (python-chess codes: type | colour << 3), with the colours swapped
+        (python-chess's ``calc_key(board) != self.key``): 0 or 1."""
+        return int(not self.symmetric and S.recalc_key(our_pieces) != self.key)
 
 
 @nb.njit(cache=True, inline="always")
@@ -120,9 +127,9 @@ def decompress_slot(data, pairs, symlen, base, out):
     if idxbits == 0:
         out[:] = min_len - 2
         return
-    sizetable, blocks, offset, sympat, blocksize = pairs[3], pairs[4], pairs[5], pairs[6], pairs[7]
-    first_symlen, first_base = pairs[8], pairs[9]
-    stack = np.empty(64, dtype=np.int64)
+    sizetable, blocks, offset, sympat, blocksize = pairs[2], pairs[3], pairs[4], pairs[5], pairs[6]
+    first_symlen, first_base = pairs[7], pairs[8]
+    stack = np.empty(symlen.size + 1, dtype=np.int64)  # deeper than any symbol's pair tree
     written = 0
     block = 0
     while written < out.size:
@@ -143,7 +150,9 @@ def decompress_slot(data, pairs, symlen, base, out):
                 bitcnt -= 32
                 code |= read_u32_be(data, ptr) << np.uint64(bitcnt)
                 ptr += 4
-            # a symbol is a leaf value or a pair of symbols: expand it left to right
+            # a symbol is a leaf value or a pair of symbols: expand it left to right (the last
+            # symbol of a block may run past the block's count: the rest is not the table's,
+            # as python-chess's decompress_pairs never reads it either)
             depth = 1
             stack[0] = sym
             while depth > 0 and left_in_block > 0 and written < out.size:
@@ -317,9 +326,9 @@ def stored_value(values, first_value, pieces, norm, factor, has_pawns, enc_type,
 def stored_values(table_id, codes, invalid, types_, colours, values, first_value, pieces, norm,
                   factor, has_pawns, enc_type, leading, trailing, swapped, symmetric):
     """The file's stored value (-2..2) for every entry of our table whose code is not
-    ``invalid`` (others: -3)."""
+    ``invalid`` (others: NO_VALUE)."""
     n = types_.size
-    stored = np.full(codes.size, -3, dtype=np.int8)
+    stored = np.full(codes.size, NO_VALUE, dtype=np.int8)
     for task in prange((codes.size + SPAN - 1) // SPAN):
         squares = np.empty(E.MAX_PIECES, dtype=np.int64)
         pos = np.empty(MOST_PIECES, dtype=np.int64)
@@ -333,18 +342,20 @@ def stored_values(table_id, codes, invalid, types_, colours, values, first_value
     return stored
 
 
-def file_values(syzygy_dir, table: str, codes: np.ndarray, invalid: int) -> np.ndarray:
+def file_values(syzygy_dir, table: str, codes: np.ndarray) -> np.ndarray:
     """:func:`stored_values` of our ``table`` (codes ``codes``) from its Syzygy WDL file in
-    ``syzygy_dir``."""
-    name = S.normalize_tablename(table)
-    source = SyzygyFile(f"{syzygy_dir}/{name}.rtbw")
+    ``syzygy_dir`` (KvK, which has none: drawn)."""
     spec = E.spec_of(table)  # our codes: type (P N B R Q K) + 6 * colour
     types_ = np.array([code % 6 + 1 for code in spec], dtype=np.int64)
     colours = np.array([code // 6 for code in spec], dtype=np.int64)
-    return stored_values(E.TABLE_IDS[table], codes, invalid, types_, colours, source.values,
+    if len(spec) == 2:
+        return np.where(codes == INVALID, NO_VALUE, 0).astype(np.int8)
+    source = SyzygyFile(f"{syzygy_dir}/{S.normalize_tablename(table)}.rtbw")
+    swapped = source.swapped([int(t) | int(c) << 3 for t, c in zip(types_, colours)])
+    return stored_values(E.TABLE_IDS[table], codes, INVALID, types_, colours, source.values,
                          source.first_value, source.pieces, source.norm, source.factor,
                          source.has_pawns, source.enc_type, source.leading_pawns,
-                         source.trailing_pawns, source.swapped(table), source.symmetric)
+                         source.trailing_pawns, swapped, source.symmetric)
 
 
 @nb.njit(cache=True)
@@ -357,11 +368,12 @@ def mover_sign(code):
 def capture_values(noisy_moves, play, unrank, rank, table_id, size, pieces, other_codes,
                    offsets, table_pieces, template, max_moves):
     """For every entry of our table: the best WDL the side to move gets by a capture (-1, 0,
-    1), valued by our child tables; -3 if it has none (or the entry is not a position). A
+    1), valued by our child tables; NO_VALUE if it has none (or the entry is not a position). A
     capture is a move of ``noisy_moves`` (captures and promotions) into a table of fewer
-    pieces."""
-    best = np.full(size, -3, dtype=np.int8)
+    pieces. Also how many captures no loaded table holds (0, or the caller is wrong)."""
+    best = np.full(size, NO_VALUE, dtype=np.int8)
     tasks = (size + SPAN - 1) // SPAN
+    unvalued = np.zeros(tasks, dtype=np.int64)
     for task in prange(tasks):
         pos, child = np.empty_like(template), np.empty_like(template)
         moves = np.empty(max_moves, dtype=np.int32)
@@ -371,24 +383,27 @@ def capture_values(noisy_moves, play, unrank, rank, table_id, size, pieces, othe
             for i in range(noisy_moves(pos, moves)):
                 play(pos, moves[i], child)
                 entry = rank(child)
-                if entry < 0:
-                    continue  # an en-passant right: never after a capture
+                if entry == NEEDS_CHILDREN:  # an en-passant right: never after a capture
+                    continue
                 child_table = entry >> TABLE_SHIFT
-                if table_pieces[child_table] >= pieces:
+                if entry >= 0 and table_pieces[child_table] >= pieces:
+                    continue
+                if entry < 0 or offsets[child_table] < 0:
+                    unvalued[task] += 1  # a capture into no table, or one not loaded
                     continue
                 value = -mover_sign(other_codes[offsets[child_table] + (entry & INDEX_MASK)])
                 if value > best[index]:
                     best[index] = value
-    return best
+    return best, unvalued.sum()
 
 
 def prober_values(syzygy_dir, root, table: str) -> tuple[np.ndarray, np.ndarray]:
-    """(ours, Syzygy's) WDL (-1, 0, 1; -3 where our entry is not a position) of every entry of
-    our ``table`` in ``root``. Syzygy's is what python-chess's ``probe_wdl`` answers, cursed
-    wins and blessed losses as wins and losses: the better of the value the file stores and
-    the captures, whose children are valued here by our own child tables. So a table agrees
-    with Syzygy on every position once its child tables do (each checked the same way: a
-    3-piece table's captures reach KvK, drawn)."""
+    """(ours, Syzygy's) WDL (-1, 0, 1; NO_VALUE where our entry is not a position) of every
+    entry of our ``table`` in ``root``. Syzygy's is what python-chess's ``probe_wdl`` answers
+    (cursed wins and blessed losses as wins and losses): the better of the value the file
+    stores and the captures, whose children are valued here by our own child tables. So a
+    table agrees with Syzygy on every position once its child tables do; checked the same way
+    down to KvK (no file: drawn), that is every table."""
     from databases.families import get_family
     from retrograde.tables import load_children, read_codes
 
@@ -397,13 +412,15 @@ def prober_values(syzygy_dir, root, table: str) -> tuple[np.ndarray, np.ndarray]
     children, offsets, _ = load_children(root, family, family.dependencies(table))
     table_pieces = np.array([len(E.spec_of(name)) for name in family.table_names()],
                             dtype=np.int64)
-    captures = capture_values(family.game.player.noisy_moves, family.game.kernels.play,
+    captures, unvalued = capture_values(family.game.player.noisy_moves, family.game.kernels.play,
                               family.unrank, family.rank, family.table_id(table), codes.size,
                               len(E.spec_of(table)), children, offsets, table_pieces,
                               family.game.new_position(), family.game.max_moves)
-    stored = np.sign(file_values(syzygy_dir, table, codes, INVALID))
-    ours = np.where(codes == INVALID, -3, signs(codes)).astype(np.int8)
-    syzygy = np.where(codes == INVALID, -3, np.maximum(stored, captures)).astype(np.int8)
+    if unvalued:
+        raise ValueError(f"{table}: {unvalued} captures lead to no loaded table")
+    stored = np.sign(file_values(syzygy_dir, table, codes))
+    ours = np.where(codes == INVALID, NO_VALUE, signs(codes)).astype(np.int8)
+    syzygy = np.where(codes == INVALID, NO_VALUE, np.maximum(stored, captures)).astype(np.int8)
     return ours, syzygy
 
 

@@ -1,12 +1,12 @@
 """Five-piece chess tables against Syzygy's (``$SOLVER_ORACLE_DATA/chess/syzygy5``: KQRvKR,
-KRRvKR, KRBvKR, KRNvKR, KRPvKR, probed with python-chess beside the 3-4-piece directory):
-20,000 random positions of each through python-chess, and every position through the bulk
-reader of tests/syzygy_raw.py.
+KRRvKR, KRBvKR, KRNvKR, KRPvKR, probed with python-chess beside the 3-4-piece
+directory): 20,000 random positions of each through python-chess, and every position
+through the bulk reader of tests/syzygy_raw.py.
 
 Building a five-piece table takes minutes, so these tests are marked ``slow``; they build the
 tables into the session's 3-4-piece database (tests/conftest.py's ``full_db``:
-``$SOLVER_TEST_CHESS_DB`` when it is set, tables already built and valid reused). ``$SOLVER_FIVE_PIECE_TABLES``
-(comma-separated) narrows the tables checked.
+``$SOLVER_TEST_CHESS_DB`` when it is set, tables already built and valid reused).
+``$SOLVER_FIVE_PIECE_TABLES`` (comma-separated) narrows the tables checked.
 """
 from __future__ import annotations
 
@@ -50,7 +50,8 @@ def test_five_piece_wdl_matches_syzygy(five_db, syzygy5, table):
     # random legal positions, both sides to move, en passant where legal (the only positions
     # with an en-passant right checked here: they have no entry of their own)
     with open_database(five_db, "chess") as db:
-        check_random_positions(db, syzygy5, table, RANDOM_POSITIONS, seed=zlib.crc32(table.encode()))
+        check_random_positions(db, syzygy5, table, RANDOM_POSITIONS,
+                               seed=zlib.crc32(table.encode()))
 
 
 @pytest.mark.slow
