@@ -346,7 +346,9 @@ def come_due(work, d, due, touched, flagged):
     size = work.shape[0]
     blocks = due.shape[0]
     won = np.zeros(blocks, dtype=np.int64)
-    for block in prange(blocks):
+    stride = scatter_stride(blocks)  # the blocks due cluster: spread them over the threads
+    for k in prange(blocks):
+        block = k * stride % blocks
         if due[block] != d:
             continue
         earliest = NONE_DUE

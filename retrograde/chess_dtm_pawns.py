@@ -18,11 +18,12 @@ from numba import prange, types
 from games.chess import endgames as E
 from games.value_codes import CODE_DRAW, loss_code, win_code
 from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN, initial_word,
-                                  may_lose_at, pending_level, start_words)
+                                  is_candidate, may_lose_at, pending_level, start_words)
 from retrograde.chess_dtz50 import (MISSING_CHILD, decode_in_row, decode_valid,
                                     every_quiet_move_loses, fastest_piece_slot,
-                                    gather_predecessors, index_strides, spec_codes)
-from retrograde.chess_dtz50_pawns import KINGS, LIST, push, slice_layout, slices
+                                    gather_predecessors, index_strides, quiet_move_reaching,
+                                    spec_codes)
+from retrograde.chess_dtz50_pawns import KINGS, LIST, push, slice_layout, slices, white_first
 from retrograde.chess_exits import MOST_EXITS, child_plans
 
 U16 = types.Array(types.uint16, 1, "C")
@@ -83,18 +84,18 @@ def chain_by_level(work, pending, count, first_due):
     return next_due
 
 
-@nb.njit(LIST(types.int64, U16, I64, I64, types.int64, types.int64, types.boolean, I64,
-              types.int64), cache=True)
-def spread_slice(table, work, strides, sources, count, d, wins, out, written):
-    """:func:`retrograde.chess_dtm.spread` from a list: the predecessors of the first
-    ``count`` ``sources`` (lost at ``d - 1`` if ``wins``, else won) won in ``d`` or
+@nb.njit(LIST(types.int64, U16, I64, I64, types.int64, types.int64, types.int64,
+              types.boolean, I64, types.int64), cache=True)
+def spread_slice(table, work, strides, sources, first, count, d, wins, out, written):
+    """:func:`retrograde.chess_dtm.spread` from a list: the predecessors of the ``count``
+    ``sources`` from ``first`` on (lost at ``d - 1`` if ``wins``, else won) won in ``d`` or
     flagged, each appended to ``out`` (``written`` long) as it is written; returns ``out``
     and its length."""
     n = E.COUNT[table]
     codes = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
     parents = np.empty(512, dtype=np.int64)
-    for s in range(count):
+    for s in range(first, first + count):
         index = sources[s]
         child_stm = decode_valid(table, index, squares)
         found = gather_predecessors(table, index, strides, codes, squares, n, child_stm,
@@ -110,6 +111,53 @@ def spread_slice(table, work, strides, sources, count, d, wins, out, written):
                 continue
             out, written = push(out, written, parent)
     return out, written
+
+
+@nb.njit(types.int64(U16, I64, types.int64, I64, types.int64, types.boolean, I64), cache=True)
+def candidate_entries(work, bases, variants, inner, side, known, out):
+    """How many entries of a slice (as :func:`solve_slice` lays them out) with ``side`` to
+    move may still be won (:func:`retrograde.chess_dtm.is_candidate`); each written into
+    ``out`` unless it is empty."""
+    found = 0
+    for v in range(variants):
+        for u in range(side * KINGS, (side + 1) * KINGS):
+            base = bases[v * UNITS + u]
+            for k in range(inner.shape[0]):
+                index = base + inner[k]
+                if is_candidate(np.int64(work[index]), known):
+                    if out.shape[0]:
+                        out[found] = index
+                    found += 1
+    return found
+
+
+@nb.njit(types.Tuple((I64, types.int64, types.int64))(
+    types.int64, U16, I64, I64, types.int64, types.int64, types.boolean, I64, types.int64),
+    cache=True)
+def pull_slice(table, work, strides, candidates, count, d, known, out, written):
+    """Level ``d``'s wins found from the positions that may be won rather than from those
+    lost at ``d - 1`` (:func:`spread_slice` with ``wins``: the same positions, a quiet move
+    being an un-move read backwards): each of the first ``count`` ``candidates`` still a
+    candidate with a quiet move to a position lost at ``d - 1`` is won in ``d`` and appended
+    to ``out`` (``written`` long). The candidates left are moved to the front. Returns
+    ``out``, its length and how many candidates are left."""
+    n = E.COUNT[table]
+    codes = spec_codes(table)
+    squares = np.empty(n, dtype=np.int64)
+    target = loss_code(d - 1)
+    kept = 0
+    for c in range(count):
+        index = candidates[c]
+        if not is_candidate(np.int64(work[index]), known):
+            continue  # decided since it was listed
+        stm = decode_valid(table, index, squares)
+        if quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, target):
+            work[index] = win_code(d)
+            out, written = push(out, written, index)
+        else:
+            candidates[kept] = index
+            kept += 1
+    return out, written, kept
 
 
 @nb.njit(types.Tuple((I64, types.int64, I64, types.int64))(
@@ -154,20 +202,34 @@ def settle_slice(table, work, strides, flagged, count, d, lost, lost_count):
     return lost, lost_count
 
 
-@nb.njit(types.int64(types.int64, U16, I64, types.int64, I64, I64, U16, I64_2D), cache=True)
-def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans):
+@nb.njit(types.int64(types.int64, U16, I64, types.int64, I64, I64, U16, I64_2D, types.boolean),
+         cache=True)
+def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans, known):
     """The levels of one slice, on this thread: its entries are ``bases[v * UNITS + u] +
     inner[k]`` for ``v < variants`` (variant ``v``: the pawn placement or its mirror image;
     unit ``u``: side to move and king pair). A level's frontier is a list of the positions
     the level before decided (no scan of the slice: a slice is as large as a table of one
-    piece fewer, and DTM has many levels). Returns MISSING_CHILD if a child table is not
-    loaded, else 0."""
+    piece fewer, and DTM has many levels). ``known``: the words start from the table's
+    DTZ50 codes (:func:`retrograde.chess_dtm.start_words`). Returns MISSING_CHILD if a child
+    table is not loaded, else 0."""
     missing, lost, lost_count, pending, count = initialise_slice(
         table, work, bases, variants, inner, strides, child_dtm, plans)
     if missing:
         return MISSING_CHILD
     first_due = np.full(LEVEL_MASK + 1, -1, dtype=np.int64)
     next_due = chain_by_level(work, pending, count, first_due)
+    # The long tail of a slice's levels: few positions of a side are still to be won, and
+    # un-moving every loss of the other side walks far more moves than those few walk
+    # forward (as the DTZ50 slices do: retrograde.chess_dtz50_pawns.solve_slice).
+    per_side = E.PER_SIDE[table]
+    nothing = np.empty(0, dtype=np.int64)
+    open_count = np.zeros(2, dtype=np.int64)  # candidates by side to move: an upper bound
+    for side in range(2):
+        open_count[side] = candidate_entries(work, bases, variants, inner, side, known,
+                                             nothing)
+    listed = np.zeros(2, dtype=np.bool_)
+    white_open = nothing
+    black_open = nothing
     won = np.empty(1024, dtype=np.int64)  # decided at the level before
     won_count = 0
     new_won = np.empty(1024, dtype=np.int64)
@@ -175,12 +237,36 @@ def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans):
     flagged = np.empty(1024, dtype=np.int64)
     d = 1
     while True:
-        new_won, new_won_count = spread_slice(table, work, strides, lost, lost_count, d, True,
-                                              new_won, 0)
+        white_lost = white_first(lost, lost_count, per_side)
+        new_won_count = 0
+        for side in range(2):  # the side to move of the positions that may be won
+            start, sources = (white_lost, lost_count - white_lost) if side == 0 \
+                else (0, white_lost)
+            if open_count[side] < sources:
+                if not listed[side]:
+                    listed[side] = True
+                    listing = np.empty(candidate_entries(work, bases, variants, inner, side,
+                                                         known, nothing), dtype=np.int64)
+                    open_count[side] = candidate_entries(work, bases, variants, inner, side,
+                                                         known, listing)
+                    if side == 0:
+                        white_open = listing
+                    else:
+                        black_open = listing
+                new_won, new_won_count, open_count[side] = pull_slice(
+                    table, work, strides, white_open if side == 0 else black_open,
+                    open_count[side], d, known, new_won, new_won_count)
+            else:
+                before = new_won_count
+                new_won, new_won_count = spread_slice(table, work, strides, lost, start,
+                                                      sources, d, True, new_won,
+                                                      new_won_count)
+                if not listed[side]:
+                    open_count[side] -= new_won_count - before
         new_won, new_won_count, flagged, flagged_count = come_due_slice(
             work, d, pending, first_due, next_due, new_won, new_won_count, flagged, 0)
-        flagged, flagged_count = spread_slice(table, work, strides, won, won_count, d, False,
-                                              flagged, flagged_count)
+        flagged, flagged_count = spread_slice(table, work, strides, won, 0, won_count, d,
+                                              False, flagged, flagged_count)
         new_lost, new_lost_count = settle_slice(table, work, strides, flagged, flagged_count,
                                                 d, new_lost, 0)
         won, new_won = new_won, won
@@ -204,15 +290,15 @@ def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans):
     return 0
 
 
-@nb.njit(types.void(types.int64, U16, I64_2D, I64, I64, I64, U16, I64_2D, I64), cache=True,
-         parallel=True)
-def solve_slices(table, work, slice_bases, variants, inner, strides, child_dtm, plans,
+@nb.njit(types.void(types.int64, U16, I64_2D, I64, I64, I64, U16, I64_2D, types.boolean, I64),
+         cache=True, parallel=True)
+def solve_slices(table, work, slice_bases, variants, inner, strides, child_dtm, plans, known,
                  results):
     """:func:`solve_slice` of every row of ``slice_bases`` (independent slices, with
     ``variants`` each), side by side; their results in ``results``."""
     for s in prange(slice_bases.shape[0]):
         results[s] = solve_slice(table, work, slice_bases[s], variants[s], inner, strides,
-                                 child_dtm, plans)
+                                 child_dtm, plans, known)
 
 
 def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
@@ -231,7 +317,7 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
     strides = index_strides(table_id)
     child_dtm = np.ascontiguousarray(child_dtm, dtype=np.uint16)
     pawn_strides, unit_bases, inner = slice_layout(table)
-    start_words(table_id, work, outcomes)
+    known = start_words(table_id, work, outcomes)
     progress.update("legal positions", 1, 1, size)
     groups: dict[int, list] = {}
     for advancement, variants in slices(table):
@@ -249,7 +335,7 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
                     unit_bases + int(np.dot(digits, pawn_strides))
         results = np.zeros(len(batch), dtype=np.int64)
         solve_slices(table_id, work, slice_bases, variants, inner, strides, child_dtm, plans,
-                     results)
+                     known, results)
         if (results == MISSING_CHILD).any():
             raise RuntimeError(f"{table}: exits lead to tables that are not loaded")
         done += len(batch)
