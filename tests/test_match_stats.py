@@ -249,18 +249,98 @@ def test_parse_tc_adjudication_sprt():
             match.parse_sprt(bad)
 
 
-def test_rules_outcome():
-    assert match.rules_outcome(chess.Board()) is None
-    mated = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
-    assert match.rules_outcome(mated) == ("0-1", match.CHECKMATE)
-    assert match.rules_outcome(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")) == ("1/2-1/2", match.STALEMATE)
-    assert match.rules_outcome(chess.Board("8/8/4k3/8/8/3K4/8/8 w - - 0 1"))[1] == match.INSUFFICIENT
-    assert match.rules_outcome(chess.Board("8/8/4k3/8/8/3K4/8/R7 w - - 100 80"))[1] == match.FIFTY_MOVES
-    board = chess.Board()
-    for move in ["g1f3", "g8f6", "f3g1", "f6g8"] * 2:
-        assert match.rules_outcome(board) is None
-        board.push_uci(move)
-    assert match.rules_outcome(board) == ("1/2-1/2", match.REPETITION)
+FASTCHESS_GAMES = """[Event "match"]
+[Round "1"]
+[White "new"]
+[Black "old"]
+[Result "1-0"]
+[Termination "normal"]
+
+1. e4 {+0.30/10 0.1s} e5 {-0.20/9 0.1s} 2. Qh5 {+0.5/8 0.1s} Nc6 3. Bc4 Nf6 4. Qxf7# {+M1/1 0.1s, White mates} 1-0
+
+[Event "match"]
+[Round "1"]
+[White "old"]
+[Black "new"]
+[Result "0-1"]
+[Termination "time forfeit"]
+
+1. d4 {+0.1/5 1.0s, White loses on time (921ms overrun)} 0-1
+
+[Event "match"]
+[Round "2"]
+[White "new"]
+[Black "old"]
+[Result "1/2-1/2"]
+[Termination "adjudication"]
+
+1. c4 {+0.00/5 0.1s, Draw by adjudication} 1/2-1/2
+
+[Event "match"]
+[Round "2"]
+[White "old"]
+[Black "new"]
+[Result "*"]
+[Termination "unterminated"]
+
+1. c4 {Game interrupted} *
+
+"""
+
+
+def test_fastchess_games_read_back(tmp_path):
+    """fastchess's PGN becomes ours: its rounds mapped onto the pairs still to play, game 1
+    A's White game, its reasons our Termination, the side that forfeited the Offender; an
+    interrupted game left out; and the tally counts them from A's side."""
+    source = tmp_path / "fastchess.pgn"
+    source.write_text(FASTCHESS_GAMES)
+    games = match.convert_games(source, [4, 7], {"A": "new", "B": "old"})
+    assert [(g.headers["Round"], g.headers["Termination"], g.headers.get("Offender")) for g in games] == [
+        ("5.1", match.CHECKMATE, None), ("5.2", match.TIME_FORFEIT, "White"),
+        ("8.1", match.ADJUDICATION_DRAW, None)]
+    out = tmp_path / "ours.pgn"
+    out.write_text("".join(str(g) + "\n\n" for g in games))
+    tally = match.Tally()
+    for record in match.read_pgn_records(out):
+        tally.add(record)
+    assert tally.complete_pairs == {4}
+    assert tally.wdl() == (2, 1, 0)  # the checkmate, old's time forfeit, the adjudicated draw
+    assert tally.forfeits()["B"][match.TIME_FORFEIT] == 1 and tally.forfeits()["A"][match.TIME_FORFEIT] == 0
+
+
+def test_fastchess_command(tmp_path):
+    """The limits, rules and engines of the command line in fastchess's terms; an xboard
+    engine through the adapter; an engine without fastchess is one usage line."""
+    args = match.build_parser().parse_args(
+        ["--engine", "cmd=/bin/sh -c 'exit 0',name=x,option.Hash=16", "--engine", "cmd=/bin/sh,proto=xboard",
+         "--tc", "40/60", "--adjudicate", "draw=8/10/40,resign=3/600", "--sprt", "elo0=0,elo1=10",
+         "--concurrency", "1", "--time-margin", "0.5"])
+    specs, settings, _, _, sprt, cores = match.configure(args)
+    names = match.engine_names(specs)
+    assert names == {"A": "x", "B": "sh"}
+    command = match.fastchess_command("fastchess", args, specs, names, settings, 3, tmp_path / "book.epd",
+                                      tmp_path / "games.pgn", sprt, cores, tmp_path)
+    text = " ".join(command)
+    for part in ("name=x", "option.Hash=16", "tc=40/60+0", "timemargin=500", "-rounds 3", "-repeat",
+                 "-draw movenumber=40 movecount=8 score=10", "-resign movecount=3 score=600 twosided=true",
+                 "-sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 model=logistic"):
+        assert part in text, part
+    scripts = sorted(tmp_path.glob("engine-*.sh"))
+    assert "exit 0" in scripts[0].read_text()
+    assert "xboard_as_uci.py" in scripts[1].read_text()
+    assert match.main(["--engine", "cmd=/bin/sh", "--fastchess", str(tmp_path / "none")]) == 2
+
+
+def test_xboard_adapter_helpers():
+    adapter = _load("xboard_as_uci")
+    assert adapter.parse_features('myname="Phalanx XXV" ping=1 setboard=1 done=1') == \
+        {"myname": "Phalanx XXV", "ping": "1", "setboard": "1", "done": "1"}
+    board, fen, moves = adapter.board_of("startpos moves e2e4 e7e5".split())
+    assert fen is None and [m.uci() for m in moves] == ["e2e4", "e7e5"]
+    board, fen, _ = adapter.board_of("fen 8/8/4k3/8/8/3K4/8/R7 w - - 0 1".split())
+    assert fen == "8/8/4k3/8/8/3K4/8/R7 w - - 0 1"
+    assert adapter.uci_of(chess.Board(), "Nf3") == "g1f3"
+    assert adapter.uci_of(chess.Board(), "e2e4") == "e2e4"
 
 
 def test_opening_order_is_stable():
