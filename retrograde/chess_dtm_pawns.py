@@ -17,13 +17,15 @@ from numba import prange, types
 
 from games.chess import endgames as E
 from games.value_codes import CODE_DRAW, loss_code, win_code
-from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_WINS, FLAG, LEVEL_MASK, OPEN, initial_word,
-                                  is_candidate, may_lose_at, pending_level, start_words)
+from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_DRAWS, EXIT_WINS, FLAG, LEVEL_MASK, OPEN,
+                                  initial_word, is_candidate, may_lose_at, pending_level,
+                                  start_words)
 from retrograde.chess_dtz50 import (MISSING_CHILD, decode_in_row, decode_valid,
                                     every_quiet_move_loses, fastest_piece_slot,
                                     gather_predecessors, index_strides, quiet_move_reaching,
                                     spec_codes)
-from retrograde.chess_dtz50_pawns import KINGS, LIST, push, slice_layout, slices, white_first
+from retrograde.chess_dtz50_pawns import (KINGS, LIST, open_entries, push, slice_layout, slices,
+                                          white_first)
 from retrograde.chess_exits import MOST_EXITS, child_plans
 
 U16 = types.Array(types.uint16, 1, "C")
@@ -111,24 +113,6 @@ def spread_slice(table, work, strides, sources, first, count, d, wins, out, writ
                 continue
             out, written = push(out, written, parent)
     return out, written
-
-
-@nb.njit(types.int64(U16, I64, types.int64, I64, types.int64, types.boolean, I64), cache=True)
-def candidate_entries(work, bases, variants, inner, side, known, out):
-    """How many entries of a slice (as :func:`solve_slice` lays them out) with ``side`` to
-    move may still be won (:func:`retrograde.chess_dtm.is_candidate`); each written into
-    ``out`` unless it is empty."""
-    found = 0
-    for v in range(variants):
-        for u in range(side * KINGS, (side + 1) * KINGS):
-            base = bases[v * UNITS + u]
-            for k in range(inner.shape[0]):
-                index = base + inner[k]
-                if is_candidate(np.int64(work[index]), known):
-                    if out.shape[0]:
-                        out[found] = index
-                    found += 1
-    return found
 
 
 @nb.njit(types.Tuple((I64, types.int64, types.int64))(
@@ -223,10 +207,13 @@ def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans, 
     # forward (as the DTZ50 slices do: retrograde.chess_dtz50_pawns.solve_slice).
     per_side = E.PER_SIDE[table]
     nothing = np.empty(0, dtype=np.int64)
+    # a candidate (chess_dtm.is_candidate): open, and with known outcomes a known win (its
+    # class EXIT_DRAWS or EXIT_WINS)
+    may_win = (EXIT_DRAWS << CLASS_SHIFT) if known else 0
     open_count = np.zeros(2, dtype=np.int64)  # candidates by side to move: an upper bound
     for side in range(2):
-        open_count[side] = candidate_entries(work, bases, variants, inner, side, known,
-                                             nothing)
+        open_count[side] = open_entries(work, bases, variants, inner, side, OPEN, may_win,
+                                        nothing)
     listed = np.zeros(2, dtype=np.bool_)
     white_open = nothing
     black_open = nothing
@@ -245,10 +232,10 @@ def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans, 
             if open_count[side] < sources:
                 if not listed[side]:
                     listed[side] = True
-                    listing = np.empty(candidate_entries(work, bases, variants, inner, side,
-                                                         known, nothing), dtype=np.int64)
-                    open_count[side] = candidate_entries(work, bases, variants, inner, side,
-                                                         known, listing)
+                    listing = np.empty(open_entries(work, bases, variants, inner, side, OPEN,
+                                                    may_win, nothing), dtype=np.int64)
+                    open_count[side] = open_entries(work, bases, variants, inner, side, OPEN,
+                                                    may_win, listing)
                     if side == 0:
                         white_open = listing
                     else:

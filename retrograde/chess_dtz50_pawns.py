@@ -182,16 +182,20 @@ def spread_slice(table, work, far, strides, sources, first, count, d, wins, long
     return out, written
 
 
-@nb.njit(types.int64(U8, I64, types.int64, I64, types.int64, I64), cache=True)
-def open_entries(work, bases, variants, inner, side, out):
+@nb.njit(cache=True)
+def open_entries(work, bases, variants, inner, side, low, mask, out):
     """How many entries of a slice (as :func:`solve_slice` lays them out) with ``side`` to
-    move are still open; each written into ``out`` unless it is empty."""
+    move are still open: at least ``low`` (this module's OPEN; the DTM words' of
+    :mod:`retrograde.chess_dtm_pawns`) and, unless ``mask`` is 0, with a bit of ``mask`` set
+    (there: the classes of a position that may be won). Each is written into ``out`` unless
+    it is empty."""
     found = 0
     for v in range(variants):
         for u in range(side * KINGS, (side + 1) * KINGS):
             base = bases[v * 2 * KINGS + u]
             for k in range(inner.shape[0]):
-                if work[base + inner[k]] >= OPEN:
+                entry = np.int64(work[base + inner[k]])
+                if entry >= low and (mask == 0 or entry & mask):
                     if out.shape[0]:
                         out[found] = base + inner[k]
                     found += 1
@@ -303,7 +307,7 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
     nothing = np.empty(0, dtype=np.int64)
     open_count = np.zeros(2, dtype=np.int64)  # by side to move: an upper bound until listed
     for side in range(2):
-        open_count[side] = open_entries(work, bases, variants, inner, side, nothing)
+        open_count[side] = open_entries(work, bases, variants, inner, side, OPEN, 0, nothing)
     listed = np.zeros(2, dtype=np.bool_)
     white_open = nothing
     black_open = nothing
@@ -324,9 +328,10 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
             if open_count[side] < sources:
                 if not listed[side]:  # (counted again: the bound is no size to write to)
                     listed[side] = True
-                    listing = np.empty(open_entries(work, bases, variants, inner, side, nothing),
-                                       dtype=np.int64)
-                    open_count[side] = open_entries(work, bases, variants, inner, side, listing)
+                    listing = np.empty(open_entries(work, bases, variants, inner, side, OPEN, 0,
+                                                    nothing), dtype=np.int64)
+                    open_count[side] = open_entries(work, bases, variants, inner, side, OPEN, 0,
+                                                    listing)
                     if side == 0:
                         white_open = listing
                     else:
