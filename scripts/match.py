@@ -65,7 +65,7 @@ ADJUDICATION_DRAW = "adjudication: draw"
 ADJUDICATION_RESIGN = "adjudication: resign"
 FORFEITS = (TIME_FORFEIT, ILLEGAL_MOVE, CRASH, STALL)
 
-# fastchess's reasons (the comment on a game's last move) -> ours; "{colour}" the side named
+# fastchess's reasons (the comment on a game's last move) -> ours; a forfeit names the side
 FASTCHESS_REASONS = (
     (re.compile(r"\b(White|Black) mates\b"), CHECKMATE),
     (re.compile(r"Draw by stalemate"), STALEMATE),
@@ -79,6 +79,8 @@ FASTCHESS_REASONS = (
     (re.compile(r"\b(White|Black) wins by adjudication\b"), ADJUDICATION_RESIGN),
     (re.compile(r"Draw by adjudication"), ADJUDICATION_DRAW),
 )
+# fastchess's Termination tags of the forfeits (a crash and a stall are both "abandoned")
+FASTCHESS_FORFEITS = {"time forfeit": TIME_FORFEIT, "illegal move": ILLEGAL_MOVE, "abandoned": CRASH}
 
 
 class UsageError(Exception):
@@ -107,9 +109,9 @@ def parse_engine_spec(text: str) -> EngineSpec:
     """Parse an --engine value: comma-separated ``key=value`` pairs, ``cmd`` required.
 
     Keys: ``cmd`` (the command line, split as a shell would), ``name`` (for the PGN and the
-    summary; default the engine's ``id name``), ``proto`` (``uci``, the default, or
-    ``xboard``), ``dir`` (working directory), ``option.NAME`` (an engine option, set once
-    after the handshake). The executable must exist (on PATH or as a path).
+    summary; default the executable's name), ``proto`` (``uci``, the default, or ``xboard``),
+    ``dir`` (working directory), ``option.NAME`` (a UCI engine's option, set before every
+    game). The executable must exist (on PATH or as a path).
     """
     fields: dict[str, str] = {}
     options: dict[str, str] = {}
@@ -180,11 +182,12 @@ def _key_values(text: str, what: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Adjudication:
-    """Score-based adjudication; off unless asked for.
+    """Score-based adjudication (fastchess's): off unless asked for.
 
     draw: from move ``draw_from`` on, both engines' last ``draw_moves`` scores within
-    ``draw_cp`` centipawns of 0. resign: one engine's last ``resign_moves`` scores at or below
-    ``-resign_cp`` and its opponent's at or above ``resign_cp``.
+    ``draw_cp`` centipawns of 0 (the count starts again at a capture or a pawn move).
+    resign: both engines' last ``resign_moves`` scores at least ``resign_cp`` from 0, the
+    winner's up and the loser's down (mate scores count).
     """
 
     draw_moves: int | None = None
@@ -192,11 +195,6 @@ class Adjudication:
     draw_from: int = 0
     resign_moves: int | None = None
     resign_cp: int = 0
-
-    @property
-    def on(self) -> bool:
-        """True when either rule is active."""
-        return self.draw_moves is not None or self.resign_moves is not None
 
     def describe(self) -> str:
         """The rules as ``draw=M/CP/FROM,resign=M/CP`` (``off`` when none)."""
@@ -318,7 +316,6 @@ class GameRecord:
     result: str
     reason: str
     offender: str | None = None   # "A" or "B" for forfeits
-    fen: str | None = None        # the starting position, as read back from a PGN
 
     @property
     def a_white(self) -> bool:
@@ -385,16 +382,18 @@ def read_pgn_records(path: Path) -> list[GameRecord]:
                 pair, number = int(pair_text) - 1, int(game_text)
             except ValueError:
                 continue
-            result = headers.get("Result", "*")
-            if number not in (1, 2) or pair < 0 or result not in ("1-0", "0-1", "1/2-1/2"):
-                continue
-            offender = None
-            if headers.get("Offender") in ("White", "Black"):
-                a_white = number == 1
-                offender = "A" if (headers["Offender"] == "White") == a_white else "B"
-            records.append(GameRecord(pair, number, result, headers.get("Termination", "?"), offender,
-                                      headers.get("FEN")))
+            if number in (1, 2) and pair >= 0 and headers.get("Result") in ("1-0", "0-1", "1/2-1/2"):
+                records.append(record_of(headers, pair, number))
     return records
+
+
+def record_of(headers: chess.pgn.Headers, pair: int, number: int) -> GameRecord:
+    """The record of game ``number`` of ``pair`` (0-based) from its PGN tags (this script's:
+    Termination and, for a forfeit, Offender)."""
+    offender = None
+    if headers.get("Offender") in ("White", "Black"):
+        offender = "A" if (headers["Offender"] == "White") == (number == 1) else "B"
+    return GameRecord(pair, number, headers["Result"], headers.get("Termination", "?"), offender)
 
 
 # -- fastchess --------------------------------------------------------------------------------
@@ -418,13 +417,14 @@ def engine_names(specs: dict[str, EngineSpec]) -> dict[str, str]:
     return names
 
 
-def engine_script(spec: EngineSpec, name: str, folder: Path) -> Path:
+def engine_script(spec: EngineSpec, name: str, settings: Settings, folder: Path) -> Path:
     """A shell script in ``folder`` that starts the engine as UCI (an xboard one through the
-    adapter): fastchess splits a command's arguments on spaces, a script keeps them whole."""
+    adapter, told the match's clock): fastchess splits a command's arguments on spaces, a
+    script keeps them whole."""
+    level = ["--level", f"{settings.moves or 0} {settings.base:g} {settings.inc:g}"] \
+        if settings.mode == "tc" else []
     command = spec.cmd if spec.proto == "uci" else \
-        [sys.executable, str(XBOARD_ADAPTER), "--name", name, "--", *spec.cmd]
-    if os.sep in command[0] and spec.dir and not os.path.isabs(command[0]):
-        command = [os.path.join(spec.dir, command[0]), *command[1:]]  # (the script runs in dir)
+        [sys.executable, str(XBOARD_ADAPTER), "--name", name, *level, "--", *spec.cmd]
     path = folder / f"engine-{len(list(folder.iterdir()))}.sh"
     path.write_text(f"#!/bin/sh\nexec {shlex.join(command)}\n")
     path.chmod(0o755)
@@ -439,12 +439,13 @@ def fastchess_command(fastchess: str, args: argparse.Namespace, specs: dict[str,
     command = [fastchess]
     for label in ("A", "B"):
         spec = specs[label]
-        engine = ["-engine", f"cmd={engine_script(spec, names[label], folder)}", f"name={names[label]}"]
+        engine = ["-engine", f"cmd={engine_script(spec, names[label], settings, folder)}",
+                  f"name={names[label]}"]
         if spec.dir:
             engine.append(f"dir={spec.dir}")
         engine += [f"option.{key}={value}" for key, value in spec.options.items()]
         command += engine
-    each = ["-each", "proto=uci", f"timemargin={round(settings.margin * 1000)}"]
+    each = ["-each", "proto=uci"]
     if settings.mode == "tc":
         each.append("tc=" + (f"{settings.moves}/" if settings.moves else "")
                     + f"{settings.base:g}+{settings.inc:g}")
@@ -452,11 +453,13 @@ def fastchess_command(fastchess: str, args: argparse.Namespace, specs: dict[str,
         each.append(f"st={settings.movetime:g}")
     else:
         each += ["tc=inf", f"nodes={settings.nodes}"]
+    each.append(f"timemargin={round(settings.margin * 1000)}")  # after tc=: it resets the margin
     command += each
     command += ["-openings", f"file={openings_file}", "format=epd", "order=sequential",
                 "-rounds", str(rounds), "-games", "2", "-repeat", "-recover",
                 "-concurrency", str(args.concurrency), "-event", settings.event,
                 "-pgnout", f"file={pgn}", "notation=san", "-ratinginterval", "0",
+                "-config", f"outname={folder / 'config.json'}",
                 "-startup-ms", str(round(args.init_timeout * 1000)),
                 "-ucinewgame-ms", str(round(args.init_timeout * 1000))]
     adj = settings.adjudication
@@ -469,12 +472,13 @@ def fastchess_command(fastchess: str, args: argparse.Namespace, specs: dict[str,
     if sprt:
         command += ["-sprt", f"elo0={sprt.elo0:g}", f"elo1={sprt.elo1:g}", f"alpha={sprt.alpha:g}",
                     f"beta={sprt.beta:g}", f"model={sprt.model}"]
-    if cores:
+    if cores:  # (fastchess pins both engines of a game to one core)
         command += ["-use-affinity", ",".join(str(c) for c in cores)]
     if args.concurrency > (os.cpu_count() or 1):
         command.append("-force-concurrency")
     if args.debug:
-        command += ["-log", f"file={pgn.with_suffix('.log')}", "level=trace", "engine=true"]
+        log = Path(args.pgn).with_suffix(".log") if args.pgn else Path("match.log")
+        command += ["-log", f"file={log}", "level=trace", "engine=true"]
     return command
 
 
@@ -486,6 +490,12 @@ def game_end(game: chess.pgn.Game) -> tuple[str, str | None]:
         found = pattern.search(text)
         if found:
             return reason, found.group(1) if reason in FORFEITS else None
+    # a forfeit before any move has no comment (fastchess writes the reason on a move): the
+    # loser offended
+    forfeit = FASTCHESS_FORFEITS.get(game.headers.get("Termination", ""))
+    result = game.headers.get("Result")
+    if forfeit and result in ("1-0", "0-1"):
+        return forfeit, "Black" if result == "1-0" else "White"
     return game.headers.get("Termination", "?"), None
 
 
@@ -657,22 +667,25 @@ examples:
                        help="clock: base and increment in seconds (default 10+0.1); MOVES/BASE gives BASE "
                        "seconds for every MOVES moves (40/60)")
     limit.add_argument("--movetime", type=float, metavar="S", help="fixed time per move, no clock")
-    limit.add_argument("--nodes", type=int, metavar="N", help="fixed nodes per move, no clock")
+    limit.add_argument("--nodes", type=int, metavar="N", help="fixed nodes per move, no clock (fastchess "
+                       "then sets no time limit: a hung engine hangs the match)")
     parser.add_argument("--openings", default=str(DEFAULT_OPENINGS), metavar="FILE",
                         help="EPD file, one opening a line (default: %(default)s)")
     parser.add_argument("--seed", type=int, help="shuffle the openings with this seed (default: file order)")
     parser.add_argument("--start", type=int, default=0, help="start at this opening index of the (shuffled) order")
-    parser.add_argument("--pgn", metavar="FILE", help="append every finished game to FILE")
+    parser.add_argument("--pgn", metavar="FILE", help="append every finished game to FILE (when the match "
+                        "ends or is stopped; a match killed outright loses this run's games)")
     parser.add_argument("--resume", action="store_true", help="count the games already in --pgn and play the rest")
     parser.add_argument("--json", metavar="FILE", help="write the summary figures to FILE")
     parser.add_argument("--concurrency", type=int, default=1, help="games at a time (default 1)")
     parser.add_argument("--cpu-affinity", nargs="?", const="auto", metavar="CORES",
-                        help="pin the engines to these cores (fastchess -use-affinity; default list: the "
-                             "first two per concurrent game)")
+                        help="pin each concurrent game's engines to a core of CORES (fastchess "
+                             "-use-affinity: both engines of a game share it; default: the first cores)")
     parser.add_argument("--adjudicate", metavar="RULES",
-                        help="off unless given: draw=MOVES/CP[/FROM] (both engines within CP centipawns "
-                             "of 0 for MOVES moves each, from move FROM), resign=MOVES/CP (one side "
-                             "<= -CP and the other >= CP for MOVES moves each)")
+                        help="off unless given (fastchess's -draw and -resign): draw=MOVES/CP[/FROM] (from "
+                             "move FROM, both engines within CP centipawns of 0 for MOVES moves each; a "
+                             "capture or pawn move starts the count again), resign=MOVES/CP (both engines' "
+                             "scores at least CP from 0, mates included, for MOVES moves each)")
     parser.add_argument("--sprt", metavar="PARAMS",
                         help="elo0=..,elo1=..[,alpha=0.05,beta=0.05,model=logistic|normalized]: stop when decided")
     parser.add_argument("--time-margin", type=float, default=0.0, metavar="S",
@@ -718,8 +731,15 @@ def configure(args: argparse.Namespace) -> tuple[dict[str, EngineSpec], Settings
     else:
         base, inc, moves = parse_tc(args.tc or "10+0.1")
         settings = Settings("tc", base=base, inc=inc, moves=moves)
-    if settings.mode == "nodes" and any(spec.proto == "xboard" for spec in specs.values()):
-        raise UsageError("--nodes: an xboard engine has no node limit (use --tc or --movetime)")
+    for spec in specs.values():
+        if spec.proto != "xboard":
+            continue
+        if settings.mode == "nodes":
+            raise UsageError("--nodes: an xboard engine has no node limit (use --tc or --movetime)")
+        if settings.mode == "movetime" and settings.movetime != int(settings.movetime):
+            raise UsageError("--movetime: an xboard engine takes whole seconds a move (st)")
+        if spec.options:
+            raise UsageError("option.NAME is for UCI engines (the xboard adapter sets no options)")
     settings.event = args.event
     if args.time_margin < 0:
         raise UsageError("--time-margin must be >= 0")
@@ -727,11 +747,13 @@ def configure(args: argparse.Namespace) -> tuple[dict[str, EngineSpec], Settings
     if args.adjudicate:
         settings.adjudication = parse_adjudication(args.adjudicate)
     sprt = parse_sprt(args.sprt) if args.sprt else None
+    if sprt and args.resume:
+        raise UsageError("--sprt with --resume: fastchess would stop on this run's pairs alone")
     cores = None
     if args.cpu_affinity is not None:
         available = sorted(os.sched_getaffinity(0))
         if args.cpu_affinity == "auto":
-            cores = available[:2 * args.concurrency]
+            cores = available[:args.concurrency]
         else:
             try:
                 cores = [int(c) for c in args.cpu_affinity.split(",")]
@@ -739,8 +761,8 @@ def configure(args: argparse.Namespace) -> tuple[dict[str, EngineSpec], Settings
                 raise UsageError(f"bad --cpu-affinity {args.cpu_affinity!r}: a comma-separated list of cores") from None
             if any(c not in available for c in cores):
                 raise UsageError(f"bad --cpu-affinity: cores available are {available}")
-        if len(cores) < 2 * args.concurrency:
-            raise UsageError(f"--cpu-affinity needs two cores per concurrent game ({2 * args.concurrency}); "
+        if len(cores) < args.concurrency:
+            raise UsageError(f"--cpu-affinity needs a core per concurrent game ({args.concurrency}); "
                              f"available: {available}")
     openings = load_openings(Path(args.openings))
     order = opening_order(len(openings), args.seed)
@@ -795,13 +817,8 @@ def run(args: argparse.Namespace) -> int:
             for game in played:
                 print(game, file=handle, end="\n\n")
     for game in played:
-        headers = game.headers
-        pair, number = (int(x) for x in headers["Round"].split("."))
-        offender = None
-        if headers.get("Offender") in ("White", "Black"):
-            offender = "A" if (headers["Offender"] == "White") == (number == 1) else "B"
-        tally.add(GameRecord(pair - 1, number, headers["Result"], headers["Termination"], offender,
-                             headers.get("FEN")))
+        pair, number = (int(x) for x in game.headers["Round"].split("."))
+        tally.add(record_of(game.headers, pair - 1, number))
     data = summary(args, specs, names, settings, tally, sprt, cores, len(played), interrupted)
     print_summary(data, tally)
     if args.json:

@@ -5,10 +5,13 @@ can play it (``scripts/match.py`` starts it for an engine given with ``proto=xbo
 
 It reads UCI on stdin and answers on stdout. Every ``go`` sets the xboard engine up afresh
 (``new``, ``force``, ``setboard`` unless the game starts from the initial position, the
-moves), gives it the clock (``level``, ``time``, ``otim``) or ``st`` for a fixed time a move,
-and answers its ``move`` as ``bestmove``. ``isready`` waits for ``pong`` when the engine
-offers ``ping``; ``stop`` sends ``?`` (move now). ``go nodes`` is refused (xboard has no such
-limit): the adapter says so on stderr and answers the engine's move at its default pace.
+moves), gives it the clock (``level`` from ``--level``, the match's time control, then
+``time``, ``otim``) or ``st`` for a fixed time a move, passes its thinking lines on as ``info``
+(so a runner sees its scores) and answers its ``move`` as ``bestmove``. ``isready`` waits for
+``pong`` when the engine offers ``ping``; ``stop`` sends ``?`` (move now), ``quit`` ends the
+engine, both also while it thinks. An engine that resigns or claims a result gives no move:
+``bestmove 0000``, which the runner scores as its loss. ``go nodes`` has no xboard
+counterpart: the engine plays at its own pace (the adapter says so on stderr).
 """
 from __future__ import annotations
 
@@ -66,11 +69,22 @@ class XboardEngine:
                 continue
             for name, value in parse_features(line[len("feature "):]).items():
                 self.features[name] = value
-                self.send(f"accepted {name}")
+                # moves go out in coordinate notation, and nothing here answers a draw offer
+                refused = (name == "san" and value == "1") or name == "draw"
+                self.send(f"{'rejected' if refused else 'accepted'} {name}")
             if self.features.get("done") == "1":
                 break
         self.send("easy")  # no pondering
         self.send("post")  # thinking lines (ignored here, but some engines want them asked for)
+
+    def drain(self) -> None:
+        """Drop what the engine said since the last move (a result claim, thinking)."""
+        while True:
+            try:
+                if self.lines.get_nowait() is None:
+                    raise EOFError("the xboard engine quit")
+            except queue.Empty:
+                return
 
     def ping(self) -> None:
         """Wait until the engine has read everything sent so far (``ping``/``pong``)."""
@@ -120,23 +134,47 @@ def clock_seconds(words: list[str], key: str) -> float | None:
     return None
 
 
+def info_of(line: str) -> str | None:
+    """An xboard thinking line (``ply score time nodes pv``: centipawns for the side to move,
+    centiseconds) as a UCI ``info`` line, else None."""
+    parts = line.split()
+    if len(parts) < 4 or not all(part.lstrip("-").isdigit() for part in parts[:4]):
+        return None
+    depth, score, centiseconds, nodes = (int(part) for part in parts[:4])
+    text = f"info depth {depth} score cp {score} time {centiseconds * 10} nodes {nodes}"
+    return text + (" pv " + " ".join(parts[4:]) if parts[4:] else "")
+
+
 class Adapter:
     """The UCI side: keeps the position, sets the engine up for each ``go``."""
 
-    def __init__(self, engine: XboardEngine, name: str) -> None:
+    def __init__(self, engine: XboardEngine, name: str, level: list[str] | None) -> None:
         self.engine = engine
         self.name = name
+        self.level = level  # [moves per period, base seconds, increment seconds], or None
         self.words: list[str] = ["startpos"]
+        self.commands: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read_commands, daemon=True).start()
+
+    def _read_commands(self) -> None:
+        for line in sys.stdin:
+            self.commands.put(line)
+        self.commands.put(None)  # the runner closed our input
 
     def answer(self, text: str) -> None:
         print(text, flush=True)
 
-    def go(self, words: list[str]) -> None:
+    def set_up(self, words: list[str]) -> chess.Board:
+        """The engine at the position of the last ``position`` command, its clock from ``go``'s
+        ``words`` given; returns the board."""
         board, fen, moves = board_of(self.words)
         engine = self.engine
+        engine.drain()
         engine.send("new")
         engine.send("force")
         if fen:
+            if engine.features.get("setboard") != "1":
+                raise EOFError("the xboard engine cannot set up a position (no setboard feature)")
             engine.send(f"setboard {fen}")
         for move in moves:
             engine.send(("usermove " if engine.features.get("usermove") == "1" else "") + move.uci())
@@ -145,33 +183,55 @@ class Adapter:
             print("xboard_as_uci: go nodes: xboard has no node limit; the engine plays at its own pace",
                   file=sys.stderr, flush=True)
         if movetime is not None:
-            engine.send(f"st {max(1, round(movetime))}")
-        else:
-            white = board.turn == chess.WHITE
-            own = clock_seconds(words, "wtime" if white else "btime")
-            other = clock_seconds(words, "btime" if white else "wtime")
-            inc = clock_seconds(words, "winc" if white else "binc") or 0.0
-            to_go = int(words[words.index("movestogo") + 1]) if "movestogo" in words else 0
-            if own is not None:
-                base = max(own, 1.0)
-                engine.send(f"level {to_go} {int(base // 60)}:{int(base % 60):02d} {inc:g}")
-                engine.send(f"time {max(1, round(own * 100))}")
-                if other is not None:
-                    engine.send(f"otim {max(1, round(other * 100))}")
+            engine.send(f"st {max(1, int(movetime))}")
+            return board
+        white = board.turn == chess.WHITE
+        own = clock_seconds(words, "wtime" if white else "btime")
+        other = clock_seconds(words, "btime" if white else "wtime")
+        if self.level:
+            moves_per_period, base, inc = self.level
+            seconds = float(base)
+            engine.send(f"level {moves_per_period} {int(seconds // 60)}:{seconds % 60:02g} {inc}")
+        if own is not None:
+            engine.send(f"time {max(1, round(own * 100))}")
+        if other is not None:
+            engine.send(f"otim {max(1, round(other * 100))}")
+        return board
+
+    def go(self, words: list[str]) -> bool:
+        """Let the engine move; False when ``quit`` came meanwhile."""
+        board = self.set_up(words)
+        engine = self.engine
         engine.send("go")
         while True:
-            line = engine.next_line(None)
+            try:
+                command = self.commands.get(timeout=0.005) if engine.lines.empty() else ""
+            except queue.Empty:
+                command = ""
+            if command is None or (command and command.split()[:1] == ["quit"]):
+                return False
+            if command and command.split()[:1] == ["stop"]:
+                engine.send("?")
+            elif command and command.split()[:1] == ["isready"]:
+                self.answer("readyok")  # (a ping would wait for the move)
+            line = engine.next_line(0) if not engine.lines.empty() else None
+            if line is None:
+                continue
             parts = line.split()
             if len(parts) >= 2 and parts[0] == "move":
                 self.answer(f"bestmove {uci_of(board, parts[1])}")
                 engine.send("force")
-                return
+                return True
             if parts[:1] == ["resign"] or line.startswith(("0-1", "1-0", "1/2-1/2")):
                 self.answer("bestmove 0000")  # no move: the runner scores the game
-                return
+                return True
+            info = info_of(line)
+            if info:
+                self.answer(info)
 
     def run(self) -> None:
-        for line in sys.stdin:
+        """Answer UCI commands until ``quit`` or the end of input; then end the engine."""
+        while (line := self.commands.get()) is not None:
             words = line.split()
             if not words:
                 continue
@@ -188,9 +248,8 @@ class Adapter:
             elif command == "position":
                 self.words = rest
             elif command == "go":
-                self.go(rest)
-            elif command == "stop":
-                self.engine.send("?")
+                if not self.go(rest):
+                    break
             elif command == "quit":
                 break
         self.engine.send("quit")
@@ -217,6 +276,9 @@ def uci_of(board: chess.Board, text: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--name", default=None, help="the UCI id name (default: the engine's myname)")
+    parser.add_argument("--level", metavar="'MOVES BASE INC'",
+                        help="the time control (xboard's level: moves per period, 0 for the whole game; "
+                             "base and increment in seconds), given with every clock")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the xboard engine's command line")
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -230,7 +292,7 @@ def main() -> int:
     try:
         engine.handshake()
         name = args.name or engine.features.get("myname") or command[0]
-        Adapter(engine, name).run()
+        Adapter(engine, name, args.level.split() if args.level else None).run()
     except (EOFError, BrokenPipeError) as err:
         print(f"xboard_as_uci: {err}", file=sys.stderr)
         return 1

@@ -238,7 +238,7 @@ def test_parse_tc_adjudication_sprt():
     adj = match.parse_adjudication("draw=8/10/40,resign=3/600")
     assert (adj.draw_moves, adj.draw_cp, adj.draw_from, adj.resign_moves, adj.resign_cp) == (8, 10, 40, 3, 600)
     assert adj.describe() == "draw=8/10/40,resign=3/600"
-    assert not match.Adjudication().on and match.Adjudication().describe() == "off"
+    assert match.Adjudication().describe() == "off"
     for bad in ("draw=8", "resign=3/600/1", "draw=0/10", "foo=1/2"):
         with pytest.raises(match.UsageError):
             match.parse_adjudication(bad)
@@ -277,6 +277,15 @@ FASTCHESS_GAMES = """[Event "match"]
 1. c4 {+0.00/5 0.1s, Draw by adjudication} 1/2-1/2
 
 [Event "match"]
+[Round "3"]
+[White "new"]
+[Black "old"]
+[Result "0-1"]
+[Termination "abandoned"]
+
+0-1
+
+[Event "match"]
 [Round "2"]
 [White "old"]
 [Black "new"]
@@ -294,18 +303,19 @@ def test_fastchess_games_read_back(tmp_path):
     interrupted game left out; and the tally counts them from A's side."""
     source = tmp_path / "fastchess.pgn"
     source.write_text(FASTCHESS_GAMES)
-    games = match.convert_games(source, [4, 7], {"A": "new", "B": "old"})
+    games = match.convert_games(source, [4, 7, 9], {"A": "new", "B": "old"})
     assert [(g.headers["Round"], g.headers["Termination"], g.headers.get("Offender")) for g in games] == [
         ("5.1", match.CHECKMATE, None), ("5.2", match.TIME_FORFEIT, "White"),
-        ("8.1", match.ADJUDICATION_DRAW, None)]
+        ("8.1", match.ADJUDICATION_DRAW, None), ("10.1", match.CRASH, "White")]  # (no move: the loser)
     out = tmp_path / "ours.pgn"
     out.write_text("".join(str(g) + "\n\n" for g in games))
     tally = match.Tally()
     for record in match.read_pgn_records(out):
         tally.add(record)
     assert tally.complete_pairs == {4}
-    assert tally.wdl() == (2, 1, 0)  # the checkmate, old's time forfeit, the adjudicated draw
+    assert tally.wdl() == (2, 1, 1)  # the checkmate, old's time forfeit, the adjudicated draw; the crash
     assert tally.forfeits()["B"][match.TIME_FORFEIT] == 1 and tally.forfeits()["A"][match.TIME_FORFEIT] == 0
+    assert tally.forfeits()["A"][match.CRASH] == 1
 
 
 def test_fastchess_command(tmp_path):
@@ -321,14 +331,20 @@ def test_fastchess_command(tmp_path):
     command = match.fastchess_command("fastchess", args, specs, names, settings, 3, tmp_path / "book.epd",
                                       tmp_path / "games.pgn", sprt, cores, tmp_path)
     text = " ".join(command)
-    for part in ("name=x", "option.Hash=16", "tc=40/60+0", "timemargin=500", "-rounds 3", "-repeat",
+    assert text.index("timemargin=500") > text.index("tc=40/60+0")  # fastchess's tc= resets the margin
+    for part in ("name=x", "option.Hash=16", "-rounds 3", "-repeat",
                  "-draw movenumber=40 movecount=8 score=10", "-resign movecount=3 score=600 twosided=true",
                  "-sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 model=logistic"):
         assert part in text, part
     scripts = sorted(tmp_path.glob("engine-*.sh"))
     assert "exit 0" in scripts[0].read_text()
-    assert "xboard_as_uci.py" in scripts[1].read_text()
+    assert "xboard_as_uci.py" in scripts[1].read_text() and "--level '40 60 0'" in scripts[1].read_text()
     assert match.main(["--engine", "cmd=/bin/sh", "--fastchess", str(tmp_path / "none")]) == 2
+    for argv in (["--engine", "cmd=/bin/sh,proto=xboard", "--nodes", "100"],
+                 ["--engine", "cmd=/bin/sh,proto=xboard", "--movetime", "0.5"],
+                 ["--engine", "cmd=/bin/sh,proto=xboard,option.Hash=1"],
+                 ["--engine", "cmd=/bin/sh", "--sprt", "elo0=0,elo1=5", "--pgn", "x.pgn", "--resume"]):
+        assert match.main(argv) == 2, argv
 
 
 def test_xboard_adapter_helpers():
@@ -341,6 +357,9 @@ def test_xboard_adapter_helpers():
     assert fen == "8/8/4k3/8/8/3K4/8/R7 w - - 0 1"
     assert adapter.uci_of(chess.Board(), "Nf3") == "g1f3"
     assert adapter.uci_of(chess.Board(), "e2e4") == "e2e4"
+    assert adapter.info_of("12 -35 150 123456 e2e4 e7e5") == \
+        "info depth 12 score cp -35 time 1500 nodes 123456 pv e2e4 e7e5"
+    assert adapter.info_of("move e2e4") is None
 
 
 def test_opening_order_is_stable():
