@@ -3,6 +3,7 @@ read back and checked), rebuilding damaged ones, writing each table atomically a
 temporary files of killed builds."""
 from __future__ import annotations
 
+import errno
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Callable, Protocol
 import numba
 
 from databases.families import get_family
-from databases.location import DTZ50, WDL50, table_path
+from databases.location import DTM, DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries, write_table
 from retrograde.forward import solve_forward
 from retrograde.progress import Progress, Silent, table_log
@@ -221,6 +222,19 @@ class BuildStages(Protocol):
         """Build the rule-free tables needed; returns ``{"built", "skipped", "rebuilt"}``."""
 
 
+def refuse_directories(request: BuildRequest, metrics: tuple[str, ...]) -> None:
+    """IsADirectoryError, before anything is built, if a directory stands where a file of a
+    table the build may write should be: it is the user's, not a damaged table to rebuild."""
+    game = request.family.game.name
+    for table in build_order(request.family, request.tables, request.max_pieces):
+        for metric in metrics:
+            path = table_path(request.root, game, table, metric)
+            if path.is_dir():
+                raise IsADirectoryError(errno.EISDIR, "a directory where a table file should be "
+                                        "(move it away: a build does not remove directories)",
+                                        str(path))
+
+
 def run_stages(request: BuildRequest, stages: BuildStages, *, dtz50: bool = True,
                pack: bool = True, dtm: bool = True) -> dict:
     """A build's stages in the one order every build uses: the temporary files of killed builds
@@ -229,6 +243,7 @@ def run_stages(request: BuildRequest, stages: BuildStages, *, dtz50: bool = True
     DTM build starting from its own DTZ50 table. Returns :func:`build_tables`' result."""
     started = time.perf_counter()
     family = request.family
+    refuse_directories(request, (DTM, DTZ50, WDL50) if has_dtz50(family) else (DTM,))
     removed = clean_temporaries(request.root, family.game.name, request.notify)
     result = {"built": [], "skipped": [], "rebuilt": {}, "removed": removed}
     if has_dtz50(family):

@@ -419,3 +419,14 @@ def test_cli_a_directory_in_a_table_files_place_is_one_line(tmp_path):
     (tmp_path / "tictactoe" / "all.h5").mkdir(parents=True)
     assert_one_line_error(solver("probe", "tictactoe", "startpos", "--db", str(tmp_path)), 1,
                           "all.h5: a directory where a table file should be")
+
+
+@pytest.mark.parametrize("place", ["KQvK.h5", "dtz50/KQvK.h5", "wdl50/KQvK.h5"])
+def test_build_with_a_directory_in_a_table_files_place_is_one_line(tmp_path, place):
+    """A directory where a table's file (rule-free, DTZ50 or pack) should be is the user's:
+    the build says so in one line before building anything, and leaves it."""
+    (tmp_path / "chess" / place).mkdir(parents=True)
+    run = solver("build", "chess", "KQvK", "--db", str(tmp_path))
+    assert_one_line_error(run, 1, "a directory where a table file should be", f"chess/{place}")
+    assert (tmp_path / "chess" / place).is_dir()
+    assert not (tmp_path / "chess" / "KvK.h5").exists()  # nothing built
