@@ -135,8 +135,9 @@ def write_atomically(path: str | os.PathLike, fill) -> None:
         except (OSError, RuntimeError) as error:
             # HDF5 reports a failed write (a full disk) with its own text, many lines long,
             # as an OSError without an errno, or on closing as a RuntimeError
-            if f"errno = {errno.ENOSPC}," in str(error):
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
+            for code, culprit in ((errno.ENOSPC, path), (errno.EISDIR, temporary)):
+                if f"errno = {code}," in str(error):
+                    raise OSError(code, os.strerror(code), str(culprit)) from None
             if isinstance(error, RuntimeError):
                 raise OSError(f"cannot write {path}: {str(error).splitlines()[0]}") from None
             raise
@@ -144,7 +145,7 @@ def write_atomically(path: str | os.PathLike, fill) -> None:
             os.fsync(handle.fileno())
         os.replace(temporary, path)
     finally:
-        if temporary.exists():
+        if temporary.is_file():  # (a directory there is someone else's)
             temporary.unlink()
 
 

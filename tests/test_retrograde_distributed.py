@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import re
 import socket
 import subprocess
@@ -263,23 +264,29 @@ def damage_first_page(path) -> None:
 
 
 def test_cli_failed_table_names_it_and_keeps_finished_tables(capsys, tmp_path, scheduler):
-    # A directory of the user's sits where KQvKR goes: KQvKR's task fails writing it (and
-    # leaves the directory alone), after KRvK (which KQvKR also needs) has finished
+    # Directories sit where the workers would write KQvKR's temporary file (a directory where
+    # the table itself goes is refused before anything is built): KQvKR's task fails writing
+    # it, and leaves the directories alone, after KRvK (which KQvKR also needs) has finished
     build_tables("chess", ["KQvK"], tmp_path, show_progress=False, compression="none",
                  dtz50=False)
-    table_path(tmp_path, "chess", "KQvKR").mkdir()
+    final = table_path(tmp_path, "chess", "KQvKR")
+    with distributed.Client(scheduler) as client:
+        worker_pids = client.run(os.getpid).values()
+    blockers = [final.with_name(f".{final.name}.tmp-{pid}@{socket.gethostname()}")
+                for pid in worker_pids]
+    for blocker in blockers:
+        blocker.mkdir(parents=True)
     status, out, err = run(capsys, "build", "chess", "KQvKR", "--db", str(tmp_path),
                            "--scheduler", scheduler, "--workers", "1", "--metrics", "dtm")
     assert status == 2 and out == ""
-    notice, finished, error = err.splitlines()
-    assert notice.startswith("solver build: rebuilding KQvKR: ")
+    finished, error = err.splitlines()
     assert re.fullmatch(r"tables 1/2: KRvK in \d+\.\d s", finished), finished  # the log off a terminal
     assert "building KQvKR failed on worker tcp://" in error and "IsADirectoryError" in error
     assert "1 table(s) finished" in error and "Traceback" not in err
     family = get_family("chess")
     assert is_built(tmp_path, family, "KRvK")
-    assert table_path(tmp_path, "chess", "KQvKR").is_dir()
-    assert not list((tmp_path / "chess").glob(".*tmp*"))
+    assert not final.exists() and all(blocker.is_dir() for blocker in blockers)
+    assert sorted((tmp_path / "chess").glob(".*tmp*")) == sorted(blockers)
 
 
 def test_cli_rebuilds_a_damaged_dependency(capsys, tmp_path, scheduler):
