@@ -24,8 +24,8 @@ from retrograde.chess_dtz50 import (MISSING_CHILD, decode_in_row, decode_valid,
                                     every_quiet_move_loses, fastest_piece_slot,
                                     gather_predecessors, index_strides, quiet_move_reaching,
                                     spec_codes)
-from retrograde.chess_dtz50_pawns import (KINGS, LIST, open_entries, push, slice_layout, slices,
-                                          white_first)
+from retrograde.chess_dtz50_pawns import (KINGS, LIST, advancement_groups, list_open_entries,
+                                          open_entries, push, slice_layout, white_first)
 from retrograde.chess_exits import MOST_EXITS, child_plans
 
 U16 = types.Array(types.uint16, 1, "C")
@@ -232,10 +232,9 @@ def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans, 
             if open_count[side] < sources:
                 if not listed[side]:
                     listed[side] = True
-                    listing = np.empty(open_entries(work, bases, variants, inner, side, OPEN,
-                                                    may_win, nothing), dtype=np.int64)
-                    open_count[side] = open_entries(work, bases, variants, inner, side, OPEN,
-                                                    may_win, listing)
+                    listing = list_open_entries(work, bases, variants, inner, side, OPEN,
+                                                may_win)
+                    open_count[side] = listing.shape[0]
                     if side == 0:
                         white_open = listing
                     else:
@@ -303,28 +302,18 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
     plans = child_plans(table, child_offsets)
     strides = index_strides(table_id)
     child_dtm = np.ascontiguousarray(child_dtm, dtype=np.uint16)
-    pawn_strides, unit_bases, inner = slice_layout(table)
+    inner = slice_layout(table)[2]
     known = start_words(table_id, work, outcomes)
     progress.update("legal positions", 1, 1, size)
-    groups: dict[int, list] = {}
-    for advancement, variants in slices(table):
-        groups.setdefault(advancement, []).append(variants)
     done = 0
-    for advancement in sorted(groups, reverse=True):
+    for advancement, slice_bases, variants in advancement_groups(table):
         if before_group is not None:
             before_group(advancement)
-        batch = groups[advancement]
-        slice_bases = np.zeros((len(batch), 2 * unit_bases.size), dtype=np.int64)
-        variants = np.array([len(v) for v in batch], dtype=np.int64)
-        for row, placements in enumerate(batch):
-            for v, digits in enumerate(placements):
-                slice_bases[row, v * unit_bases.size:(v + 1) * unit_bases.size] = \
-                    unit_bases + int(np.dot(digits, pawn_strides))
-        results = np.zeros(len(batch), dtype=np.int64)
+        results = np.zeros(len(variants), dtype=np.int64)
         solve_slices(table_id, work, slice_bases, variants, inner, strides, child_dtm, plans,
                      known, results)
         if (results == MISSING_CHILD).any():
             raise RuntimeError(f"{table}: exits lead to tables that are not loaded")
-        done += len(batch)
+        done += len(variants)
         progress.update(f"dtm slices (advancement {advancement})", done, done, 0)
     return work

@@ -202,6 +202,16 @@ def open_entries(work, bases, variants, inner, side, low, mask, out):
     return found
 
 
+@nb.njit(cache=True)
+def list_open_entries(work, bases, variants, inner, side, low, mask):
+    """A new array of the entries :func:`open_entries` counts."""
+    nothing = np.empty(0, dtype=np.int64)
+    listing = np.empty(open_entries(work, bases, variants, inner, side, low, mask, nothing),
+                       dtype=np.int64)
+    open_entries(work, bases, variants, inner, side, low, mask, listing)
+    return listing
+
+
 @nb.njit(types.int64(I64, types.int64, types.int64), cache=True)
 def white_first(entries, count, per_side):
     """The first ``count`` ``entries`` reordered with White to move first (storage indices
@@ -328,10 +338,8 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
             if open_count[side] < sources:
                 if not listed[side]:  # (counted again: the bound is no size to write to)
                     listed[side] = True
-                    listing = np.empty(open_entries(work, bases, variants, inner, side, OPEN, 0,
-                                                    nothing), dtype=np.int64)
-                    open_count[side] = open_entries(work, bases, variants, inner, side, OPEN, 0,
-                                                    listing)
+                    listing = list_open_entries(work, bases, variants, inner, side, OPEN, 0)
+                    open_count[side] = listing.shape[0]
                     if side == 0:
                         white_open = listing
                     else:
@@ -491,6 +499,25 @@ def slice_layout(table: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(pawn_strides, dtype=np.int64), bases, np.sort(inner)
 
 
+def advancement_groups(table: str):
+    """The slices of ``table`` by advancement, most advanced first (solved in that order; the
+    slices of one advancement are independent): ``(advancement, slice bases, variants)``,
+    a slice's row of bases as :func:`solve_slice` takes them (``2 * KINGS`` per variant) and
+    its number of variants."""
+    pawn_strides, unit_bases, _ = slice_layout(table)
+    groups: dict[int, list] = {}
+    for advancement, variants in slices(table):
+        groups.setdefault(advancement, []).append(variants)
+    for advancement in sorted(groups, reverse=True):
+        batch = groups[advancement]
+        slice_bases = np.zeros((len(batch), 2 * unit_bases.size), dtype=np.int64)
+        for row, placements in enumerate(batch):
+            for v, digits in enumerate(placements):
+                slice_bases[row, v * unit_bases.size:(v + 1) * unit_bases.size] = \
+                    unit_bases + int(np.dot(digits, pawn_strides))
+        yield advancement, slice_bases, np.array([len(v) for v in batch], dtype=np.int64)
+
+
 def placement_run_length(table: str) -> int:
     """Entries of ``table`` with one placement of the pawns and one side to move: a run of
     the index (version 3: the pawns' digits outside the king pair and the pieces)."""
@@ -534,24 +561,14 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     far = np.zeros(0, dtype=np.uint16)
     plans = child_plans(table, child_offsets)
     strides = index_strides(table_id)
-    pawn_strides, unit_bases, inner = slice_layout(table)
+    inner = slice_layout(table)[2]
     mark_positions(table_id, work, OPEN)
     progress.update("legal positions", 1, 1, size)
-    groups: dict[int, list] = {}
-    for advancement, variants in slices(table):
-        groups.setdefault(advancement, []).append(variants)
     done = 0
-    for advancement in sorted(groups, reverse=True):
+    for advancement, slice_bases, variants in advancement_groups(table):
         if before_group is not None:
             before_group(advancement)
-        batch = groups[advancement]
-        slice_bases = np.zeros((len(batch), 2 * unit_bases.size), dtype=np.int64)
-        variants = np.array([len(v) for v in batch], dtype=np.int64)
-        for row, placements in enumerate(batch):
-            for v, digits in enumerate(placements):
-                slice_bases[row, v * unit_bases.size:(v + 1) * unit_bases.size] = \
-                    unit_bases + int(np.dot(digits, pawn_strides))
-        results = np.zeros(len(batch), dtype=np.int64)
+        results = np.zeros(len(variants), dtype=np.int64)
         solve_slices(table_id, work, far, slice_bases, variants, inner, strides, child_dtz,
                      plans, longest, results)
         again = np.flatnonzero(results == TOO_FAR)
@@ -564,7 +581,7 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
             raise RuntimeError(f"{table}: exits lead to tables that are not loaded")
         if after_group is not None:
             after_group(advancement, work, far)
-        done += len(batch)
+        done += len(variants)
         progress.update(f"dtz50 slices (advancement {advancement})", done, done, 0)
     if far.size == 0:
         return work
