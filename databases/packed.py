@@ -46,7 +46,7 @@ from typing import NamedTuple
 import h5py
 import numba as nb
 import numpy as np
-from numba import types
+from numba import prange, types
 
 from databases import format as F
 from databases.errors import DamagedTableError, FormatError, MissingTableError, UnusableTableError
@@ -128,7 +128,28 @@ def to_pack_order(values: np.ndarray, inner: int, run: int) -> np.ndarray:
     """A table's entries (index order) in its pack's order (:func:`pack_place`)."""
     if inner == 1:
         return values
-    return np.ascontiguousarray(values.reshape(-1, inner, run).transpose(0, 2, 1)).ravel()
+    out = np.empty_like(values)
+    transpose_runs(values, inner, run, out)
+    return out
+
+
+TRANSPOSED_RUNS = 1 << 14
+
+
+@nb.njit(cache=True, parallel=True)  # (no signature: compiled by the packer only, when used)
+def transpose_runs(values, inner, run, out):
+    """``out``: ``values`` seen as ``(outer, inner, run)`` with its last two axes swapped,
+    ``TRANSPOSED_RUNS`` of a slab's runs a task (its part of ``out`` one stretch), on every
+    thread."""
+    parts = (run + TRANSPOSED_RUNS - 1) // TRANSPOSED_RUNS
+    for task in prange(values.shape[0] // (inner * run) * parts):
+        base = task // parts * inner * run
+        first = task % parts * TRANSPOSED_RUNS
+        stop = min(run, first + TRANSPOSED_RUNS)
+        for tile in range(first, stop, 64):  # 64 runs at a time: a cache line of each row
+            for i in range(inner):
+                for r in range(tile, min(stop, tile + 64)):
+                    out[base + r * inner + i] = values[base + i * run + r]
 
 
 @nb.njit(types.int64(PACKS, types.int64), cache=True, nogil=True)

@@ -25,48 +25,60 @@ from databases.wdl_coder import (ADAPT_SHIFT, BLOCK, BYTES, CONTEXTS, I64, MASK3
                                  model_dimensions, read_probabilities)
 
 
-@nb.njit(types.void(BYTES, types.int64, types.int64, types.int64, BYTES), cache=True)
+@nb.njit(types.void(BYTES, types.int64, types.int64, types.int64, BYTES), cache=True,
+         parallel=True)
 def tile_values(values, d0, d1, d2, tiled):
     """``tiled``: ``values`` (a table's stored bytes in index order) block by block, each
-    block its tile's entries in place order; padding repeats the entry before it."""
+    block its tile's entries in place order; padding repeats the entry before it. (Each
+    block is written alone: on every thread.)"""
     n0 = (d0 + TILE[0] - 1) // TILE[0]
     n1 = (d1 + TILE[1] - 1) // TILE[1]
     n2 = (d2 + TILE[2] - 1) // TILE[2]
     slabs = values.size // (d0 * d1 * d2)
-    block = 0
-    for rest in range(slabs):
-        for k2 in range(n2):
-            for k1 in range(n1):
-                for k0 in range(n0):
-                    base = block * BLOCK
-                    last = values[((rest * d2 + k2 * TILE[2]) * d1 + k1 * TILE[1]) * d0
-                                  + k0 * TILE[0]]
-                    for y2 in range(TILE[2]):
-                        x2 = k2 * TILE[2] + y2
-                        for y1 in range(TILE[1]):
-                            x1 = k1 * TILE[1] + y1
-                            for y0 in range(TILE[0]):
-                                x0 = k0 * TILE[0] + y0
-                                if x0 < d0 and x1 < d1 and x2 < d2:
-                                    last = values[((rest * d2 + x2) * d1 + x1) * d0 + x0]
-                                tiled[base + (y2 * TILE[1] + y1) * TILE[0] + y0] = last
-                    block += 1
+    for block in prange(slabs * n2 * n1 * n0):
+        k0 = block % n0
+        k1 = block // n0 % n1
+        k2 = block // (n0 * n1) % n2
+        rest = block // (n0 * n1 * n2)
+        base = block * BLOCK
+        last = values[((rest * d2 + k2 * TILE[2]) * d1 + k1 * TILE[1]) * d0 + k0 * TILE[0]]
+        for y2 in range(TILE[2]):
+            x2 = k2 * TILE[2] + y2
+            for y1 in range(TILE[1]):
+                x1 = k1 * TILE[1] + y1
+                for y0 in range(TILE[0]):
+                    x0 = k0 * TILE[0] + y0
+                    if x0 < d0 and x1 < d1 and x2 < d2:
+                        last = values[((rest * d2 + x2) * d1 + x1) * d0 + x0]
+                    tiled[base + (y2 * TILE[1] + y1) * TILE[0] + y0] = last
 
 
-@nb.njit(types.void(BYTES, types.int64, I64, I64), cache=True)
+COUNTED_BLOCKS = 256  # blocks a task of count_decisions counts (sums independent of threads)
+
+
+@nb.njit(types.void(BYTES, types.int64, I64, I64), cache=True, parallel=True)
 def count_decisions(tiled, blocks, zeros, ones):
     """Add the decisions that coding the first ``blocks`` blocks of ``tiled`` takes to
-    ``zeros`` ("it is this place") and ``ones`` (its next), by (context, place)."""
-    for block in range(blocks):
-        base = block * BLOCK
-        for place in range(BLOCK):
-            context = context_at(tiled, base, place)
-            value_place = PLACE[context, tiled[base + place]]
-            row = context * PLACES
-            for k in range(value_place):
-                ones[row + k] += 1
-            if value_place < PLACES:
-                zeros[row + value_place] += 1
+    ``zeros`` ("it is this place") and ``ones`` (its next), by (context, place): counted
+    ``COUNTED_BLOCKS`` blocks a task, on every thread, then summed."""
+    tasks = (blocks + COUNTED_BLOCKS - 1) // COUNTED_BLOCKS
+    task_zeros = np.zeros((tasks, zeros.shape[0]), dtype=np.int64)
+    task_ones = np.zeros((tasks, ones.shape[0]), dtype=np.int64)
+    for t in prange(tasks):
+        for block in range(t * COUNTED_BLOCKS, min(blocks, (t + 1) * COUNTED_BLOCKS)):
+            base = block * BLOCK
+            for place in range(BLOCK):
+                context = context_at(tiled, base, place)
+                value_place = PLACE[context, tiled[base + place]]
+                row = context * PLACES
+                for k in range(value_place):
+                    task_ones[t, row + k] += 1
+                if value_place < PLACES:
+                    task_zeros[t, row + value_place] += 1
+    for t in range(tasks):
+        for i in range(zeros.shape[0]):
+            zeros[i] += task_zeros[t, i]
+            ones[i] += task_ones[t, i]
 
 
 def model_bytes(dimensions, zeros: np.ndarray, ones: np.ndarray) -> np.ndarray:
