@@ -11,7 +11,7 @@ time includes what it calls; ``pack_table`` includes its file. CPU over wall nea
 count means the step keeps every thread busy; lower means it waits or runs on one thread.
 Run it on a quiet machine.
 
-    python scripts/profile_build_phases.py KNPvKB --db DIR [--threads 2]
+    python scripts/profile_build_phases.py KNPvKB --db DIR [--threads 2] [--without-dtm]
 """
 from __future__ import annotations
 
@@ -94,6 +94,9 @@ def main() -> int:
     parser.add_argument("table", help="a chess table name, e.g. KNPvKB")
     parser.add_argument("--db", required=True, help="directory holding its dependencies")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--without-dtm", action="store_true",
+                        help="the DTZ50 table and its pack only, as `--metrics wdl50,dtz50` "
+                             "builds (the dependencies' DTM tables are not needed)")
     args = parser.parse_args()
 
     from databases.families import get_family
@@ -112,8 +115,10 @@ def main() -> int:
     started, used = time.perf_counter(), time.process_time()
     if not build_dtz50_one(family, args.table, root, False, DEFAULT_COMPRESSION, pack=True):
         pack_one(family, args.table, root, False)
-    build_one(family, args.table, root, False, DEFAULT_COMPRESSION)
-    print(f"{args.table}, {args.threads} threads, every metric")
+    if not args.without_dtm:
+        build_one(family, args.table, root, False, DEFAULT_COMPRESSION)
+    print(f"{args.table}, {args.threads} threads, "
+          f"{'DTZ50 and pack' if args.without_dtm else 'every metric'}")
     timer.report(time.perf_counter() - started, time.process_time() - used)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     print(f"  peak resident memory {peak:,} MiB (the warm-up's included)")
