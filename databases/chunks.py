@@ -161,29 +161,63 @@ def _reading_pool() -> ThreadPoolExecutor:
     return _pool
 
 
-def read_pages(dataset, first: int, count: int, check) -> np.ndarray:
+PAGES_PER_TASK = 16  # pages a reading thread decodes at a time (a task per page cost more
+# in handing it over than in decoding it)
+
+
+def chunk_places(dataset) -> np.ndarray | None:
+    """Where each page's chunk is stored, from one walk of the chunk index: rows of (byte
+    offset, stored size, filter mask) by page, -1 for a page with no chunk; None when the
+    chunks cannot be read straight from the file (an h5py without ``chunk_iter``, a file
+    not on the default driver or with a user block)."""
+    handle = dataset.file
+    if not hasattr(dataset.id, "chunk_iter") or handle.driver != "sec2" \
+            or handle.userblock_size:
+        return None
+    page_entries = dataset.chunks[0]
+    places = np.full((-(-dataset.shape[0] // page_entries), 3), -1, dtype=np.int64)
+
+    def visit(info) -> None:
+        start = info.chunk_offset[0]
+        if start % page_entries == 0 and start // page_entries < places.shape[0]:
+            places[start // page_entries] = (info.byte_offset, info.size, info.filter_mask)
+    dataset.id.chunk_iter(visit)
+    return places
+
+
+def read_pages(dataset, first: int, count: int, check, places: np.ndarray | None = None
+               ) -> np.ndarray:
     """The decoded codes of ``count`` pages of ``dataset`` from page ``first`` (the dataset
     must pass :func:`can_write_directly`), decoded on every core. ``check(page, codes)`` is
     called on each page (on the decoding threads; it must release the GIL to gain from
     them) and raises what it finds. A chunk that cannot be found, or whose checksum or
     compression is damaged, raises DamagedChunkError naming the page; a chunk stored with a
-    filter skipped is read through HDF5."""
+    filter skipped is read through HDF5. With ``places`` (:func:`chunk_places`) the stored
+    chunks are read from the file by the decoding threads, else through h5py one by one."""
     page_entries = dataset.chunks[0]
     dtype = dataset.dtype
     entries = dataset.shape[0]
     stop = min((first + count) * page_entries, entries)
     codes = np.empty(stop - first * page_entries, dtype=dtype)
-    stored = []
-    for page in range(first, first + count):
-        try:
-            stored.append(dataset.id.read_direct_chunk((page * page_entries,)))
-        except Exception as error:  # KeyError, OSError: no chunk at that offset
-            raise DamagedChunkError(f"not found ({error})", page) from None
+    # (the file's own descriptor: pread moves no file position HDF5 keeps)
+    descriptor = dataset.file.id.get_vfd_handle() if places is not None else -1
 
-    def decode(k: int) -> None:
-        page = first + k
-        mask, chunk = stored[k]
-        start = k * page_entries
+    def stored_chunk(page: int) -> tuple[int, bytes]:
+        if places is None:
+            try:
+                return dataset.id.read_direct_chunk((page * page_entries,))
+            except Exception as error:  # KeyError, OSError: no chunk at that offset
+                raise DamagedChunkError(f"not found ({error})", page) from None
+        offset, size, mask = (int(x) for x in places[page])
+        if size < 0:
+            raise DamagedChunkError("not found in the chunk index", page)
+        try:
+            return mask, os.pread(descriptor, size, offset)
+        except (OSError, OverflowError) as error:  # a damaged index's place
+            raise DamagedChunkError(f"cannot be read ({error})", page) from None
+
+    def decode(page: int, mask: int, chunk: bytes) -> None:
+        start = (page - first) * page_entries
         size = min(page_entries, codes.size - start)
         if mask:  # a filter was skipped for this chunk: HDF5 knows how to read it
             values = dataset[page * page_entries:page * page_entries + size]
@@ -195,9 +229,19 @@ def read_pages(dataset, first: int, count: int, check) -> np.ndarray:
         codes[start:start + size] = values[:size]
         check(page, codes[start:start + size])
 
-    if count == 1:
-        decode(0)
+    if places is None:  # h5py reads on this thread (under its lock), decoding on many
+        stored = [stored_chunk(page) for page in range(first, first + count)]
+
+        def task(k: int) -> None:
+            for page in range(first + k, min(first + count, first + k + PAGES_PER_TASK)):
+                decode(page, *stored[page - first])
     else:
-        for done in _reading_pool().map(decode, range(count)):
+        def task(k: int) -> None:
+            for page in range(first + k, min(first + count, first + k + PAGES_PER_TASK)):
+                decode(page, *stored_chunk(page))
+    if count <= PAGES_PER_TASK:
+        task(0)
+    else:
+        for _ in _reading_pool().map(task, range(0, count, PAGES_PER_TASK)):
             pass
     return codes

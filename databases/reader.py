@@ -174,6 +174,7 @@ class TableFile:
             raise DamagedTableError(f"{self.path}: damaged page layout (chunks "
                                     f"{self.dataset.chunks})")
         self._decoded_here = None  # see _decodes_here
+        self._places = None  # where the chunks are stored: chunks.chunk_places, when read
         if self.version >= 2:
             # Each page is checked against its own checksum, seeded with its number, on every
             # read: a page the index hides reads as zeros, one filed under another number as
@@ -284,8 +285,11 @@ class TableFile:
         if count > 1 and self._decodes_here():
             from databases import chunks
 
+            if self._places is None:  # (one walk of the chunk index, at the first bulk read)
+                self._places = chunks.chunk_places(self.dataset)
             try:
-                return chunks.read_pages(self.dataset, first, count, self._check_page)
+                return chunks.read_pages(self.dataset, first, count, self._check_page,
+                                         self._places)
             except chunks.DamagedChunkError as error:
                 raise DamagedPageError(f"{self.path}: page {error.page} is damaged "
                                        f"({error.why})") from None

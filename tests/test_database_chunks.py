@@ -5,8 +5,8 @@ import hdf5plugin
 import numpy as np
 import pytest
 
-from databases.chunks import (DamagedChunkError, can_write_directly, fletcher32, read_pages,
-                              write_pages)
+from databases.chunks import (DamagedChunkError, can_write_directly, chunk_places, fletcher32,
+                              read_pages, write_pages)
 
 
 def _dataset(handle, name, size, dtype):
@@ -54,10 +54,21 @@ def test_other_filters_are_left_to_hdf5(tmp_path):
         assert not can_write_directly(plain)
 
 
+def places_of(dataset, from_file: bool):
+    """read_pages' ``places``: the chunks read from the file by the decoding threads, or None
+    (through h5py)."""
+    if not from_file:
+        return None
+    places = chunk_places(dataset)
+    assert places is not None and places.shape == (-(-dataset.shape[0] // 1024), 3)
+    return places
+
+
+@pytest.mark.parametrize("from_file", [False, True])
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
-def test_pages_decoded_here_are_the_pages_hdf5_reads(tmp_path, dtype):
+def test_pages_decoded_here_are_the_pages_hdf5_reads(tmp_path, dtype, from_file):
     rng = np.random.default_rng(11)
-    codes = rng.integers(0, 40, size=5 * 1024 + 333).astype(dtype)  # a last partial page
+    codes = rng.integers(0, 40, size=37 * 1024 + 333).astype(dtype)  # a last partial page
     with h5py.File(tmp_path / "t.h5", "w") as handle:
         dataset = _dataset(handle, "d", codes.size, dtype)
         dataset[:] = codes
@@ -68,17 +79,20 @@ def test_pages_decoded_here_are_the_pages_hdf5_reads(tmp_path, dtype):
             4, "little"), filter_mask=1)
     with h5py.File(tmp_path / "t.h5", "r") as handle:
         dataset = handle["d"]
+        places = places_of(dataset, from_file)
         checked = []
-        pages = read_pages(dataset, 0, 6, lambda page, values: checked.append((page, values.size)))
+        pages = read_pages(dataset, 0, 38, lambda page, values: checked.append((page, values.size)),
+                           places)
         assert pages.dtype == dtype and np.array_equal(pages, codes)
         assert np.array_equal(pages, dataset[:])
-        assert sorted(checked) == [(0, 1024), (1, 1024), (2, 1024), (3, 1024), (4, 1024),
-                                   (5, 333)]
-        assert np.array_equal(read_pages(dataset, 2, 3, lambda *_: None), codes[2048:5120])
-        assert np.array_equal(read_pages(dataset, 5, 1, lambda *_: None), codes[5120:])
+        assert sorted(checked) == [(page, 1024) for page in range(37)] + [(37, 333)]
+        assert np.array_equal(read_pages(dataset, 2, 3, lambda *_: None, places), codes[2048:5120])
+        assert np.array_equal(read_pages(dataset, 37, 1, lambda *_: None, places),
+                              codes[37 * 1024:])
 
 
-def test_a_damaged_or_missing_chunk_is_named_by_its_page(tmp_path):
+@pytest.mark.parametrize("from_file", [False, True])
+def test_a_damaged_or_missing_chunk_is_named_by_its_page(tmp_path, from_file):
     codes = np.arange(4 * 1024, dtype=np.uint16) % 7
     with h5py.File(tmp_path / "t.h5", "w") as handle:
         dataset = _dataset(handle, "d", codes.size, np.uint16)
@@ -90,11 +104,16 @@ def test_a_damaged_or_missing_chunk_is_named_by_its_page(tmp_path):
         handle.seek(offset + 5)
         handle.write(bytes([byte ^ 1]))
     with h5py.File(tmp_path / "t.h5", "r") as handle:
+        places = places_of(handle["d"], from_file)
         with pytest.raises(DamagedChunkError, match="page 1: its Fletcher-32 checksum differs"):
-            read_pages(handle["d"], 0, 3, lambda *_: None)
+            read_pages(handle["d"], 0, 3, lambda *_: None, places)
         with pytest.raises(DamagedChunkError, match="page 3: not found") as error:
-            read_pages(handle["d"], 2, 2, lambda *_: None)
+            read_pages(handle["d"], 2, 2, lambda *_: None, places)
         assert error.value.page == 3
+        if from_file:  # a place a damaged index gives: past the end of the file
+            places[2, 0] = 1 << 40
+            with pytest.raises(DamagedChunkError, match="page 2: a chunk too short"):
+                read_pages(handle["d"], 2, 1, lambda *_: None, places)
 
 
 def test_a_page_check_that_fails_is_raised(tmp_path):
