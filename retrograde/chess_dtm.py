@@ -153,8 +153,8 @@ def initial_word(table, index, stm, strides, codes, squares, n, work, child_dtm,
     # (words hold their codes: exit_codes reads no two-byte result beside them, ``work``
     # stands in for it)
     known_win = work[index] == KNOWN_WIN
-    count, quiet, in_check = exit_codes(table, index, stm, strides, codes, squares, n, work,
-                                        work, child_dtm, plans, found, -1, known_win)
+    count, quiet, in_check, _ = exit_codes(table, index, stm, strides, codes, squares, n,
+                                           work, work, child_dtm, plans, found, -1, known_win)
     if count == MISSING_CHILD:
         return MISSING_CHILD
     best = CODE_DRAW

@@ -38,7 +38,8 @@ from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED_CLO
                                     every_quiet_move_loses, fastest_piece_slot,
                                     gather_predecessors, index_strides, mark_positions,
                                     quiet_move_reaching, spec_codes)
-from retrograde.chess_exits import MOST_EXITS, child_plans, exit_codes, final_code
+from retrograde.chess_exits import (LEAVING_SHIFT, MOST_EXITS, child_plans, exit_codes,
+                                    final_code)
 from runtime.borrow import borrowed
 
 KINGS = E.KING_PAIRS[1]  # the king pairs of a table with pawns (the white king on files a-d)
@@ -51,29 +52,31 @@ I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, types.int64, I64, I64, I64,
+@nb.njit(types.UniTuple(types.int64, 3)(types.int64, types.int64, types.int64, I64, I64, I64,
                                         types.int64, U8, U16, ZEROING_CLASSES, I64_2D, I64),
          cache=True)
 def initial_byte(table, index, stm, strides, codes, squares, n, work, far, child_dtz, plans,
                  found):
-    """:func:`retrograde.chess_dtz50.initial_byte` with pawns: ``(byte, level)`` of the legal
-    position at ``index`` (``squares``, ``stm`` to move) before its slice's levels, from its
-    exits
-    (:func:`retrograde.chess_exits.exit_codes`: pushes read the table's solved slices, the
-    other exits the child tables; ``found``: room for them)."""
+    """:func:`retrograde.chess_dtz50.initial_byte` with pawns: ``(byte, level, leaving)`` of
+    the legal position at ``index`` (``squares``, ``stm`` to move) before its slice's levels,
+    from its exits (:func:`retrograde.chess_exits.exit_codes`: pushes read the table's solved
+    slices, the other exits the child tables; ``found``: room for them); ``leaving``: the
+    best value of its moves out of the table, as exit_codes gives it (for its pack)."""
     (strides, codes, squares, work, far, child_dtz, plans, found) = borrowed(
         (strides, codes, squares, work, far, child_dtz, plans, found))
     # a zeroing move into a position lost within the rule decides it: won in 1
-    count, quiet, in_check = exit_codes(table, index, stm, strides, codes, squares, n, work,
-                                        far, child_dtz, plans, found, ZEROING_LOSS, False)
+    count, quiet, in_check, leaving = exit_codes(table, index, stm, strides, codes, squares, n,
+                                                 work, far, child_dtz, plans, found,
+                                                 ZEROING_LOSS, False)
     if count == MISSING_CHILD:
-        return MISSING_CHILD, -1
+        return MISSING_CHILD, -1, leaving
     best = NO_CAPTURE
     for e in range(count):
         best = max(best, capture_class(found[e]))
     if best == CAPTURE_WINS:
-        return win_code(1), 1
-    return byte_of_exits(best, quiet == 1, in_check == 1)
+        return win_code(1), 1, leaving
+    byte, level = byte_of_exits(best, quiet == 1, in_check == 1)
+    return byte, level, leaving
 
 
 LIST = types.Tuple((I64, types.int64))  # a growing list of entries and its length
@@ -109,15 +112,17 @@ def mark_entry(parent, d, wins, won, work, far):
 
 @nb.njit(types.Tuple((types.int64, I64, types.int64, I64, types.int64, I64, types.int64,
                       I64, types.int64))(
-    types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D), cache=True)
-def initialise_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans):
-    """Every legal position's :func:`initial_byte` in a slice. Returns how many captures lead
-    to tables not loaded, and four lists (each an array and its length) of the positions
-    its exits decided: the mates (the first level's frontier), those decided at level 1 and
-    at the curse level (they join the frontier after it), and those waiting for the curse
-    level (OPEN_CLOSS, HOLDS_CWIN)."""
-    work, far, bases, inner, strides, child_dtz, plans = borrowed(
-        (work, far, bases, inner, strides, child_dtz, plans))
+    types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D, U8), cache=True)
+def initialise_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans,
+                     leaving):
+    """Every legal position's :func:`initial_byte` in a slice (and, unless ``leaving`` is
+    empty, its best move out of the table into ``leaving``, plus LEAVING_SHIFT). Returns how
+    many captures lead to tables not loaded, and four lists (each an array and its length)
+    of the positions its exits decided: the mates (the first level's frontier), those
+    decided at level 1 and at the curse level (they join the frontier after it), and those
+    waiting for the curse level (OPEN_CLOSS, HOLDS_CWIN)."""
+    work, far, bases, inner, strides, child_dtz, plans, leaving = borrowed(
+        (work, far, bases, inner, strides, child_dtz, plans, leaving))
     n = E.COUNT[table]
     codes = spec_codes(table)
     squares = np.empty(n, dtype=np.int64)
@@ -139,8 +144,11 @@ def initialise_slice(table, work, far, bases, variants, inner, strides, child_dt
                 if work[index] == INVALID:
                     continue
                 stm, row = decode_in_row(table, index, squares, fast, row)
-                byte, level = initial_byte(table, index, stm, strides, codes, squares, n, work,
-                                           far, child_dtz, plans, found)
+                byte, level, best_out = initial_byte(table, index, stm, strides, codes,
+                                                     squares, n, work, far, child_dtz, plans,
+                                                     found)
+                if leaving.shape[0]:
+                    leaving[index] = best_out + LEAVING_SHIFT
                 if byte == MISSING_CHILD:
                     missing += 1
                     byte = OPEN
@@ -295,17 +303,18 @@ def age_listed(work, listed, count, newest):
 
 
 @nb.njit(types.int64(types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D,
-                     types.int64), cache=True)
-def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans, longest):
+                     types.int64, U8), cache=True)
+def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans, longest,
+                leaving):
     """The levels of one slice, on this thread: its entries are ``bases[v * 2 * KINGS + u] +
     inner[k]`` for ``v < variants`` (variant ``v``: the pawn placement or its mirror image;
     unit ``u``: side to move and king pair). A level's frontier is a list of the positions
     the level before decided (no scan of the slice per level). Returns MISSING_CHILD if a
     child table is not loaded, TOO_FAR if a distance passed ``longest`` without ``far`` to
-    hold it, else 0."""
+    hold it, else 0. ``leaving``: as :func:`initialise_slice`'s."""
     (missing, lost, lost_count, first, first_count, at_curse, at_curse_count, waiting,
      waiting_count) = initialise_slice(table, work, far, bases, variants, inner, strides,
-                                       child_dtz, plans)
+                                       child_dtz, plans, leaving)
     if missing:
         return MISSING_CHILD
     cursed = at_curse_count + waiting_count
@@ -417,14 +426,14 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
 
 
 @nb.njit(types.void(types.int64, U8, U16, I64_2D, I64, I64, I64, ZEROING_CLASSES, I64_2D, types.int64,
-                    I64), cache=True, parallel=True)
+                    I64, U8), cache=True, parallel=True)
 def solve_slices(table, work, far, slice_bases, variants, inner, strides, child_dtz, plans,
-                 longest, results):
+                 longest, results, leaving):
     """:func:`solve_slice` of every row of ``slice_bases`` (independent slices, with
     ``variants`` each), side by side; their results in ``results``."""
     for s in prange(slice_bases.shape[0]):
         results[s] = solve_slice(table, work, far, slice_bases[s], variants[s], inner, strides,
-                                 child_dtz, plans, longest)
+                                 child_dtz, plans, longest, leaving)
 
 
 def group_squares(digit: int, count: int) -> list[int]:
@@ -546,16 +555,20 @@ def placement_runs(table: str) -> dict[int | None, np.ndarray]:
 
 
 def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress,
-          longest: int = LONGEST, before_group=None, after_group=None) -> np.ndarray:
+          longest: int = LONGEST, before_group=None, after_group=None,
+          leaving: np.ndarray | None = None) -> np.ndarray:
     """The DTZ50 codes (storage index) of the chess ``table`` with pawns, slice by slice,
     from its children's DTZ50 codes (as :func:`retrograde.chess_dtz50.solve`): ``uint8``
     when every distance fits the byte's codes, else ``uint16``. ``before_group``: as
     :func:`retrograde.chess_dtm_pawns.solve`'s; ``after_group(advancement, work, far)``, if
     given, is called once each group is solved (its entries' codes final:
-    :func:`retrograde.chess_exits.final_code`), its children still read."""
+    :func:`retrograde.chess_exits.final_code`), its children still read. ``leaving``, if
+    given (a byte per entry), receives every legal position's best move out of the table
+    plus LEAVING_SHIFT as its slice is initialised (:func:`initialise_slice`)."""
     table_id = E.TABLE_IDS[table]
     if not E.PAWNFUL[table_id]:
         raise ValueError(f"{table}: no pawns (retrograde.chess_dtz50 builds it)")
+    leaving = np.zeros(0, dtype=np.uint8) if leaving is None else leaving
     size = 2 * int(E.PER_SIDE[table_id])
     work = np.zeros(size, dtype=np.uint8)
     far = np.zeros(0, dtype=np.uint16)
@@ -570,13 +583,13 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
             before_group(advancement)
         results = np.zeros(len(variants), dtype=np.int64)
         solve_slices(table_id, work, far, slice_bases, variants, inner, strides, child_dtz,
-                     plans, longest, results)
+                     plans, longest, results, leaving)
         again = np.flatnonzero(results == TOO_FAR)
         if again.size:  # the byte's codes ran out: a two-byte result from now on
             if far.size == 0:
                 far = work.astype(np.uint16)
             solve_slices(table_id, work, far, slice_bases[again], variants[again], inner,
-                         strides, child_dtz, plans, longest, results[again])
+                         strides, child_dtz, plans, longest, results[again], leaving)
         if (results == MISSING_CHILD).any():
             raise RuntimeError(f"{table}: exits lead to tables that are not loaded")
         if after_group is not None:

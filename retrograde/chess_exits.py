@@ -31,6 +31,9 @@ PROMOTION_BASE = E.MAX_PIECES  # plan rows: captures 0..4, then promotions, then
 CAPTURE_PROMOTION_BASE = PROMOTION_BASE + E.MAX_PIECES * 4
 PLAN_ROWS = CAPTURE_PROMOTION_BASE + E.MAX_PIECES * E.MAX_PIECES * 4
 MOST_EXITS = 128  # exits of one position (generous: four pawns promoting with captures)
+NO_LEAVING = -3  # best_leaving_value: no move leaves the table (below every WDL50)
+UNKNOWN_LEAVING = -4  # best_leaving_value: a child table is not loaded (exit_codes: or not seen)
+LEAVING_SHIFT = 4  # a best_leaving_value kept as a byte (chess_dtz50_pawns' leaving): plus this
 
 U8 = types.Array(types.uint8, 1, "C")
 U16 = types.Array(types.uint16, 1, "C")
@@ -121,10 +124,10 @@ def slot_targets(codes, i, squares, stm, occupied, own, leaving_only):
     return targets
 
 
-@nb.njit([types.UniTuple(types.int64, 3)(types.int64, types.int64, types.int64, I64, I64, I64,
+@nb.njit([types.UniTuple(types.int64, 4)(types.int64, types.int64, types.int64, I64, I64, I64,
                                          types.int64, U8, U16, ZEROING_CLASSES, I64_2D, I64,
                                          types.int64, types.boolean),
-          types.UniTuple(types.int64, 3)(types.int64, types.int64, types.int64, I64, I64, I64,
+          types.UniTuple(types.int64, 4)(types.int64, types.int64, types.int64, I64, I64, I64,
                                          types.int64, U16, U16, U16, I64_2D, I64, types.int64,
                                          types.boolean)],
          cache=True)
@@ -134,18 +137,21 @@ def exit_codes(table, index, stm, strides, codes, squares, n, work, far, childre
     :func:`retrograde.chess_dtz50.decode_in_row`; as it came, they are left): the code (for
     the opponent) of
     the position each legal one reaches, into ``found``; returns ``(count, quiet,
-    in_check)``: how many (MISSING_CHILD if a child table is not loaded), whether (1) or not
-    (0) a legal quiet move exists, and, when there is no legal move at all, whether the side
-    to move is in check. A move is legal when the entry it reaches is not INVALID (``work`` already
-    tells the legal positions of this table apart; a child table does the same). An exit
-    whose code is ``enough`` (-1: none is) ends the search: the rest are not looked at.
-    With ``quiet_known`` (the caller knows a legal quiet move exists: the position is won)
-    no quiet move is looked at."""
+    in_check, leaving)``: how many (MISSING_CHILD if a child table is not loaded), whether
+    (1) or not (0) a legal quiet move exists, when there is no legal move at all whether the
+    side to move is in check, and :func:`best_leaving_value` of the position (children as
+    zeroing classes; UNKNOWN_LEAVING when the search ended before every move out was seen).
+    A move is legal when the entry it reaches is not INVALID (``work`` already tells the
+    legal positions of this table apart; a child table does the same). An exit whose code
+    is ``enough`` (-1: none is) ends the search: the rest are not looked at. With
+    ``quiet_known`` (the caller knows a legal quiet move exists: the position is won) no
+    quiet move is looked at."""
     (strides, codes, squares, work, far, children, plans, found) = borrowed(
         (strides, codes, squares, work, far, children, plans, found))
     occupied, own = occupancy(codes, squares, n, stm)
     enemy = occupied & ~own
     count = 0
+    leaving = NO_LEAVING
     quiet = quiet_known
     last_rank = 7 if stm == 0 else 0
     forward = 8 if stm == 0 else -8
@@ -204,21 +210,21 @@ def exit_codes(table, index, stm, strides, codes, squares, n, work, far, childre
                         codes, squares, n, i, stm, work, far, children, plans)
                 if child == MISSING_CHILD:
                     squares[i] = start
-                    return MISSING_CHILD, 0, 0
+                    return MISSING_CHILD, 0, 0, UNKNOWN_LEAVING
                 if child != INVALID:
                     found[count] = child
                     count += 1
+                    if promotes or captured >= 0:
+                        leaving = max(leaving, -wdl50(child))
                     if child == enough:
                         squares[i] = start
-                        return count, 1 if quiet else 0, 0
+                        # a move out that ends the search is worth the most: the rest no more
+                        done = leaving == 2 and (promotes or captured >= 0)
+                        return count, 1 if quiet else 0, 0, leaving if done else UNKNOWN_LEAVING
             squares[i] = start
     in_check = not quiet and count == 0 \
         and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
-    return count, 1 if quiet else 0, 1 if in_check else 0
-
-
-NO_LEAVING = -3  # best_leaving_value: no move leaves the table (below every WDL50)
-UNKNOWN_LEAVING = -4  # best_leaving_value: a child table is not loaded
+    return count, 1 if quiet else 0, 1 if in_check else 0, leaving
 
 
 @nb.njit(types.int64(types.int64, types.int64, I64, I64, types.int64, ZEROING_CLASSES, I64_2D),

@@ -354,7 +354,8 @@ def solve_chess_pawn_dtz50(family, table: str, root, progress,
         stored = StoredBytesByGroup(table, children, family.size(table))
     codes = chess_dtz50_pawns.solve(table, children.codes, children.offsets, progress,
                                     before_group=children.before_group,
-                                    after_group=stored.after_group if stored else None)
+                                    after_group=stored.after_group if stored else None,
+                                    leaving=stored.values if stored else None)
     return codes, stored.values if stored else None
 
 

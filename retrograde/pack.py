@@ -42,8 +42,8 @@ from games.table_family import NEEDS_CHILDREN, TABLE_SHIFT, RankKernel, UnrankKe
 from games.value_codes import CODE_DRAW, INVALID, STORE_UNKNOWN, wdl50, zeroing_class
 from games.chess import endgames as E
 from retrograde.chess_dtz50 import ZEROING_CLASSES, spec_codes
-from retrograde.chess_exits import (NO_LEAVING, UNKNOWN_LEAVING, best_leaving_value, child_plans,
-                                    final_code)
+from retrograde.chess_exits import (LEAVING_SHIFT, NO_LEAVING, UNKNOWN_LEAVING,
+                                    best_leaving_value, child_plans, final_code)
 from runtime.borrow import borrowed
 
 READ_PAGES = 1024  # DTZ50 pages read at a time (16 M entries; whole blocks)
@@ -253,15 +253,34 @@ def chess_pawn_stored_bytes(root, family, table: str, source: TableFile,
          cache=True, parallel=True)
 def stored_bytes_of_solved(table, work, far, out, children, plans, segments):
     """:func:`chess_stored_bytes_of_segments` of entries the one-byte DTZ50 generator has
-    just decided (``work``, ``far``: :func:`retrograde.chess_exits.final_code`): each
-    segment's codes cut to their zeroing classes into ``out``, then its stored bytes over
-    them in place (an entry's class is read before its byte is written)."""
+    just decided (``work``, ``far``: :func:`retrograde.chess_exits.final_code`), a segment a
+    task. ``out`` holds each legal entry's best move out of the table as the generator's
+    initialisation found it (plus LEAVING_SHIFT: ``chess_dtz50_pawns.solve``'s
+    ``leaving``), read before the entry's stored byte is written over it; only where the
+    initialisation stopped before seeing every move out are they looked at here."""
+    n = E.COUNT[table]
+    pieces = spec_codes(table)
     unknown = np.zeros(segments.shape[0], dtype=np.int64)
     for s in prange(segments.shape[0]):
-        for i in range(segments[s, 0], segments[s, 1]):
-            out[i] = zeroing_class(final_code(work, far, i))
-        unknown[s] = chess_stored_bytes_of_block(table, out, children, plans, 0, out,
-                                                 segments[s, 0], segments[s, 1])
+        squares = np.empty(n, dtype=np.int64)
+        first, stop = segments[s, 0], segments[s, 1]
+        previous = stored_value_of(CODE_DRAW)  # (as first_stored: the first valid entry's)
+        for i in range(first, stop):
+            code = final_code(work, far, i)
+            if code != INVALID:
+                previous = stored_value_of(zeroing_class(code))
+                break
+        for i in range(first, stop):
+            value = stored_value_of(zeroing_class(final_code(work, far, i)))
+            exit_value = NO_EXIT
+            if previous < value:  # the only case where the exits matter
+                exit_value = np.int64(out[i]) - LEAVING_SHIFT
+                if exit_value == UNKNOWN_EXIT:
+                    exit_value = best_leaving_value(table, i, pieces, squares, n, children,
+                                                    plans)
+                    unknown[s] += exit_value == UNKNOWN_EXIT
+            previous = next_stored(previous, value, exit_value)
+            out[i] = previous
     return unknown.sum()
 
 
@@ -271,8 +290,11 @@ class StoredBytesByGroup:
     entries as soon as the group is solved, with the children the generator read for it
     (``children``: the zeroing classes, as :class:`retrograde.tables.ChildrenByGroup` holds
     them), so the pack reads neither its DTZ50 table nor its children again
-    (:func:`pack_table`'s ``values``). Runs of stored bytes start afresh at each placement
-    of the pawns, as in :func:`chess_pawn_stored_bytes`, which gives the same bytes."""
+    (:func:`pack_table`'s ``values``), and from each entry's best move out as the generator
+    found it (``values`` is the generator's ``leaving`` until a group's bytes are written
+    over it), so no move is walked again but where the generator stopped short. Runs of
+    stored bytes start afresh at each placement of the pawns, as in
+    :func:`chess_pawn_stored_bytes`, which gives the same bytes."""
 
     def __init__(self, table: str, children, entries: int):
         from retrograde.chess_dtz50_pawns import placement_run_length, placement_runs
@@ -281,6 +303,8 @@ class StoredBytesByGroup:
         self.table = table
         self.children = children
         self.plans = child_plans(table, children.offsets)
+        # each legal entry's best move out, written by the generator's initialisation (its
+        # ``leaving``), then its stored byte over it
         self.values = np.empty(entries, dtype=np.uint8)
         self.runs = placement_runs(table)
         self.length = placement_run_length(table)
