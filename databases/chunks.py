@@ -231,14 +231,13 @@ def read_pages(dataset, first: int, count: int, check, places: np.ndarray | None
 
     if places is None:  # h5py reads on this thread (under its lock), decoding on many
         stored = [stored_chunk(page) for page in range(first, first + count)]
-
-        def task(k: int) -> None:
-            for page in range(first + k, min(first + count, first + k + PAGES_PER_TASK)):
-                decode(page, *stored[page - first])
+        source = lambda page: stored[page - first]  # noqa: E731
     else:
-        def task(k: int) -> None:
-            for page in range(first + k, min(first + count, first + k + PAGES_PER_TASK)):
-                decode(page, *stored_chunk(page))
+        source = stored_chunk
+
+    def task(k: int) -> None:
+        for page in range(first + k, min(first + count, first + k + PAGES_PER_TASK)):
+            decode(page, *source(page))
     if count <= PAGES_PER_TASK:
         task(0)
     else:
