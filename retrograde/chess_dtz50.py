@@ -151,8 +151,8 @@ def evasion_squares(stm, n, codes, squares, occupied):
     """The squares a piece of ``stm`` other than its king may move to without leaving its
     king to a piece that gives check now: every square when not in check, the checker's and
     those between it and the king in single check, none in double check. A move elsewhere
-    is illegal, so the walks of a position's moves skip it without reading the entry it
-    reaches (pins are still told by that read)."""
+    is illegal, so the initialisation skips it without reading the entry it reaches (pins
+    are still told by that read)."""
     king = squares[stm]
     bit = types.uint64(1) << types.uint64(king)
     allowed = EVERY_SQUARE
@@ -169,7 +169,8 @@ def evasion_squares(stm, n, codes, squares, occupied):
             checks += 1
             if checks == 2:
                 return types.uint64(0)
-            allowed = BETWEEN[squares[j] * 64 + king] | (types.uint64(1) << types.uint64(squares[j]))
+            checker = types.uint64(1) << types.uint64(squares[j])
+            allowed = BETWEEN[squares[j] * 64 + king] | checker
     return allowed
 
 
@@ -715,21 +716,24 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
     """The storage indices of the predecessors of ``index`` (``squares``, ``child_stm`` to
     move): its un-moves (no capture) by the side that just moved, both nodes of a position
     that has two (:func:`twin_index`), appended to ``parents`` from ``count`` on; returns the
-    new count. Un-moves into a parent whose side not to move is in check are left out where
-    that is seen from the squares (most predecessors of a position in check: 72% of them
-    were INVALID entries at KQRvKR's third level, every one a read at random). (The table
-    is larger than the caches: gathering the indices first, and touching the bytes after in
-    one tight loop, keeps many misses in flight.)"""
+    new count. Without pawns, un-moves into a parent whose side not to move is in check are
+    left out where the squares show it (at KQRvKR's third level 72% of the predecessors were
+    such INVALID entries, each a read at random). (The table is larger than the caches:
+    gathering the indices first, and touching the bytes after in one tight loop, keeps many
+    misses in flight.)"""
     strides, codes, squares, parents = borrowed((strides, codes, squares, parents))
     mover = 1 - child_stm
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
     king = squares[child_stm]
-    first, first_line, second, second_line = checks_given(mover, n, codes, squares, occupied)
+    pawnless = not E.PAWNFUL[table]
+    # (in a pawn slice the entries are in cache: reading an INVALID one costs less than
+    # telling it from the squares; KBPvKN's slices took 7-10% longer with it)
+    first, first_line, second, second_line = checks_given(mover, n, codes, squares, occupied) \
+        if pawnless else (-1, types.uint64(0), -1, types.uint64(0))
     # twins only where both kings stand on one long diagonal: for the other pieces' un-moves
     # that is known once
-    pawnless = not E.PAWNFUL[table]
     kings_on_diagonal = pawnless and on_one_diagonal(squares[0], squares[1])
     for i in range(n):
         if codes[i] // 6 != mover or codes[i] % 6 == PAWN:
@@ -743,7 +747,7 @@ def gather_predecessors(table, index, strides, codes, squares, n, child_stm, par
             origins &= first_line
         if second >= 0 and second != i:
             origins &= second_line
-        if i >= 2 and origins:
+        if pawnless and i >= 2 and origins:
             origins &= ~piece_attacks(codes[i] % 6, king,
                                       occupied & ~(types.uint64(1) << types.uint64(start)))
         while origins:
@@ -855,7 +859,6 @@ def quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, 
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
-    evasions = evasion_squares(stm, n, codes, squares, occupied)
     for k in range(n):
         # last slot first: its moves' entries lie nearest (the smallest stride), a king's
         # farthest (another king pair), and any one move found ends the search
@@ -864,8 +867,6 @@ def quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, 
             continue
         start = squares[i]
         targets = reach(codes[i], i, squares, occupied) & ~occupied
-        if i >= 2:
-            targets &= evasions
         while targets:
             to = lsb(targets)
             targets &= targets - types.uint64(1)

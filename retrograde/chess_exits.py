@@ -20,8 +20,8 @@ from games.chess.attacks import pawn_attacks
 from games.chess.bitops import lsb
 from games.chess.position import BISHOP, KNIGHT, PAWN, QUEEN, ROOK
 from games.value_codes import INVALID, better, parent_code, wdl50
-from retrograde.chess_dtz50 import (EVERY_SQUARE, LOSS_OLD, MISSING_CHILD, WIN_NOW, ZEROING_CLASSES,
-                                    capture_child_code, evasion_squares, capture_plans, decode_valid,
+from retrograde.chess_dtz50 import (LOSS_OLD, MISSING_CHILD, WIN_NOW, ZEROING_CLASSES, attacked,
+                                    capture_child_code, capture_plans, decode_valid,
                                     fill_offsets, king_moved_index, moved_index, occupancy,
                                     plan_row, reach, slot_on)
 from runtime.borrow import borrowed
@@ -150,7 +150,6 @@ def exit_codes(table, index, stm, strides, codes, squares, n, work, far, childre
         (strides, codes, squares, work, far, children, plans, found))
     occupied, own = occupancy(codes, squares, n, stm)
     enemy = occupied & ~own
-    evasions = evasion_squares(stm, n, codes, squares, occupied)
     count = 0
     leaving = NO_LEAVING
     quiet = quiet_known
@@ -165,8 +164,6 @@ def exit_codes(table, index, stm, strides, codes, squares, n, work, far, childre
         start = squares[i]
         pawn = codes[i] % 6 == PAWN
         targets = slot_targets(codes, i, squares, stm, occupied, own, False)
-        if i >= 2 and not pawn:  # (a pawn's double push is found from its single one)
-            targets &= evasions
         if quiet and not pawn:
             targets &= enemy  # one legal quiet move is all we need: the captures are left
         while targets:
@@ -225,7 +222,8 @@ def exit_codes(table, index, stm, strides, codes, squares, n, work, far, childre
                         done = leaving == 2 and (promotes or captured >= 0)
                         return count, 1 if quiet else 0, 0, leaving if done else UNKNOWN_LEAVING
             squares[i] = start
-    in_check = not quiet and count == 0 and evasions != EVERY_SQUARE
+    in_check = not quiet and count == 0 \
+        and attacked(squares[stm], 1 - stm, n, codes, squares, occupied, -1)
     return count, 1 if quiet else 0, 1 if in_check else 0, leaving
 
 
