@@ -32,7 +32,8 @@ from games.chess import endgames as E
 from games.chess.position import PAWN
 from games.value_codes import CODE_DRAW, INVALID, loss_code, win_code
 from retrograde.chess_dtz50 import (CAPTURE_WINS, CURSE_LEVEL, FLAG, FLAGGED_CLOSS, HOLDS_CWIN,
-                                    LONGEST, LOSS_NOW, LOSS_PREV, MISSING_CHILD, NO_CAPTURE, OPEN,
+                                    LONGEST, LOSS_NOW, LOSS_PREV, MISSING_CHILD,
+                                    MOST_PREDECESSORS, NO_CAPTURE, OPEN,
                                     OPEN_CLOSS, WIN_NOW, ZEROING_CLASSES, byte_of_exits,
                                     capture_class, decode_in_row, decode_valid,
                                     every_quiet_move_loses, fastest_piece_slot,
@@ -112,21 +113,20 @@ def mark_entry(parent, d, wins, won, work, far):
 
 @nb.njit(types.Tuple((types.int64, I64, types.int64, I64, types.int64, I64, types.int64,
                       I64, types.int64))(
-    types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D, U8), cache=True)
+    types.int64, U8, U16, I64, types.int64, I64, I64, ZEROING_CLASSES, I64_2D, U8, I64, I64, I64),
+    cache=True)
 def initialise_slice(table, work, far, bases, variants, inner, strides, child_dtz, plans,
-                     leaving):
+                     leaving, codes, squares, found):
     """Every legal position's :func:`initial_byte` in a slice (and, unless ``leaving`` is
     empty, its best move out of the table into ``leaving``, plus LEAVING_SHIFT). Returns how
     many captures lead to tables not loaded, and four lists (each an array and its length)
     of the positions its exits decided: the mates (the first level's frontier), those
     decided at level 1 and at the curse level (they join the frontier after it), and those
     waiting for the curse level (OPEN_CLOSS, HOLDS_CWIN)."""
-    work, far, bases, inner, strides, child_dtz, plans, leaving = borrowed(
-        (work, far, bases, inner, strides, child_dtz, plans, leaving))
+    (work, far, bases, inner, strides, child_dtz, plans, leaving, codes, squares,
+     found) = borrowed((work, far, bases, inner, strides, child_dtz, plans, leaving, codes,
+                        squares, found))
     n = E.COUNT[table]
-    codes = spec_codes(table)
-    squares = np.empty(n, dtype=np.int64)
-    found = np.empty(MOST_EXITS, dtype=np.int64)
     mates = np.empty(256, dtype=np.int64)
     first = np.empty(256, dtype=np.int64)
     at_curse = np.empty(256, dtype=np.int64)
@@ -166,18 +166,16 @@ def initialise_slice(table, work, far, bases, variants, inner, strides, child_dt
 
 
 @nb.njit(LIST(types.int64, U8, U16, I64, I64, types.int64, types.int64, types.int64,
-              types.boolean, types.int64, I64, types.int64), cache=True)
+              types.boolean, types.int64, I64, types.int64, I64, I64, I64), cache=True)
 def spread_slice(table, work, far, strides, sources, first, count, d, wins, longest, out,
-                 written):
+                 written, codes, squares, parents):
     """:func:`retrograde.chess_dtz50.spread` from a list: the predecessors of the ``count``
     ``sources`` from ``first`` on (lost at ``d - 1`` if ``wins``, else won) won in ``d`` or
     flagged, each appended to ``out`` (``written`` long) as it is written; returns ``out``
     and its length."""
-    work, far, strides, sources = borrowed((work, far, strides, sources))
+    work, far, strides, sources, codes, squares, parents = borrowed(
+        (work, far, strides, sources, codes, squares, parents))
     n = E.COUNT[table]
-    codes = spec_codes(table)
-    squares = np.empty(n, dtype=np.int64)
-    parents = np.empty(512, dtype=np.int64)
     won = win_code(d) if d <= longest else WIN_NOW
     for s in range(first, first + count):
         index = sources[s]
@@ -233,19 +231,19 @@ def white_first(entries, count, per_side):
 
 
 @nb.njit(types.Tuple((I64, types.int64, types.int64))(
-    types.int64, U8, U16, I64, I64, types.int64, types.int64, types.int64, I64, types.int64),
-    cache=True)
-def pull_slice(table, work, far, strides, candidates, count, d, longest, out, written):
+    types.int64, U8, U16, I64, I64, types.int64, types.int64, types.int64, I64, types.int64,
+    I64, I64), cache=True)
+def pull_slice(table, work, far, strides, candidates, count, d, longest, out, written, codes,
+               squares):
     """Level ``d``'s wins found from the open positions rather than from those lost at
     ``d - 1`` (:func:`spread_slice` with ``wins``; the same positions: a quiet move is an
     un-move read backwards): each of the first ``count`` ``candidates`` still open that has a
     quiet move to a position lost at ``d - 1`` is won in ``d`` and appended to ``out``
     (``written`` long). The candidates still open after it are moved to the front. Returns
     ``out``, its length and how many candidates are left."""
-    work, far, strides, candidates = borrowed((work, far, strides, candidates))
+    work, far, strides, candidates, codes, squares = borrowed(
+        (work, far, strides, candidates, codes, squares))
     n = E.COUNT[table]
-    codes = spec_codes(table)
-    squares = np.empty(n, dtype=np.int64)
     won = win_code(d) if d <= longest else WIN_NOW
     lost_before = loss_code(d - 1) if d - 1 <= longest else LOSS_PREV  # (past the byte: a marker)
     kept = 0
@@ -267,14 +265,14 @@ def pull_slice(table, work, far, strides, candidates, count, d, longest, out, wr
 
 
 @nb.njit(LIST(types.int64, U8, U16, I64, I64, types.int64, types.int64, types.int64, I64,
-              types.int64), cache=True)
-def settle_slice(table, work, far, strides, flagged, count, d, longest, lost, lost_count):
+              types.int64, I64, I64), cache=True)
+def settle_slice(table, work, far, strides, flagged, count, d, longest, lost, lost_count, codes,
+                 squares):
     """:func:`retrograde.chess_dtz50.settle` of the first ``count`` ``flagged`` positions:
     the lost ones appended to ``lost``; returns it and its length."""
-    work, far, strides, flagged = borrowed((work, far, strides, flagged))
+    work, far, strides, flagged, codes, squares = borrowed(
+        (work, far, strides, flagged, codes, squares))
     n = E.COUNT[table]
-    codes = spec_codes(table)
-    squares = np.empty(n, dtype=np.int64)
     for f in range(count):
         index = flagged[f]
         byte = work[index]
@@ -312,9 +310,16 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
     the level before decided (no scan of the slice per level). Returns MISSING_CHILD if a
     child table is not loaded, TOO_FAR if a distance passed ``longest`` without ``far`` to
     hold it, else 0. ``leaving``: as :func:`initialise_slice`'s."""
+    # the scratch of every position's moves, lent to the steps below: an array a step made
+    # itself would cost two atomic reference counts at each call it passes through, per
+    # position
+    codes = spec_codes(table)
+    squares = np.empty(E.COUNT[table], dtype=np.int64)
+    found = np.empty(MOST_EXITS, dtype=np.int64)
+    parents = np.empty(MOST_PREDECESSORS, dtype=np.int64)
     (missing, lost, lost_count, first, first_count, at_curse, at_curse_count, waiting,
      waiting_count) = initialise_slice(table, work, far, bases, variants, inner, strides,
-                                       child_dtz, plans, leaving)
+                                       child_dtz, plans, leaving, codes, squares, found)
     if missing:
         return MISSING_CHILD
     cursed = at_curse_count + waiting_count
@@ -355,12 +360,12 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
                         black_open = listing
                 new_won, new_won_count, open_count[side] = pull_slice(
                     table, work, far, strides, white_open if side == 0 else black_open,
-                    open_count[side], d, longest, new_won, new_won_count)
+                    open_count[side], d, longest, new_won, new_won_count, codes, squares)
             else:
                 before = new_won_count
                 new_won, new_won_count = spread_slice(table, work, far, strides, lost, start,
                                                       sources, d, True, longest, new_won,
-                                                      new_won_count)
+                                                      new_won_count, codes, squares, parents)
                 if not listed[side]:
                     open_count[side] -= new_won_count - before
         if d == CURSE_LEVEL:  # the cursed captures come due
@@ -378,14 +383,16 @@ def solve_slice(table, work, far, bases, variants, inner, strides, child_dtz, pl
                         far[waiting[i]] = win_code(d)
                     new_won, new_won_count = push(new_won, new_won_count, waiting[i])
         flagged, flagged_count = spread_slice(table, work, far, strides, won, 0, won_count,
-                                              d, False, longest, flagged, 0)
+                                              d, False, longest, flagged, 0, codes, squares,
+                                              parents)
         if d == CURSE_LEVEL:
             for i in range(waiting_count):
                 if work[waiting[i]] == OPEN_CLOSS:
                     work[waiting[i]] = FLAGGED_CLOSS
                     flagged, flagged_count = push(flagged, flagged_count, waiting[i])
         new_lost, new_lost_count = settle_slice(table, work, far, strides, flagged,
-                                                flagged_count, d, longest, new_lost, 0)
+                                                flagged_count, d, longest, new_lost, 0, codes,
+                                                squares)
         white_decided = white_first(new_lost, new_lost_count, per_side)
         for side in range(2):
             if not listed[side]:
