@@ -53,9 +53,7 @@ I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
 
 
-@nb.njit(types.UniTuple(types.int64, 3)(types.int64, types.int64, types.int64, I64, I64, I64,
-                                        types.int64, U8, U16, ZEROING_CLASSES, I64_2D, I64),
-         cache=True)
+@nb.njit(cache=True, inline="always")
 def initial_byte(table, index, stm, strides, codes, squares, n, work, far, child_dtz, plans,
                  found):
     """:func:`retrograde.chess_dtz50.initial_byte` with pawns: ``(byte, level, leaving)`` of
