@@ -98,7 +98,7 @@ def with_room(items, count, need):
     """``items``, or its first ``count`` entries copied into a larger array if fewer than
     ``need`` places follow them. A loop that makes room once and then writes in place passes
     no list from one round to the next: a list :func:`push` grows in the loop costs atomic
-    reference counts at every round, written or not (KBPvKN's DTZ50 slices: a sixth of their
+    reference counts at every round, written or not (KBPvKN's DTZ50 slices: a fifth of their
     time)."""
     if count + need <= items.shape[0]:
         return items
