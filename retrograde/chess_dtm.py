@@ -140,8 +140,7 @@ def word_of_exits(best, moves, quiet, in_check):
     return open_word(EXIT_LOSES, code_distance(best))
 
 
-@nb.njit(types.int64(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U16,
-                     U16, I64_2D, I64), cache=True)
+@nb.njit(cache=True, inline="always")
 def initial_word(table, index, stm, strides, codes, squares, n, work, child_dtm, plans, found):
     """The word of the legal position at storage ``index`` (``squares``, ``stm`` to move:
     :func:`retrograde.chess_dtz50.decode_in_row`) before the levels (see the module

@@ -20,13 +20,15 @@ from games.value_codes import CODE_DRAW, loss_code, win_code
 from retrograde.chess_dtm import (CLASS_SHIFT, EXIT_DRAWS, EXIT_WINS, FLAG, LEVEL_MASK, OPEN,
                                   initial_word, is_candidate, may_lose_at, pending_level,
                                   start_words)
-from retrograde.chess_dtz50 import (MISSING_CHILD, decode_in_row, decode_valid,
-                                    every_quiet_move_loses, fastest_piece_slot,
+from retrograde.chess_dtz50 import (MISSING_CHILD, MOST_PREDECESSORS, decode_in_row,
+                                    decode_valid, every_quiet_move_loses, fastest_piece_slot,
                                     gather_predecessors, index_strides, quiet_move_reaching,
                                     spec_codes)
-from retrograde.chess_dtz50_pawns import (KINGS, LIST, advancement_groups, list_open_entries,
-                                          open_entries, push, slice_layout, white_first)
+from retrograde.chess_dtz50_pawns import (CHUNK, KINGS, LIST, advancement_groups,
+                                          list_open_entries, open_entries, slice_layout,
+                                          white_first, with_room)
 from retrograde.chess_exits import MOST_EXITS, child_plans
+from runtime.borrow import borrowed
 
 U16 = types.Array(types.uint16, 1, "C")
 I64 = types.Array(types.int64, 1, "C")
@@ -36,15 +38,15 @@ UNITS = 2 * KINGS  # a slice's units: side to move and king pair
 
 
 @nb.njit(types.Tuple((types.int64, I64, types.int64, I64, types.int64))(
-    types.int64, U16, I64, types.int64, I64, I64, U16, I64_2D), cache=True)
-def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, plans):
+    types.int64, U16, I64, types.int64, I64, I64, U16, I64_2D, I64, I64, I64), cache=True)
+def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, plans, codes,
+                     squares, found):
     """Every legal position's :func:`initial_word` in a slice. Returns how many captures lead
     to tables not loaded, the mates (a list and its length: the first level's frontier), and
     the positions whose captures come due (a list and its length)."""
     n = E.COUNT[table]
-    codes = spec_codes(table)
-    squares = np.empty(n, dtype=np.int64)
-    found = np.empty(MOST_EXITS, dtype=np.int64)
+    (work, bases, inner, strides, child_dtm, plans, codes, squares, found) = borrowed(
+        (work, bases, inner, strides, child_dtm, plans, codes, squares, found))
     missing = 0
     mates = np.empty(1024, dtype=np.int64)
     mated = 0
@@ -55,6 +57,9 @@ def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, pl
     for v in range(variants):
         for u in range(UNITS):
             base = bases[v * UNITS + u]
+            # room for the unit's entries: no list grown (and passed on) at each entry
+            mates = with_room(mates, mated, inner.shape[0])
+            pending = with_room(pending, count, inner.shape[0])
             for k in range(inner.shape[0]):
                 index = base + inner[k]
                 if work[index] < OPEN:  # not a legal position, or known to be drawn
@@ -67,9 +72,11 @@ def initialise_slice(table, work, bases, variants, inner, strides, child_dtm, pl
                     word = OPEN
                 work[index] = word
                 if word == loss_code(0):
-                    mates, mated = push(mates, mated, index)
+                    mates[mated] = index
+                    mated += 1
                 elif pending_level(word) >= 0:
-                    pending, count = push(pending, count, index)
+                    pending[count] = index
+                    count += 1
     return missing, mates, mated, pending, count
 
 
@@ -87,38 +94,44 @@ def chain_by_level(work, pending, count, first_due):
 
 
 @nb.njit(LIST(types.int64, U16, I64, I64, types.int64, types.int64, types.int64,
-              types.boolean, I64, types.int64), cache=True)
-def spread_slice(table, work, strides, sources, first, count, d, wins, out, written):
+              types.boolean, I64, types.int64, I64, I64, I64), cache=True)
+def spread_slice(table, work, strides, sources, first, count, d, wins, out, written, codes,
+                 squares, parents):
     """:func:`retrograde.chess_dtm.spread` from a list: the predecessors of the ``count``
     ``sources`` from ``first`` on (lost at ``d - 1`` if ``wins``, else won) won in ``d`` or
     flagged, each appended to ``out`` (``written`` long) as it is written; returns ``out``
     and its length."""
     n = E.COUNT[table]
-    codes = spec_codes(table)
-    squares = np.empty(n, dtype=np.int64)
-    parents = np.empty(512, dtype=np.int64)
-    for s in range(first, first + count):
-        index = sources[s]
-        child_stm = decode_valid(table, index, squares)
-        found = gather_predecessors(table, index, strides, codes, squares, n, child_stm,
-                                    parents, 0)
-        for p in range(found):
-            parent = parents[p]
-            word = np.int64(work[parent])
-            if wins and word >= OPEN:
-                work[parent] = win_code(d)
-            elif not wins and may_lose_at(word, d):
-                work[parent] = word | FLAG
-            else:
-                continue
-            out, written = push(out, written, parent)
+    work, strides, sources, codes, squares, parents = borrowed(
+        (work, strides, sources, codes, squares, parents))
+    for start in range(first, first + count, CHUNK):
+        stop = min(first + count, start + CHUNK)
+        # room for the chunk's predecessors: no list grown (and passed on) at each one
+        out = with_room(out, written, (stop - start) * MOST_PREDECESSORS)
+        for s in range(start, stop):
+            index = sources[s]
+            child_stm = decode_valid(table, index, squares)
+            found = gather_predecessors(table, index, strides, codes, squares, n, child_stm,
+                                        parents, 0)
+            for p in range(found):
+                parent = parents[p]
+                word = np.int64(work[parent])
+                if wins and word >= OPEN:
+                    work[parent] = win_code(d)
+                elif not wins and may_lose_at(word, d):
+                    work[parent] = word | FLAG
+                else:
+                    continue
+                out[written] = parent
+                written += 1
     return out, written
 
 
 @nb.njit(types.Tuple((I64, types.int64, types.int64))(
-    types.int64, U16, I64, I64, types.int64, types.int64, types.boolean, I64, types.int64),
-    cache=True)
-def pull_slice(table, work, strides, candidates, count, d, known, out, written):
+    types.int64, U16, I64, I64, types.int64, types.int64, types.boolean, I64, types.int64,
+    I64, I64), cache=True)
+def pull_slice(table, work, strides, candidates, count, d, known, out, written, codes,
+               squares):
     """Level ``d``'s wins found from the positions that may be won rather than from those
     lost at ``d - 1`` (:func:`spread_slice` with ``wins``: the same positions, a quiet move
     being an un-move read backwards): each of the first ``count`` ``candidates`` still a
@@ -126,9 +139,10 @@ def pull_slice(table, work, strides, candidates, count, d, known, out, written):
     to ``out`` (``written`` long). The candidates left are moved to the front. Returns
     ``out``, its length and how many candidates are left."""
     n = E.COUNT[table]
-    codes = spec_codes(table)
-    squares = np.empty(n, dtype=np.int64)
+    work, strides, candidates, codes, squares = borrowed(
+        (work, strides, candidates, codes, squares))
     target = loss_code(d - 1)
+    out = with_room(out, written, count)  # (room made once: no list grown in the loop)
     kept = 0
     for c in range(count):
         index = candidates[c]
@@ -137,7 +151,8 @@ def pull_slice(table, work, strides, candidates, count, d, known, out, written):
         stm = decode_valid(table, index, squares)
         if quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, target):
             work[index] = win_code(d)
-            out, written = push(out, written, index)
+            out[written] = index
+            written += 1
         else:
             candidates[kept] = index
             kept += 1
@@ -151,6 +166,13 @@ def come_due_slice(work, d, pending, first_due, next_due, won, won_count, flagge
     """:func:`retrograde.chess_dtm.come_due` in a slice, along the chain of level ``d``
     (:func:`initialise_slice`): the positions won appended to ``won``, those flagged to
     ``flagged``; returns both lists and lengths."""
+    chained = 0  # the chain's length first: room made once, no list grown in the loop
+    p = first_due[d]
+    while p >= 0:
+        chained += 1
+        p = next_due[p]
+    won = with_room(won, won_count, chained)
+    flagged = with_room(flagged, flagged_count, chained)
     p = first_due[d]
     while p >= 0:
         index = pending[p]
@@ -158,29 +180,33 @@ def come_due_slice(work, d, pending, first_due, next_due, won, won_count, flagge
         if pending_level(word) == d:  # (not decided since)
             if (word >> CLASS_SHIFT) & 3 == EXIT_WINS:
                 work[index] = win_code(d)
-                won, won_count = push(won, won_count, index)
+                won[won_count] = index
+                won_count += 1
             elif not word & FLAG:
                 work[index] = word | FLAG
-                flagged, flagged_count = push(flagged, flagged_count, index)
+                flagged[flagged_count] = index
+                flagged_count += 1
         p = next_due[p]
     return won, won_count, flagged, flagged_count
 
 
-@nb.njit(LIST(types.int64, U16, I64, I64, types.int64, types.int64, I64, types.int64),
+@nb.njit(LIST(types.int64, U16, I64, I64, types.int64, types.int64, I64, types.int64, I64, I64),
          cache=True)
-def settle_slice(table, work, strides, flagged, count, d, lost, lost_count):
+def settle_slice(table, work, strides, flagged, count, d, lost, lost_count, codes, squares):
     """:func:`retrograde.chess_dtm.settle` of the first ``count`` ``flagged`` positions: the
     lost ones appended to ``lost``; returns it and its length."""
     n = E.COUNT[table]
-    codes = spec_codes(table)
-    squares = np.empty(n, dtype=np.int64)
+    work, strides, flagged, codes, squares = borrowed(
+        (work, strides, flagged, codes, squares))
+    lost = with_room(lost, lost_count, count)  # (room made once: no list grown in the loop)
     for f in range(count):
         index = flagged[f]
         word = np.int64(work[index])
         stm = decode_valid(table, index, squares)
         if every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, d):
             work[index] = loss_code(d)
-            lost, lost_count = push(lost, lost_count, index)
+            lost[lost_count] = index
+            lost_count += 1
         else:
             work[index] = word & ~FLAG
     return lost, lost_count
@@ -196,8 +222,14 @@ def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans, 
     piece fewer, and DTM has many levels). ``known``: the words start from the table's
     DTZ50 codes (:func:`retrograde.chess_dtm.start_words`). Returns MISSING_CHILD if a child
     table is not loaded, else 0."""
+    # the scratch of every position's moves, lent to the steps below (as
+    # retrograde.chess_dtz50_pawns.solve_slice does)
+    codes = spec_codes(table)
+    squares = np.empty(E.COUNT[table], dtype=np.int64)
+    found = np.empty(MOST_EXITS, dtype=np.int64)
+    parents = np.empty(MOST_PREDECESSORS, dtype=np.int64)
     missing, lost, lost_count, pending, count = initialise_slice(
-        table, work, bases, variants, inner, strides, child_dtm, plans)
+        table, work, bases, variants, inner, strides, child_dtm, plans, codes, squares, found)
     if missing:
         return MISSING_CHILD
     first_due = np.full(LEVEL_MASK + 1, -1, dtype=np.int64)
@@ -241,20 +273,21 @@ def solve_slice(table, work, bases, variants, inner, strides, child_dtm, plans, 
                         black_open = listing
                 new_won, new_won_count, open_count[side] = pull_slice(
                     table, work, strides, white_open if side == 0 else black_open,
-                    open_count[side], d, known, new_won, new_won_count)
+                    open_count[side], d, known, new_won, new_won_count, codes, squares)
             else:
                 before = new_won_count
                 new_won, new_won_count = spread_slice(table, work, strides, lost, start,
                                                       sources, d, True, new_won,
-                                                      new_won_count)
+                                                      new_won_count, codes, squares, parents)
                 if not listed[side]:
                     open_count[side] -= new_won_count - before
         new_won, new_won_count, flagged, flagged_count = come_due_slice(
             work, d, pending, first_due, next_due, new_won, new_won_count, flagged, 0)
         flagged, flagged_count = spread_slice(table, work, strides, won, 0, won_count, d,
-                                              False, flagged, flagged_count)
+                                              False, flagged, flagged_count, codes, squares,
+                                              parents)
         new_lost, new_lost_count = settle_slice(table, work, strides, flagged, flagged_count,
-                                                d, new_lost, 0)
+                                                d, new_lost, 0, codes, squares)
         won, new_won = new_won, won
         lost, new_lost = new_lost, lost
         won_count, lost_count = new_won_count, new_lost_count

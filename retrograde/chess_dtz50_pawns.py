@@ -82,24 +82,12 @@ LIST = types.Tuple((I64, types.int64))  # a growing list of entries and its leng
 
 
 @nb.njit(cache=True, inline="always")
-def push(items, count, value):
-    """``items`` with ``value`` appended at ``count`` (grown twice as large when full), and
-    the new count."""
-    if count == items.shape[0]:
-        grown = np.empty(2 * count, dtype=np.int64)
-        grown[:count] = items
-        items = grown
-    items[count] = value
-    return items, count + 1
-
-
-@nb.njit(cache=True, inline="always")
 def with_room(items, count, need):
     """``items``, or its first ``count`` entries copied into a larger array if fewer than
     ``need`` places follow them. A loop that makes room once and then writes in place passes
-    no list from one round to the next: a list :func:`push` grows in the loop costs atomic
-    reference counts at every round, written or not (KBPvKN's DTZ50 slices: a fifth of their
-    time)."""
+    no list from one round to the next: a list grown (and reassigned) inside a loop costs
+    atomic reference counts at every round, written or not (KBPvKN's DTZ50 slices: a fifth of
+    their time)."""
     if count + need <= items.shape[0]:
         return items
     grown = np.empty(max(2 * items.shape[0], count + need), dtype=np.int64)
