@@ -34,6 +34,14 @@ Level ``d`` = 1, 2, ... (like :mod:`retrograde.unmove`, with nothing but the byt
 3. settle: a flagged position whose quiet moves all reach positions won below ``d`` is lost
    in ``d``; the others are unflagged.
 
+Passes 1 and 2 go the other way round for a side to move where that reads fewer entries
+(``ways_of_level``, from the positions open and decided per side, counted at level 2 and
+kept up to date from what each level decides): once a side has fewer open positions than
+the other side lost at ``d - 1``, each of its open positions looks for a quiet move into one
+of those (``pull_wins``); when the other side won many at ``d - 1`` against the positions of
+this side that may be lost, all of those are flagged at once (``flag_every_open``: settling
+finds the same losses). Either way the same positions are decided.
+
 A child counts as known only below distance ``d``, so what a level writes is never read as
 known by it: the result does not depend on the order of the scan or the number of threads.
 Levels with nothing to do are skipped up to 101, where the cursed captures come due; the loop
@@ -55,7 +63,7 @@ from games.chess.attacks import (bishop_attacks, king_attacks, knight_attacks, p
 from games.chess.bitops import lsb
 from games.chess.position import BISHOP, KING, KNIGHT, PAWN, ROOK
 from games.chess.tables import BETWEEN
-from retrograde.unmove import has_byte, scatter_stride
+from retrograde.unmove import HIGHS, ONES, has_byte, scatter_stride
 from games.value_codes import (CODE_DRAW, CURSED_WORTH, INVALID, code_distance, is_win,
                                loss_code, win_code, within_rule)
 from runtime.borrow import borrowed
@@ -391,6 +399,12 @@ def won_before(byte, d):
 
 
 @nb.njit(cache=True, inline="always")
+def may_be_lost(byte, d):
+    """Whether an open ``byte`` may be lost at level ``d`` (what a flag marks)."""
+    return byte == OPEN or (byte == OPEN_CLOSS and d >= CURSE_LEVEL)
+
+
+@nb.njit(cache=True, inline="always")
 def mark(work, parent, d, wins, won, far, touched):
     """One predecessor of :func:`mark_predecessors`: won in ``d`` if open (``wins``: the
     byte ``won``, and where that is the marker WIN_NOW the code into ``far``), else flagged
@@ -403,7 +417,7 @@ def mark(work, parent, d, wins, won, far, touched):
                 far[parent] = win_code(d)
             touched[parent // BLOCK] = 1
             return 1
-    elif byte == OPEN or (byte == OPEN_CLOSS and d >= CURSE_LEVEL):
+    elif may_be_lost(byte, d):
         work[parent] = byte + FLAG
         touched[parent // BLOCK] = 1
         return 1
@@ -786,43 +800,68 @@ def mark_all(parents, count, work, d, wins, far, longest, touched):
     return written
 
 
-@nb.njit(types.int64(types.int64, U8, types.int64, types.boolean, U16, types.int64, U8, U8),
+@nb.njit(cache=True, inline="always")
+def side_blocks(table, side, size):
+    """``(first, last, first_block, blocks)``: the entries of ``side`` to move (-1: both;
+    white's come first in the storage index) and the blocks that hold them."""
+    per_side = E.PER_SIDE[table]
+    first = 0 if side <= 0 else per_side
+    last = size if side == 1 or side < 0 else per_side
+    first_block = first // BLOCK
+    return first, last, first_block, (last + BLOCK - 1) // BLOCK - first_block
+
+
+@nb.njit(cache=True, inline="always")
+def by_side(table, counts, first_block, flip):
+    """Per side to move (white, black) the sum of per-block ``counts`` (from ``first_block``
+    on) by the side of their block, the other side with ``flip`` (a count of predecessors);
+    a block holding both sides counts as white's."""
+    total = np.zeros(2, dtype=np.int64)
+    for j in range(counts.shape[0]):
+        side = 1 if (first_block + j) * BLOCK >= E.PER_SIDE[table] else 0
+        total[side ^ flip] += counts[j]
+    return total
+
+
+@nb.njit(I64(types.int64, U8, types.int64, types.boolean, U16, types.int64, U8, U8, types.int64),
          cache=True, parallel=True)
-def spread(table, work, d, wins, far, longest, frontier_blocks, touched):
+def spread(table, work, d, wins, far, longest, frontier_blocks, touched, side):
     """Level ``d``, passes 1 and 2: from every position lost (``wins``) or won at ``d - 1``
-    in the blocks ``frontier_blocks``, :func:`mark_predecessors`. Returns how many were
-    written (wins: positions won; flags: flags set)."""
+    with ``side`` to move (-1: either) in the blocks ``frontier_blocks``,
+    :func:`mark_predecessors`. Returns how many were written (wins: positions won; flags:
+    flags set), by their side to move (:func:`by_side`)."""
     n = E.COUNT[table]
     words = work.view(np.uint64)
-    blocks = frontier_blocks.shape[0]
+    first, last, first_block, blocks = side_blocks(table, side, work.shape[0])
     target = frontier_byte(d, wins, longest)
     written = np.zeros(blocks, dtype=np.int64)
     strides = index_strides(table)
     stride = scatter_stride(blocks)
     for k in prange(blocks):
-        block = k * stride % blocks
+        block = first_block + k * stride % blocks
         if not frontier_blocks[block]:
             continue
         codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         parents = np.empty(GATHERED + MOST_PREDECESSORS, dtype=np.int64)
         count = 0
-        for w in range(block * WORDS_PER_BLOCK, min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
+        for w in range(max(block * WORDS_PER_BLOCK, first // 8),
+                       min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
             if not has_byte(words[w], target):
                 continue
-            for index in range(8 * w, 8 * w + 8):
+            for index in range(max(8 * w, first), min(8 * w + 8, last)):
                 if work[index] != target:
                     continue
                 child_stm = decode_valid(table, index, squares)
                 count = gather_predecessors(table, index, strides, codes, squares, n,
                                             child_stm, parents, count)
                 if count >= GATHERED:
-                    written[block] += mark_all(parents, count, work, d, wins, far, longest,
-                                               touched)
+                    written[block - first_block] += mark_all(parents, count, work, d, wins,
+                                                             far, longest, touched)
                     count = 0
-        written[block] += mark_all(parents, count, work, d, wins, far, longest,
-                                               touched)
-    return written.sum()
+        written[block - first_block] += mark_all(parents, count, work, d, wins, far, longest,
+                                                 touched)
+    return by_side(table, written, first_block, 1)
 
 
 @nb.njit(types.int64(U8, types.int64, types.int64, U16, types.int64, U8), cache=True,
@@ -899,12 +938,12 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
     return not quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, -1)
 
 
-@nb.njit(types.int64(types.int64, U8, types.int64, U16, types.int64, U8, U8), cache=True,
+@nb.njit(I64(types.int64, U8, types.int64, U16, types.int64, U8, U8), cache=True,
          parallel=True)
 def settle(table, work, d, far, longest, flagged_blocks, touched):
     """Level ``d``, pass 3: every flagged position (in ``flagged_blocks``) whose quiet moves
     all lose is lost in ``d``, the others are unflagged. A thread writes only in its own
-    block. Returns how many were lost."""
+    block. Returns how many were lost (:func:`by_side`)."""
     n = E.COUNT[table]
     words = work.view(np.uint64)
     blocks = flagged_blocks.shape[0]
@@ -937,7 +976,134 @@ def settle(table, work, d, far, longest, flagged_blocks, touched):
                     work[index] = byte - FLAG
         if lost[block]:
             touched[block] = 1
-    return lost.sum()
+    return by_side(table, lost, 0, 0)
+
+
+@nb.njit(I64(types.int64, U8, types.int64, U16, types.int64, U8, types.int64), cache=True,
+         parallel=True)
+def pull_wins(table, work, d, far, longest, touched, side):
+    """Level ``d``, pass 1 the other way round (what :func:`spread` with ``wins`` decides
+    for them): every open position with ``side`` to move that has a quiet move into a
+    position lost at ``d - 1`` is won in ``d``; returns how many (:func:`by_side`). A byte
+    written here is never the one looked for, so the result does not depend on the threads'
+    timing."""
+    n = E.COUNT[table]
+    words = work.view(np.uint64)
+    first, last, first_block, blocks = side_blocks(table, side, work.shape[0])
+    target = frontier_byte(d, True, longest)
+    won_byte = win_code(d) if d <= longest else WIN_NOW
+    won = np.zeros(blocks, dtype=np.int64)
+    strides = index_strides(table)
+    stride = scatter_stride(blocks)
+    fast = fastest_piece_slot(table)
+    for k in prange(blocks):
+        block = first_block + k * stride % blocks
+        codes = spec_codes(table)
+        squares = np.empty(n, dtype=np.int64)
+        row = -1
+        for w in range(max(block * WORDS_PER_BLOCK, first // 8),
+                       min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
+            if not words[w] & HIGHS:  # an open byte has its high bit set
+                continue
+            for index in range(max(8 * w, first), min(8 * w + 8, last)):
+                if work[index] < OPEN:
+                    continue
+                stm, row = decode_in_row(table, index, squares, fast, row)
+                if quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d,
+                                       target):
+                    work[index] = won_byte
+                    if won_byte == WIN_NOW:
+                        far[index] = win_code(d)
+                    won[block - first_block] += 1
+        if won[block - first_block]:
+            touched[block] = 1
+    return by_side(table, won, first_block, 0)
+
+
+@nb.njit(types.int64(types.int64, U8, types.int64, U8, types.int64), cache=True, parallel=True)
+def flag_every_open(table, work, d, flagged_blocks, side):
+    """Level ``d``, pass 2 the other way round: flag every open position with ``side`` to
+    move that may be lost (a superset of what :func:`spread` flags: settling finds the same
+    losses, at the price of looking at more positions); returns how many."""
+    first, last, first_block, blocks = side_blocks(table, side, work.shape[0])
+    flags = np.zeros(blocks, dtype=np.int64)
+    for k in prange(blocks):
+        block = first_block + k
+        for index in range(max(block * BLOCK, first), min((block + 1) * BLOCK, last)):
+            byte = work[index]
+            if may_be_lost(byte, d):
+                work[index] = byte + FLAG
+                flags[k] += 1
+        if flags[k]:
+            flagged_blocks[block] = 1
+    return flags.sum()
+
+
+OPEN_COUNT, MAY_LOSE_COUNT, LOST_COUNT, WON_COUNT = range(4)  # side_counts' columns
+LOW_SEVENS = types.uint64(0x7F7F7F7F7F7F7F7F)
+
+
+@nb.njit(cache=True, inline="always")
+def zero_bytes(word):
+    """How many of the 8 bytes of ``word`` are 0 (a carry-free test of each byte)."""
+    nonzero = ((word & LOW_SEVENS) + LOW_SEVENS) | word  # a byte's high bit: it is not 0
+    return np.int64((((~nonzero & HIGHS) >> types.uint64(7)) * ONES) >> types.uint64(56))
+
+
+@nb.njit(cache=True, inline="always")
+def bytes_equal(word, value):
+    """How many of the 8 bytes of ``word`` equal ``value``."""
+    return zero_bytes(word ^ (ONES * types.uint64(value)))
+
+
+OPEN_BITS = types.uint64(0xF8F8F8F8F8F8F8F8)  # OPEN .. FLAGGED_CLOSS: these five bits set
+
+
+@nb.njit(I64_2D(types.int64, U8, types.int64, types.int64), cache=True, parallel=True)
+def side_counts(table, work, d, longest):
+    """Per side to move (rows: white, black): how many positions are open, how many of them
+    may be lost at level ``d``, how many were lost and how many won at ``d - 1`` (8 entries
+    at a time: the count is a pass over the table)."""
+    per_side = E.PER_SIDE[table]
+    lost_byte = frontier_byte(d, True, longest)
+    won_byte = frontier_byte(d, False, longest)
+    cursed_may_lose = d >= CURSE_LEVEL
+    words = work.view(np.uint64)
+    blocks = (work.shape[0] + BLOCK - 1) // BLOCK
+    counts = np.zeros((blocks, 8), dtype=np.int64)
+    for block in prange(blocks):
+        first, last = block * BLOCK, min(work.shape[0], (block + 1) * BLOCK)
+        if first < per_side < last:  # the block straddles the sides: entry by entry
+            for index in range(first, last):
+                byte = work[index]
+                column = 4 if index >= per_side else 0
+                counts[block, column + OPEN_COUNT] += byte >= OPEN
+                counts[block, column + MAY_LOSE_COUNT] += may_be_lost(byte, d)
+                counts[block, column + LOST_COUNT] += byte == lost_byte
+                counts[block, column + WON_COUNT] += byte == won_byte
+            continue
+        opened, may_lose, lost, won = 0, 0, 0, 0
+        for w in range(first // 8, (last + 7) // 8):
+            word = words[w]
+            if word & HIGHS:
+                opened += zero_bytes((word & OPEN_BITS) ^ OPEN_BITS)
+                may_lose += bytes_equal(word, OPEN)
+                if cursed_may_lose:
+                    may_lose += bytes_equal(word, OPEN_CLOSS)
+            if has_byte(word, lost_byte):
+                lost += bytes_equal(word, lost_byte)
+            if has_byte(word, won_byte):
+                won += bytes_equal(word, won_byte)
+        column = 4 if first >= per_side else 0
+        counts[block, column + OPEN_COUNT] = opened
+        counts[block, column + MAY_LOSE_COUNT] = may_lose
+        counts[block, column + LOST_COUNT] = lost
+        counts[block, column + WON_COUNT] = won
+    total = np.zeros((2, 4), dtype=np.int64)
+    for block in range(blocks):
+        for column in range(8):
+            total[column // 4, column % 4] += counts[block, column]
+    return total
 
 
 @nb.njit(types.void(U8), cache=True, parallel=True)
@@ -979,6 +1145,76 @@ def count_between(work, low, high):
     return count.sum()
 
 
+# Each level's two passes run the cheaper way, per side to move (the codes do not depend on it):
+PULL_WINS_BELOW = 1.0  # pull a side's wins when it has fewer open positions than this times
+# the losses at the level before they would be un-moved from (about as many moves either way)
+FLAG_ALL_ABOVE = 0.2  # flag every open position of a side that may be lost when the other
+# side's wins at the level before are more than this share of them (un-moving from so many
+# flags most of them anyway)
+SCAN_FROM = 256  # either only when that frontier is at least this fraction of the side's
+# entries (both read every entry of the side)
+
+
+def ways_of_level(sides: np.ndarray | None, per_side: int
+                  ) -> tuple[tuple[bool, bool], tuple[bool, bool]]:
+    """Per side to move (``per_side`` entries each), from the counts of :func:`side_counts`
+    (None: not counted, un-move everywhere): whether its wins are pulled
+    (:func:`pull_wins`) and whether every open position is flagged
+    (:func:`flag_every_open`) rather than un-moved to from the other side's frontier."""
+    if sides is None:
+        return (False, False), (False, False)
+    pulled = tuple(bool(sides[1 - side, LOST_COUNT] * SCAN_FROM >= per_side
+                        and sides[side, OPEN_COUNT]
+                        < PULL_WINS_BELOW * sides[1 - side, LOST_COUNT]) for side in (0, 1))
+    flagged_all = tuple(flag_every_open_pays(sides[1 - side, WON_COUNT],
+                                             sides[side, MAY_LOSE_COUNT], per_side)
+                        for side in (0, 1))
+    return pulled, flagged_all
+
+
+def flag_every_open_pays(won: int, may_lose: int, per_side: int) -> bool:
+    """Whether flagging every open position of a side that may be lost (``may_lose`` of its
+    ``per_side`` entries) should cost less than un-moving to them from the other side's
+    ``won`` positions at the level before."""
+    return bool(won * SCAN_FROM >= per_side and won > FLAG_ALL_ABOVE * may_lose)
+
+
+def follow_level(sides: np.ndarray, won: np.ndarray, lost: np.ndarray) -> None:
+    """``sides`` (:func:`side_counts`) brought to the next level from what a level won and
+    lost per side (those were open; a won one may have been a position that could not be
+    lost: what may be lost is an upper bound)."""
+    sides[:, OPEN_COUNT] -= won + lost
+    sides[:, MAY_LOSE_COUNT] -= lost
+    sides[:, LOST_COUNT] = lost
+    sides[:, WON_COUNT] = won
+
+
+def find_wins(table_id, work, d, far, longest, frontier, touched, pulled) -> np.ndarray:
+    """Level ``d``, pass 1, each side's way (``pulled``: :func:`ways_of_level`); returns how
+    many positions were won, per side to move."""
+    if not any(pulled):
+        return spread(table_id, work, d, True, far, longest, frontier, touched, -1)
+    won = np.zeros(2, dtype=np.int64)
+    for side in (0, 1):  # (a side's predecessors are un-moved from the other side's losses)
+        if pulled[side]:
+            won += pull_wins(table_id, work, d, far, longest, touched, side)
+        else:
+            won += spread(table_id, work, d, True, far, longest, frontier, touched, 1 - side)
+    return won
+
+
+def find_flags(table_id, work, d, far, longest, frontier, flagged, flagged_all) -> None:
+    """Level ``d``, pass 2, each side's way (``flagged_all``: :func:`ways_of_level`)."""
+    if not any(flagged_all):
+        spread(table_id, work, d, False, far, longest, frontier, flagged, -1)
+        return
+    for side in (0, 1):
+        if flagged_all[side]:
+            flag_every_open(table_id, work, d, flagged, side)
+        else:
+            spread(table_id, work, d, False, far, longest, frontier, flagged, 1 - side)
+
+
 def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress,
           longest: int = LONGEST) -> np.ndarray:
     """The DTZ50 codes (storage index) of the pawnless chess ``table``, from its children's
@@ -1008,11 +1244,16 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     frontier = np.ones(blocks, dtype=np.uint8)  # the mates: anywhere
     touched = np.zeros(blocks, dtype=np.uint8)
     flagged = np.zeros(blocks, dtype=np.uint8)
+    sides = None  # per side to move, side_counts, kept up to date level by level
     d = 1
     while True:
         if d == longest + 1:  # the byte's codes end here: markers, the codes beside
             far = work.astype(np.uint16)
-        decided = spread(table_id, work, d, True, far, longest, frontier, touched)
+        if d == 2 or d == CURSE_LEVEL + 1:  # the initialisation decided some at d - 1
+            sides = side_counts(table_id, work[:size], d, longest)
+        pulled, flagged_all = ways_of_level(sides, size // 2)
+        won = find_wins(table_id, work, d, far, longest, frontier, touched, pulled)
+        decided = int(won.sum())
         if d == CURSE_LEVEL:
             cursed_win = win_code(CURSE_LEVEL)
             if d > longest:  # what the initialisation decided at this level: markers now
@@ -1021,10 +1262,13 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
                             loss_code(CURSE_LEVEL), touched)
             decided += replace_all(work, HOLDS_CWIN, cursed_win if d <= longest else WIN_NOW,
                                    far, cursed_win, touched)
-        spread(table_id, work, d, False, far, longest, frontier, flagged)
+        find_flags(table_id, work, d, far, longest, frontier, flagged, flagged_all)
         if d == CURSE_LEVEL:
             replace_all(work, OPEN_CLOSS, FLAGGED_CLOSS, far, 0, flagged)
-        decided += settle(table_id, work, d, far, longest, flagged, touched)
+        lost = settle(table_id, work, d, far, longest, flagged, touched)
+        decided += int(lost.sum())
+        if sides is not None:
+            follow_level(sides, won, lost)
         if d == 1:
             touched |= first_level
             decided += int(first_level.any())

@@ -10,6 +10,7 @@ generator (KQvK, KRvKB and the pawnless children of KPvKP); the slow run there v
 """
 from __future__ import annotations
 
+import collections
 import json
 
 import h5py
@@ -74,6 +75,29 @@ def test_levels_past_the_bytes_codes_give_the_same_codes(db, table, longest):
     far = one_byte_codes(db, table, longest=longest)
     assert far.dtype == np.uint16
     assert np.array_equal(far, read_codes(db, "chess", table, metric=DTZ50))
+
+
+@pytest.mark.parametrize("table", PAWNLESS)
+@pytest.mark.parametrize("longest", [chess_dtz50.LONGEST, 10])
+def test_wins_pulled_and_every_open_position_flagged_give_the_same_codes(db, table, longest,
+                                                                        monkeypatch):
+    """Each level's passes go the way expected to read fewer entries per side to move
+    (``ways_of_level``); forced the other way round at every level from the second, the
+    codes are the same (with ``longest`` 10, past it as markers)."""
+    calls = collections.Counter()
+    for name in ("pull_wins", "flag_every_open"):
+        def counted(*arguments, kernel=getattr(chess_dtz50, name), name=name):
+            calls[name] += 1
+            return kernel(*arguments)
+        monkeypatch.setattr(chess_dtz50, name, counted)
+    monkeypatch.setattr(chess_dtz50, "SCAN_FROM", 1 << 40)  # a frontier of one pays
+    expected = read_codes(db, "chess", table, metric=DTZ50)
+    for pulled, flagged_all in ((True, False), (False, True), (True, True)):
+        monkeypatch.setattr(chess_dtz50, "PULL_WINS_BELOW", float("inf") if pulled else 0.0)
+        monkeypatch.setattr(chess_dtz50, "FLAG_ALL_ABOVE", 0.0 if flagged_all else float("inf"))
+        calls.clear()
+        assert np.array_equal(one_byte_codes(db, table, longest=longest), expected)
+        assert (calls["pull_wins"] > 0, calls["flag_every_open"] > 0) == (pulled, flagged_all)
 
 
 def test_a_missing_child_table_is_an_error(db, tmp_path):
