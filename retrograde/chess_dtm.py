@@ -25,9 +25,7 @@ Level ``d`` = 1, 2, ...:
 2. exits due: an EXIT_WINS position whose level is ``d`` is won in ``d``; an EXIT_LOSES one
    is flagged (its captures now allow the loss);
 3. flags: the un-moves of every position won at ``d - 1`` flag open positions that might now
-   be lost (NO_EXIT, or EXIT_LOSES from its level on); for a side to move whose open
-   positions that may be lost are few against the other side's positions won at ``d - 1``,
-   all of them are flagged at once (:func:`flag_every_open`: settling finds the same losses);
+   be lost (NO_EXIT, or EXIT_LOSES from its level on);
 4. settle: a flagged position whose quiet moves all reach positions won below ``d`` is lost
    in ``d``; the others are unflagged.
 
@@ -51,12 +49,11 @@ from databases.errors import DatabaseError
 from games.chess import endgames as E
 from games.value_codes import (CODE_DRAW, INVALID, better, code_distance, is_win, loss_code,
                                parent_code, win_code)
-from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS,
-                                    WORD_OPEN, by_side, capture_plans, decode_in_row,
-                                    decode_valid, every_quiet_move_loses, fastest_piece_slot,
-                                    fill_offsets, flag_every_open_pays, gather_predecessors,
-                                    index_strides, mark_positions, quiet_move_reaching,
-                                    side_blocks, spec_codes)
+from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS, WORD_OPEN,
+                                    capture_plans, decode_in_row, decode_valid,
+                                    every_quiet_move_loses, fastest_piece_slot, fill_offsets,
+                                    gather_predecessors, index_strides, mark_positions,
+                                    quiet_move_reaching, spec_codes)
 from retrograde.chess_exits import MOST_EXITS, exit_codes
 from retrograde.unmove import scatter_stride
 from runtime.borrow import borrowed
@@ -228,44 +225,42 @@ def mark_all(parents, count, work, d, wins, marked):
     return written
 
 
-@nb.njit(I64(types.int64, U16, types.int64, types.boolean, U8, U8, types.int64), cache=True,
+@nb.njit(types.int64(types.int64, U16, types.int64, types.boolean, U8, U8), cache=True,
          parallel=True)
-def spread(table, work, d, wins, frontier_blocks, marked, side):
+def spread(table, work, d, wins, frontier_blocks, marked):
     """Level ``d``, steps 1 and 3: from every position lost (``wins``) or won at ``d - 1``
-    with ``side`` to move (-1: either) in the blocks ``frontier_blocks``, :func:`mark_all`
-    its predecessors. Returns how many were written, by their side to move
-    (:func:`retrograde.chess_dtz50.by_side`)."""
+    in the blocks ``frontier_blocks``, :func:`mark_all` its predecessors. Returns how many
+    were written."""
     n = E.COUNT[table]
     words = work.view(np.uint64)
-    first, last, first_block, blocks = side_blocks(table, side, work.shape[0])
+    blocks = frontier_blocks.shape[0]
     target = loss_code(d - 1) if wins else win_code(d - 1)
     written = np.zeros(blocks, dtype=np.int64)
     strides = index_strides(table)
     stride = scatter_stride(blocks)
     for k in prange(blocks):
-        block = first_block + k * stride % blocks
+        block = k * stride % blocks
         if not frontier_blocks[block]:
             continue
         codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         parents = np.empty(GATHERED + MOST_PREDECESSORS, dtype=np.int64)
         count = 0
-        for w in range(max(block * WORDS_PER_BLOCK, first // 4),
+        for w in range(block * WORDS_PER_BLOCK,
                        min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
             if not has_word(words[w], target):
                 continue
-            for index in range(max(4 * w, first), min(4 * w + 4, last)):
+            for index in range(4 * w, 4 * w + 4):
                 if work[index] != target:
                     continue
                 child_stm = decode_valid(table, index, squares)
                 count = gather_predecessors(table, index, strides, codes, squares, n,
                                             child_stm, parents, count)
                 if count >= GATHERED:
-                    written[block - first_block] += mark_all(parents, count, work, d, wins,
-                                                             marked)
+                    written[block] += mark_all(parents, count, work, d, wins, marked)
                     count = 0
-        written[block - first_block] += mark_all(parents, count, work, d, wins, marked)
-    return by_side(table, written, first_block, 1)
+        written[block] += mark_all(parents, count, work, d, wins, marked)
+    return written.sum()
 
 
 @nb.njit(cache=True, inline="always")
@@ -299,14 +294,14 @@ def mark_candidates(work, known, candidate_blocks):
     return count.sum()
 
 
-@nb.njit(I64(types.int64, U16, types.int64, types.boolean, U8, U8), cache=True,
+@nb.njit(types.int64(types.int64, U16, types.int64, types.boolean, U8, U8), cache=True,
          parallel=True)
 def pull_wins(table, work, d, known, candidate_blocks, touched):
     """Level ``d``, step 1 the other way round: every open position that may be won
     (:func:`is_candidate`, in ``candidate_blocks``) with a quiet move to a position lost at
     ``d - 1`` is won in ``d``. A block left with none is cleared from ``candidate_blocks``.
     (A position written here is read by no other: its word is not ``loss_code(d - 1)``,
-    before or after.) Returns how many were won, per side to move."""
+    before or after.) Returns how many were won."""
     n = E.COUNT[table]
     words = work.view(np.uint64)
     blocks = candidate_blocks.shape[0]
@@ -339,14 +334,14 @@ def pull_wins(table, work, d, known, candidate_blocks, touched):
             touched[block] = 1
         if not left:
             candidate_blocks[block] = 0
-    return by_side(table, won, 0, 0)
+    return won.sum()
 
 
-@nb.njit(I64(types.int64, U16, types.int64, U16, U8, U8), cache=True, parallel=True)
-def come_due(table, work, d, due, touched, flagged):
+@nb.njit(types.int64(U16, types.int64, U16, U8, U8), cache=True, parallel=True)
+def come_due(work, d, due, touched, flagged):
     """Level ``d``, step 2: in every block whose earliest pending exit is due at ``d``, an
     EXIT_WINS position due now is won in ``d`` and an EXIT_LOSES one flagged; ``due`` then
-    holds the block's next pending level. Returns how many were won, per side to move."""
+    holds the block's next pending level. Returns how many were won."""
     size = work.shape[0]
     blocks = due.shape[0]
     won = np.zeros(blocks, dtype=np.int64)
@@ -372,14 +367,14 @@ def come_due(table, work, d, due, touched, flagged):
                     work[index] = word | FLAG
                     flagged[block] = 1
         due[block] = earliest
-    return by_side(table, won, 0, 0)
+    return won.sum()
 
 
-@nb.njit(I64(types.int64, U16, types.int64, U8, U8), cache=True, parallel=True)
+@nb.njit(types.int64(types.int64, U16, types.int64, U8, U8), cache=True, parallel=True)
 def settle(table, work, d, flagged_blocks, touched):
     """Level ``d``, step 4: every flagged position (in ``flagged_blocks``) whose quiet moves
     all reach positions won below ``d`` is lost in ``d``, the others are unflagged. A thread
-    writes only in its own block. Returns how many were lost, per side to move."""
+    writes only in its own block. Returns how many were lost."""
     n = E.COUNT[table]
     blocks = flagged_blocks.shape[0]
     size = work.shape[0]
@@ -404,36 +399,7 @@ def settle(table, work, d, flagged_blocks, touched):
                 work[index] = word & ~FLAG
         if lost[block]:
             touched[block] = 1
-    return by_side(table, lost, 0, 0)
-
-
-@nb.njit(types.void(types.int64, U16, types.int64, U8, types.int64), cache=True, parallel=True)
-def flag_every_open(table, work, d, flagged_blocks, side):
-    """Level ``d``, step 3 the other way round: flag every open position with ``side`` to
-    move that may be lost at ``d`` (:func:`may_lose_at`; a superset of what :func:`spread`
-    flags: settling finds the same losses, at the price of looking at more positions)."""
-    first, last, first_block, blocks = side_blocks(table, side, work.shape[0])
-    for k in prange(blocks):
-        block = first_block + k
-        for index in range(max(block * BLOCK, first), min((block + 1) * BLOCK, last)):
-            word = np.int64(work[index])
-            if may_lose_at(word, d):
-                work[index] = word | FLAG
-                flagged_blocks[block] = 1
-
-
-@nb.njit(I64(types.int64, U16), cache=True, parallel=True)
-def may_lose_counts(table, work):
-    """Per side to move, how many open positions may be lost at some level (no capture, or
-    every capture lost)."""
-    blocks = (work.shape[0] + BLOCK - 1) // BLOCK
-    counts = np.zeros(blocks, dtype=np.int64)
-    for block in prange(blocks):
-        for index in range(block * BLOCK, min(work.shape[0], (block + 1) * BLOCK)):
-            word = np.int64(work[index])
-            if word >= OPEN and (word >> CLASS_SHIFT) & 3 <= EXIT_LOSES:
-                counts[block] += 1
-    return by_side(table, counts, 0, 0)
+    return lost.sum()
 
 
 @nb.njit(types.void(U16), cache=True, parallel=True)
@@ -457,23 +423,6 @@ def start_words(table_id: int, work: np.ndarray, outcomes) -> bool:
             pass  # every word is written again below
     mark_positions(table_id, work, OPEN)
     return False
-
-
-def flag_predecessors(table_id: int, work, d: int, frontier, flagged, won, may_lose) -> None:
-    """Level ``d``, step 3, for each side to move the cheaper way: un-moved to from the
-    other side's positions won at ``d - 1`` (``won``, per side), or, when those are many
-    against its open positions that may be lost (``may_lose``), all of them flagged at once
-    (:func:`flag_every_open`)."""
-    per_side = E.PER_SIDE[table_id]
-    every = [flag_every_open_pays(won[1 - side], may_lose[side], per_side) for side in (0, 1)]
-    if not any(every):
-        spread(table_id, work, d, False, frontier, flagged, -1)
-        return
-    for side in (0, 1):
-        if every[side]:
-            flag_every_open(table_id, work, d, flagged, side)
-        else:
-            spread(table_id, work, d, False, frontier, flagged, 1 - side)
 
 
 def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
@@ -504,23 +453,20 @@ def solve(table: str, child_dtm: np.ndarray, child_offsets: np.ndarray,
     flagged = np.zeros(blocks, dtype=np.uint8)
     candidate_blocks = np.zeros(blocks, dtype=np.uint8)
     candidates = mark_candidates(work[:size], known, candidate_blocks)
-    may_lose = may_lose_counts(table_id, work[:size])  # per side: an upper bound, kept
-    won = lost = np.zeros(2, dtype=np.int64)  # at the level before, per side to move
+    lost = 0  # at the level before
     d = 1
     while True:
         # step 1 the cheaper way: roughly as many reads an open position that may be won as
         # a position lost at d - 1 (the moves of one side either way)
-        if lost.any() and (pull or (pull is None and candidates < lost.sum())):
-            won_now = pull_wins(table_id, work, d, known, candidate_blocks, touched)
+        if lost and (pull or (pull is None and candidates < lost)):
+            won = pull_wins(table_id, work, d, known, candidate_blocks, touched)
         else:
-            won_now = spread(table_id, work, d, True, frontier, touched, -1)
-        won_now += come_due(table_id, work[:size], d, due, touched, flagged)
-        flag_predecessors(table_id, work, d, frontier, flagged, won, may_lose)
-        won = won_now
+            won = spread(table_id, work, d, True, frontier, touched)
+        won += come_due(work[:size], d, due, touched, flagged)
+        spread(table_id, work, d, False, frontier, flagged)
         lost = settle(table_id, work[:size], d, flagged, touched)
-        may_lose -= lost
-        decided = int(won.sum() + lost.sum())
-        candidates -= int(won.sum()) if known else decided
+        candidates -= won if known else won + lost
+        decided = won + lost
         progress.update(f"dtm level {d}", 0, 0, int(decided))
         frontier, touched = touched, frontier
         touched[:] = 0

@@ -30,9 +30,8 @@ GENERATOR_KERNELS = {
                               "pull_wins", "flag_every_open", "settle", "replace_all",
                               "age_markers", "close", "close_far")),
     "chess_dtz50_pawns": ("dtz50", ("mark_positions", "solve_slices", "merge_codes")),
-    "chess_dtm": ("dtm", ("start_words", "initialise", "mark_candidates", "may_lose_counts",
-                          "spread", "pull_wins", "come_due", "flag_every_open", "settle",
-                          "close")),
+    "chess_dtm": ("dtm", ("start_words", "initialise", "mark_candidates", "spread", "pull_wins",
+                          "come_due", "settle", "close")),
     "chess_dtm_pawns": ("dtm", ("start_words", "solve_slices")),
 }
 

@@ -14,7 +14,7 @@ import pytest
 from databases.errors import DamagedTableError
 from databases.families import get_family
 from databases.location import DTZ50, table_path
-from retrograde import chess_dtm, chess_dtm_pawns, chess_dtz50
+from retrograde import chess_dtm, chess_dtm_pawns
 from retrograde.build import build_tables
 from retrograde.progress import Silent
 from retrograde.tables import ChildLoader, load_children, read_codes
@@ -104,32 +104,6 @@ def test_wins_found_from_the_positions_that_may_win_are_the_same(db, db_with_dtz
         ours = chess_dtm.solve(table, children, offsets, Silent(), outcomes if known else None,
                                pull=pull)
         assert np.array_equal(ours, read_codes(db, "chess", table)), pull
-
-
-@pytest.mark.parametrize("table", PAWNLESS)
-@pytest.mark.parametrize("known", [False, True], ids=["alone", "from-dtz50"])
-def test_every_open_position_flagged_gives_the_same_codes(db, db_with_dtz50, table, known,
-                                                          monkeypatch):
-    # a side's open positions that may be lost flagged all at once at every level after one
-    # that won a position of the other side, rather than from those positions' un-moves
-    family = get_family("chess")
-    children, offsets, _ = load_children(db, family, family.dependencies(table))
-
-    def outcomes(out, convert):
-        read_codes(db_with_dtz50, "chess", table, out=out, metric=DTZ50, convert=convert)
-
-    flagged_all = []
-
-    def counted(*arguments, kernel=chess_dtm.flag_every_open):
-        flagged_all.append(arguments[-1])
-        return kernel(*arguments)
-
-    monkeypatch.setattr(chess_dtm, "flag_every_open", counted)
-    monkeypatch.setattr(chess_dtz50, "SCAN_FROM", 1 << 40)  # (the thresholds are the DTZ50
-    monkeypatch.setattr(chess_dtz50, "FLAG_ALL_ABOVE", 0.0)  # generator's)
-    ours = chess_dtm.solve(table, children, offsets, Silent(), outcomes if known else None)
-    assert np.array_equal(ours, read_codes(db, "chess", table))
-    assert set(flagged_all) == {0, 1}
 
 
 @pytest.mark.parametrize("table", ["KQvKR", "KPPvK"])
