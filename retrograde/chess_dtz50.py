@@ -650,15 +650,14 @@ def mark_positions(table, work, open_value):
     n = E.COUNT[table]
     size = work.shape[0]
     fast = fastest_piece_slot(table)
-    if fast >= 0:
-        for row in prange(size // 64):
-            mark_row(table, work, row * 64, open_value, fast, spec_codes(table),
-                     np.empty(n, dtype=np.int64))
-        return
     blocks = (size + BLOCK - 1) // BLOCK
     for block in prange(blocks):
-        codes = spec_codes(table)
-        squares = np.empty(n, dtype=np.int64)
+        codes = spec_codes(table)  # (one array a block: allocating them a row is what the
+        squares = np.empty(n, dtype=np.int64)  # threads wait on)
+        if fast >= 0:  # (the size is a multiple of 64, and BLOCK too)
+            for base in range(block * BLOCK, min(size, (block + 1) * BLOCK), 64):
+                mark_row(table, work, base, open_value, fast, codes, squares)
+            continue
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
             work[index] = open_value if holds_position(table, index, codes, squares, n) \
                 else INVALID
