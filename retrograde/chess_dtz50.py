@@ -17,12 +17,17 @@ distance (Syzygy's rtbgen works the same way, ``CAPT_WIN`` ... ``CAPT_CLOSS``)::
     HOLDS_CWIN   open; a capture wins cursed (won in 101 at the latest)
     FLAGGED, FLAGGED_CLOSS   OPEN, OPEN_CLOSS to be looked at in this level
 
-Initialisation: first which indices hold legal positions (``mark_positions``), then mates and
-stalemates and every legal position's captures valued from its children's DTZ50 tables
-(``zeroing_value``, by the per-slot plans of ``capture_plans``): a capture that wins within
-the rule decides the position (won in 1); a position with no quiet move is decided by its
-captures alone. No move is counted, and no move's legality is tested: the entry it reaches is
-INVALID (its side not to move in check) in this table or the child's.
+Initialisation, as rtbgen's: first which indices hold legal positions (``mark_positions``),
+then every capture, child to parent (``seed_captures``): each placement of the pieces but the
+victim is read once in the child table (by the per-slot plans of ``capture_plans``), and every
+square the capturer may have come from gives a parent whose best capture class is raised to
+it; a capture that wins within the rule decides the position (won in 1), one that loses flags
+it for level 1. Then the mates (``find_mates``): only a position in check (the same placement
+with the other side to move is INVALID) with no capture looks for a legal move. No position
+looks for its quiet moves: one that has none is decided by its captures when it is settled
+(lost at level 1 if they lose, at the curse level if the best is a cursed loss; a stalemate is
+left open, and drawn). No move's legality is tested: the entry it reaches is INVALID (its side
+not to move in check) in this table or the child's.
 
 Level ``d`` = 1, 2, ... (like :mod:`retrograde.unmove`, with nothing but the byte):
 
@@ -93,6 +98,7 @@ KINGS_STRIDE_AT = E.MAX_PIECES - 1  # where index_strides keeps the king pair's 
 GATHERED = 1024  # predecessors gathered before their bytes are touched
 MOST_PREDECESSORS = 2 * 4 * 27  # un-moves of one position, twins included (generous)
 WORD_OPEN = 0x8000  # two-byte words (retrograde.chess_dtm): resolved codes are below
+LOW_SEVENS = types.uint64(0x7F7F7F7F7F7F7F7F)
 
 U8 = types.Array(types.uint8, 1, "C")
 U16 = types.Array(types.uint16, 1, "C")
@@ -100,6 +106,12 @@ ZEROING_CLASSES = U8  # the children's DTZ50 codes cut to their zeroing class, a
 # (retrograde.dtz50.load_zeroing_classes): what a zeroing move is worth
 I64 = types.Array(types.int64, 1, "C")
 I64_2D = types.Array(types.int64, 2, "C")
+
+
+@nb.njit(cache=True, inline="always")
+def zero_byte_highs(word):
+    """The high bit of each byte of ``word`` that is 0 (exact: no carry crosses a byte)."""
+    return ~(((word & LOW_SEVENS) + LOW_SEVENS) | word) & HIGHS
 
 
 @nb.njit(cache=True, inline="always")
@@ -149,37 +161,6 @@ def attacked(target, by_colour, n, codes, squares, occupied, skip):
         elif piece_attacks(code % 6, squares[j], occupied) & bit:
             return True
     return False
-
-
-EVERY_SQUARE = types.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-@nb.njit(cache=True, inline="always")
-def evasion_squares(stm, n, codes, squares, occupied):
-    """The squares a piece of ``stm`` other than its king may move to without leaving its
-    king to a piece that gives check now: every square when not in check, the checker's and
-    those between it and the king in single check, none in double check. A move elsewhere
-    is illegal, so the initialisation skips it without reading the entry it reaches (pins
-    are still told by that read)."""
-    king = squares[stm]
-    bit = types.uint64(1) << types.uint64(king)
-    allowed = EVERY_SQUARE
-    checks = 0
-    for j in range(2, n):  # (kings never stand side by side here: no king gives check)
-        code = codes[j]
-        if code // 6 == stm:
-            continue
-        if code % 6 == PAWN:
-            hit = pawn_attacks(1 - stm, squares[j]) & bit
-        else:
-            hit = piece_attacks(code % 6, squares[j], occupied) & bit
-        if hit:
-            checks += 1
-            if checks == 2:
-                return types.uint64(0)
-            checker = types.uint64(1) << types.uint64(squares[j])
-            allowed = BETWEEN[squares[j] * 64 + king] | checker
-    return allowed
 
 
 @nb.njit(cache=True, inline="always")
@@ -538,63 +519,6 @@ def holds_position(table, index, codes, squares, n):
     return not attacked(squares[1 - stm], stm, n, codes, squares, occupied, -1)
 
 
-@nb.njit(types.UniTuple(types.int64, 2)(types.int64, types.int64, types.int64, I64, I64, I64,
-                                        types.int64, U8, ZEROING_CLASSES, I64_2D), cache=True)
-def initial_byte(table, index, stm, strides, codes, squares, n, work, child_dtz, plans):
-    """``(byte, level)`` of the legal position at storage ``index`` (``squares``, ``stm`` to
-    move: :func:`decode_in_row`) before the levels: its
-    code if its captures or the lack of moves decide it (``level``: the level it counts as
-    decided at), else its open state (level -1); ``byte`` MISSING_CHILD if a capture's
-    table is not loaded. A move is legal when the entry it reaches is not INVALID (``work``
-    already tells the legal positions of this table apart; a child table does the same)."""
-    (strides, codes, squares, work, child_dtz, plans) = borrowed(
-        (strides, codes, squares, work, child_dtz, plans))
-    occupied, own = occupancy(codes, squares, n, stm)
-    evasions = evasion_squares(stm, n, codes, squares, occupied)
-    best = NO_CAPTURE
-    quiet = False
-    for k in range(n):
-        # last slot first: the entry its quiet move reaches (read for legality) lies nearest
-        # (the smallest stride), a king's farthest (another king pair)
-        i = n - 1 - k
-        if codes[i] // 6 != stm:
-            continue
-        start = squares[i]
-        targets = reach(codes[i], i, squares, occupied) & ~own
-        if i >= 2:
-            targets &= evasions
-        if quiet:
-            targets &= occupied  # one legal quiet move is all we need: the captures are left
-        while targets:
-            to = lsb(targets)
-            targets &= targets - types.uint64(1)
-            if occupied & (types.uint64(1) << types.uint64(to)):
-                captured = slot_on(squares, n, to)
-                squares[i] = to
-                child = capture_child_code(squares, n, captured, 1 - stm, plans[captured],
-                                           child_dtz)
-                squares[i] = start
-                if child == MISSING_CHILD:
-                    return MISSING_CHILD, -1
-                if child == INVALID:  # the capture leaves the king in check
-                    continue
-                best = max(best, capture_class(child))
-                if best == CAPTURE_WINS:
-                    return win_code(1), 1
-            else:  # a quiet move (the first since none was legal)
-                squares[i] = to
-                if i < 2:
-                    child_index = king_moved_index(table, index, strides, squares, i, start, stm)
-                else:
-                    child_index = moved_index(table, index, strides, squares, i, start, stm)
-                squares[i] = start
-                quiet = work[child_index] != INVALID
-                if quiet:
-                    targets &= occupied
-    in_check = not quiet and best == NO_CAPTURE and evasions != EVERY_SQUARE
-    return byte_of_exits(best, quiet, in_check)
-
-
 @nb.njit(types.int64(types.int64), cache=True)
 def fastest_piece_slot(table):
     """The slot of the piece alone in its group whose square is the storage index's fastest
@@ -663,39 +587,182 @@ def mark_positions(table, work, open_value):
                 else INVALID
 
 
-@nb.njit(types.int64(types.int64, U8, ZEROING_CLASSES, I64_2D, U8, U8), cache=True, parallel=True)
-def initialise(table, work, child_dtz, plans, first_level, curse_level):
-    """Every legal position's :func:`initial_byte` (``work`` as :func:`mark_positions` left
-    it); a block holding an entry decided at level 1 (or at the curse level) is marked in
-    ``first_level`` (``curse_level``). Returns the number of captures whose table is not
-    loaded. Threads read other blocks' entries only as INVALID or not, which no write here
-    changes."""
-    n = E.COUNT[table]
-    size = work.shape[0]
-    blocks = (size + BLOCK - 1) // BLOCK
-    missing = np.zeros(blocks, dtype=np.int64)
+@nb.njit(cache=True, inline="always")
+def class_byte(capture):
+    """The byte a position starts the levels with when its best capture has class
+    ``capture`` (``NO_CAPTURE`` .. ``CAPTURE_WINS``): a losing capture flags it for level 1,
+    a winning one decides it (won in 1)."""
+    if capture == CAPTURE_WINS:
+        return win_code(1)
+    if capture == CAPTURE_CWIN:
+        return HOLDS_CWIN
+    if capture == CAPTURE_DRAWS:
+        return HOLDS_DRAW
+    if capture == CAPTURE_CLOSS:
+        return OPEN_CLOSS
+    if capture == CAPTURE_LOSES:
+        return FLAGGED
+    return OPEN
+
+
+@nb.njit(cache=True, inline="always")
+def byte_class(byte):
+    """The class of the best capture seeded so far into an open ``byte`` (the inverse of
+    :func:`class_byte`)."""
+    if byte == OPEN:
+        return NO_CAPTURE
+    if byte == FLAGGED:
+        return CAPTURE_LOSES
+    if byte == OPEN_CLOSS:
+        return CAPTURE_CLOSS
+    if byte == HOLDS_DRAW:
+        return CAPTURE_DRAWS
+    if byte == HOLDS_CWIN:
+        return CAPTURE_CWIN
+    return CAPTURE_WINS
+
+
+@nb.njit(cache=True, inline="always")
+def raise_class(work, parent, child):
+    """Raise the best capture seeded into the legal position at ``parent`` (a byte) to one
+    into a position with DTZ50 code ``child`` (:func:`capture_class`)."""
+    byte = work[parent]
+    capture = capture_class(child)
+    if byte != INVALID and capture > byte_class(byte):
+        work[parent] = class_byte(capture)
+
+
+@nb.njit(cache=True, inline="always")
+def seed_from(table, work, children, plans, strides, codes, squares, n, base, victim,
+              members, count, side, merge):
+    """The captures of ``victim`` reaching the placement in ``squares`` (every slot but
+    ``victim``'s; its group's digit 0 in ``base``, ``side`` to move): the child is that
+    placement with the victim's side to move, read once; each of the ``count`` capturer
+    slots in ``members`` stands on a square the victim may have stood on, and every square
+    it may have come from gives a parent, to which ``merge(work, parent, child)`` adds the
+    capture. Returns 1 if the child's table is not loaded."""
+    occupied = types.uint64(0)
+    for i in range(n):
+        if i == victim:
+            continue
+        bit = types.uint64(1) << types.uint64(squares[i])
+        if occupied & bit:
+            return 0  # two pieces on one square: no placement
+        occupied |= bit
+    child = capture_child_code(squares, n, victim, 1 - side, plans[victim], children)
+    if child == MISSING_CHILD:
+        return 1
+    if child == INVALID:  # the capture would leave the capturer's king attacked
+        return 0
+    group = strides[E.MAX_PIECES + victim]
+    per_side = E.PER_SIDE[table]
+    for m in range(count):
+        capturer = members[m]
+        square = squares[capturer]
+        squares[victim] = square
+        # the parents' indices, from the placement with the victim on the capture square
+        # as if the other side were to move (``moved_index`` flips the side back)
+        flipped = base + group_part(table, group, squares) * strides[group] \
+            + (per_side if side == 0 else -per_side)
+        origins = reach(codes[capturer], capturer, squares, occupied) & ~occupied
+        while origins:
+            origin = lsb(origins)
+            origins &= origins - types.uint64(1)
+            squares[capturer] = origin
+            if capturer < 2:
+                parent = king_moved_index(table, flipped, strides, squares, capturer, square,
+                                          1 - side)
+                if on_one_diagonal(squares[0], squares[1]):  # its other node: seeded here
+                    merge(work, twin_index(table, squares, n, side), child)
+            else:
+                parent = moved_index(table, flipped, strides, squares, capturer, square,
+                                     1 - side)
+            merge(work, parent, child)
+        squares[capturer] = square
+    return 0
+
+
+SEED_BASES = 1 << 10  # placements per parallel task of a seeding pass
+
+
+@nb.njit(cache=True, inline="always")
+def seed_tasks(table, victim, capturers):
+    """``(tasks, per_task)``: how the placements of a seeding pass (:func:`seed_task`) are
+    split. A parent is reached once by a lone non-king capturer of a lone victim (its other
+    node, kings on the long diagonal, from that placement's own other node), so those
+    passes run on every thread; a king's origin may leave the frame and like pieces reach
+    one parent twice, so those run as one task."""
+    group = E.GROUPS[table, :, 1]
     strides = index_strides(table)
-    stride = scatter_stride(blocks)
-    fast = fastest_piece_slot(table)
-    for k in prange(blocks):
-        block = k * stride % blocks
-        codes = spec_codes(table)
-        squares = np.empty(n, dtype=np.int64)
-        row = -1
-        for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            if work[index] == INVALID:
-                continue
-            stm, row = decode_in_row(table, index, squares, fast, row)
-            byte, level = initial_byte(table, index, stm, strides, codes, squares, n, work,
-                                       child_dtz, plans)
-            if byte == MISSING_CHILD:
-                missing[block] += 1
-                byte = OPEN
-            work[index] = byte
-            if level == 1:
-                first_level[block] = 1
-            elif level == CURSE_LEVEL:
-                curse_level[block] = 1
+    victims = E.GROUPS[table, strides[E.MAX_PIECES + victim]]
+    bases = E.PER_SIDE[table] // victims[2]
+    alone = capturers >= 2 and victims[1] == 1 \
+        and group[strides[E.MAX_PIECES + capturers]] == 1
+    per_task = SEED_BASES if alone else bases
+    return (bases + per_task - 1) // per_task, per_task
+
+
+@nb.njit(cache=True, inline="always")
+def seed_task(table, work, children, plans, victim, capturers, task, merge):
+    """Task ``task`` (:func:`seed_tasks`) of the pass seeding every capture of the piece in
+    slot ``victim`` (the first of its group of like pieces) by the group whose first slot is
+    ``capturers`` (or that king), child to parent: each placement of the other pieces is
+    read once in the child table (``children``, by ``plans``), and ``merge`` adds it to the
+    parents it is reached from (:func:`seed_from`). Returns how many children are in tables
+    not loaded."""
+    n = E.COUNT[table]
+    per_side = E.PER_SIDE[table]
+    side = E.SPEC[table, capturers] // 6
+    strides = index_strides(table)
+    codes = spec_codes(table)
+    squares = np.empty(n, dtype=np.int64)
+    group = strides[E.MAX_PIECES + victim]
+    like = E.GROUPS[table, group, 1]
+    values = E.GROUPS[table, group, 2]
+    stride = strides[group]
+    members = np.empty(3, dtype=np.int64)
+    count = 1
+    members[0] = capturers
+    if capturers >= 2:
+        count = E.GROUPS[table, strides[E.MAX_PIECES + capturers], 1]
+        for m in range(count):
+            members[m] = capturers + m
+    bases = per_side // values
+    per_task = seed_tasks(table, victim, capturers)[1]
+    missing = 0
+    for b in range(task * per_task, min(bases, (task + 1) * per_task)):
+        base = side * per_side + (b // stride) * stride * values + b % stride
+        decode_valid(table, base, squares)
+        if like == 1:
+            missing += seed_from(table, work, children, plans, strides, codes, squares, n,
+                                 base, victim, members, count, side, merge)
+        elif like == 2:
+            for other in range(64):
+                squares[victim + 1] = other
+                missing += seed_from(table, work, children, plans, strides, codes, squares,
+                                     n, base, victim, members, count, side, merge)
+        else:
+            for high in range(64):
+                for low in range(high):
+                    squares[victim + 1] = low
+                    squares[victim + 2] = high
+                    missing += seed_from(table, work, children, plans, strides, codes,
+                                         squares, n, base, victim, members, count, side,
+                                         merge)
+    return missing
+
+
+@nb.njit(types.int64(types.int64, U8, ZEROING_CLASSES, I64_2D, types.int64, types.int64),
+         cache=True, parallel=True)
+def seed_captures(table, work, child_dtz, plans, victim, capturers):
+    """Every capture of ``victim`` by ``capturers`` (:func:`seed_task`) raising its parents'
+    best capture class (:func:`raise_class`). Returns how many children are in tables not
+    loaded."""
+    tasks = seed_tasks(table, victim, capturers)[0]
+    missing = np.zeros(tasks, dtype=np.int64)
+    for task in prange(tasks):
+        missing[task] = seed_task(table, work, child_dtz, plans, victim, capturers, task,
+                                  raise_class)
     return missing.sum()
 
 
@@ -884,19 +951,22 @@ def replace_all(work, old, new, far, code, touched):
     return count.sum()
 
 
-@nb.njit([types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U8,
-                        types.int64, types.int64),
-          types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U16,
-                        types.int64, types.int64)], cache=True)
-def quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, target):
-    """Whether a legal quiet move of ``stm`` (no capture, no pawn move: those are exits)
-    reaches a position whose entry is ``target`` or, with ``target`` -1, one not won (for
-    the opponent) below ``d``: in ``work`` of bytes (this module's, markers past LONGEST) or
-    of two-byte words (:mod:`retrograde.chess_dtm`'s, codes below ``WORD_OPEN``)."""
+REACHED, EVERY_ONE_LOSES, NO_QUIET_MOVE = 1, 0, -1  # what quiet_moves found
+
+
+@nb.njit(cache=True, inline="always")
+def quiet_moves(table, index, stm, strides, codes, squares, n, work, d, target):
+    """What the legal quiet moves of ``stm`` (no capture, no pawn move: those are exits)
+    reach: REACHED if one reaches a position whose entry is ``target`` or, with ``target``
+    -1, one not won (for the opponent) below ``d``; else, with ``target`` -1, NO_QUIET_MOVE
+    if none is legal, EVERY_ONE_LOSES if some are (with a ``target``: EVERY_ONE_LOSES).
+    ``work`` holds bytes (this module's, markers past LONGEST) or two-byte words
+    (:mod:`retrograde.chess_dtm`'s, codes below ``WORD_OPEN``)."""
     strides, codes, squares, work = borrowed((strides, codes, squares, work))
     occupied = types.uint64(0)
     for i in range(n):
         occupied |= types.uint64(1) << types.uint64(squares[i])
+    verdict = NO_QUIET_MOVE if target < 0 else EVERY_ONE_LOSES
     for k in range(n):
         # last slot first: its moves' entries lie nearest (the smallest stride), a king's
         # farthest (another king pair), and any one move found ends the search
@@ -917,17 +987,30 @@ def quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, 
             child = np.int64(work[child_index])
             if target >= 0:
                 if child == target:
-                    return True
+                    return REACHED
                 continue
             if child == INVALID:  # the move leaves the king in check
                 continue
+            verdict = EVERY_ONE_LOSES
             if work.itemsize == 1:
                 lost = won_before(child, d)
             else:
                 lost = child < WORD_OPEN and is_win(child) and code_distance(child) < d
             if not lost:
-                return True
-    return False
+                return REACHED
+    return verdict
+
+
+@nb.njit([types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U8,
+                        types.int64, types.int64),
+          types.boolean(types.int64, types.int64, types.int64, I64, I64, I64, types.int64, U16,
+                        types.int64, types.int64)], cache=True)
+def quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, target):
+    """Whether a legal quiet move of ``stm`` reaches a position whose entry is ``target``
+    or, with ``target`` -1, one not won (for the opponent) below ``d``
+    (:func:`quiet_moves`)."""
+    return quiet_moves(table, index, stm, strides, codes, squares, n, work, d,
+                       target) == REACHED
 
 
 @nb.njit(cache=True, inline="always")
@@ -937,12 +1020,137 @@ def every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work, 
     return not quiet_move_reaching(table, index, stm, strides, codes, squares, n, work, d, -1)
 
 
+@nb.njit(cache=True, inline="always")
+def evasion_squares(stm, n, codes, squares, occupied):
+    """The squares a piece of ``stm`` other than its king may move to without leaving its
+    king to a piece that gives check now: every square when not in check, the checker's and
+    those between it and the king in single check, none in double check. A move elsewhere
+    is illegal, so :func:`escapes_check` skips it without reading the entry it reaches
+    (pins are still told by that read)."""
+    king = squares[stm]
+    bit = types.uint64(1) << types.uint64(king)
+    allowed = ~types.uint64(0)
+    checks = 0
+    for j in range(2, n):  # (kings never stand side by side here: no king gives check)
+        code = codes[j]
+        if code // 6 == stm:
+            continue
+        if code % 6 == PAWN:
+            hit = pawn_attacks(1 - stm, squares[j]) & bit
+        else:
+            hit = piece_attacks(code % 6, squares[j], occupied) & bit
+        if hit:
+            checks += 1
+            if checks == 2:
+                return types.uint64(0)
+            checker = types.uint64(1) << types.uint64(squares[j])
+            allowed = BETWEEN[squares[j] * 64 + king] | checker
+    return allowed
+
+
+@nb.njit(cache=True, inline="always")
+def escapes_check(table, index, stm, strides, codes, squares, n, work):
+    """Whether ``stm``, in check at storage ``index`` (``squares``), has a legal quiet move:
+    its king's first (a king in check mostly has one: a square no enemy piece attacks),
+    then the other pieces' to squares that block the check (none in double check), legal
+    when the entry reached is not INVALID (a pinned piece's is)."""
+    occupied = types.uint64(0)
+    for i in range(n):
+        occupied |= types.uint64(1) << types.uint64(squares[i])
+    king = squares[stm]
+    without_king = occupied & ~(types.uint64(1) << types.uint64(king))
+    covered = types.uint64(0)  # what the other side attacks, through the king's square
+    for j in range(2, n):
+        if codes[j] // 6 != stm:
+            covered |= piece_attacks(codes[j] % 6, squares[j], without_king)
+    if reach(codes[stm], stm, squares, occupied) & ~occupied & ~covered:
+        return True  # (told by the squares: no entry read)
+    evasions = evasion_squares(stm, n, codes, squares, occupied)
+    for i in range(2, n):
+        if codes[i] // 6 != stm:
+            continue
+        start = squares[i]
+        targets = reach(codes[i], i, squares, occupied) & ~occupied & evasions
+        while targets:
+            squares[i] = lsb(targets)
+            targets &= targets - types.uint64(1)
+            child_index = moved_index(table, index, strides, squares, i, start, stm)
+            squares[i] = start
+            if work[child_index] != INVALID:  # (not pinned)
+                return True
+    return False
+
+
+@nb.njit(types.void(types.int64, U8, U8, U8), cache=True, parallel=True)
+def find_mates(table, work, first_level, flagged_blocks):
+    """After the captures are seeded: a legal position in check with no capture and no
+    legal quiet move is mated (``loss_code(0)``). A block holding a position won in 1 is
+    marked in ``first_level``, one holding a position whose captures all lose (FLAGGED: it
+    is lost at level 1 if it has no quiet move) in ``flagged_blocks``. In check means the
+    same placement with the other side to move is INVALID, which no write here changes.
+    ``work``: whole words (8 entries at a time are passed over)."""
+    n = E.COUNT[table]
+    per_side = E.PER_SIDE[table]
+    size = 2 * per_side
+    words = work.view(np.uint64)
+    blocks = (size + BLOCK - 1) // BLOCK
+    strides = index_strides(table)
+    won_in_one = win_code(1)
+    for block in prange(blocks):
+        codes = spec_codes(table)
+        squares = np.empty(n, dtype=np.int64)
+        for w in range(block * WORDS_PER_BLOCK, min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
+            word = words[w]
+            if has_byte(word, won_in_one):
+                first_level[block] = 1
+            if has_byte(word, FLAGGED):
+                flagged_blocks[block] = 1
+            if not has_byte(word, OPEN):
+                continue
+            for index in range(8 * w, min(8 * w + 8, size)):
+                if work[index] != OPEN or work[index - per_side if index >= per_side
+                                              else index + per_side] != INVALID:
+                    continue
+                stm = decode_valid(table, index, squares)
+                if not escapes_check(table, index, stm, strides, codes, squares, n, work):
+                    work[index] = loss_code(0)
+
+
+def capture_passes(table: int) -> list[tuple[int, int]]:
+    """``(victim, capturers)`` of every seeding pass of ``table`` (:func:`seed_task`): each
+    group of like pieces (its first slot) as the victim, the other side's king and each of
+    its groups as the capturers."""
+    spec = E.SPEC[table, :E.COUNT[table]]
+    firsts = [int(E.GROUPS[table, g, 0]) for g in range(E.MAX_GROUPS) if E.GROUPS[table, g, 1]]
+    passes = []
+    for victim in firsts:
+        theirs = 1 - int(spec[victim]) // 6  # the capturing side (its king's slot)
+        passes += [(victim, capturers) for capturers in
+                   [theirs] + [first for first in firsts if int(spec[first]) // 6 == theirs]]
+    return passes
+
+
+def initialise(table: int, work: np.ndarray, child_dtz: np.ndarray, plans: np.ndarray,
+               first_level: np.ndarray, flagged_blocks: np.ndarray) -> int:
+    """Every legal position's byte before the levels (``work``, whole words, as
+    :func:`mark_positions` left it): its best capture's class, seeded child to parent
+    (:func:`seed_captures`, every pass of :func:`capture_passes`), then the mates
+    (:func:`find_mates`, which marks the blocks ``first_level`` and ``flagged_blocks``).
+    Returns how many children are in tables not loaded."""
+    missing = sum(seed_captures(table, work, child_dtz, plans, victim, capturers)
+                  for victim, capturers in capture_passes(table))
+    find_mates(table, work, first_level, flagged_blocks)
+    return missing
+
+
 @nb.njit(I64(types.int64, U8, types.int64, U16, types.int64, U8, U8), cache=True,
          parallel=True)
 def settle(table, work, d, far, longest, flagged_blocks, touched):
     """Level ``d``, pass 3: every flagged position (in ``flagged_blocks``) whose quiet moves
-    all lose is lost in ``d``, the others are unflagged. A thread writes only in its own
-    block. Returns how many were lost (:func:`by_side`)."""
+    all lose is lost in ``d``, the others are unflagged; one with no quiet move at all is
+    lost if its captures lose (flagged at level 1, or a cursed loss at the curse level), else
+    it is a stalemate (left open). A thread writes only in its own block. Returns how many
+    were lost (:func:`by_side`)."""
     n = E.COUNT[table]
     words = work.view(np.uint64)
     blocks = flagged_blocks.shape[0]
@@ -963,8 +1171,13 @@ def settle(table, work, d, far, longest, flagged_blocks, touched):
                 if byte != FLAGGED and byte != FLAGGED_CLOSS:
                     continue
                 stm = decode_valid(table, index, squares)
-                if every_quiet_move_loses(table, index, stm, strides, codes, squares, n, work,
-                                          d):
+                verdict = quiet_moves(table, index, stm, strides, codes, squares, n, work, d,
+                                      -1)
+                # with no quiet move at all the captures decide: a flag at level 1 is a
+                # capture that loses, a cursed one at the curse level; any other is a
+                # stalemate flagged with every open position (drawn: left open)
+                if verdict == EVERY_ONE_LOSES or (verdict == NO_QUIET_MOVE and (
+                        d == 1 or byte == FLAGGED_CLOSS)):
                     if d <= longest:
                         work[index] = loss_code(d)
                     else:
@@ -1039,14 +1252,12 @@ def flag_every_open(table, work, d, flagged_blocks, side):
 
 
 OPEN_COUNT, MAY_LOSE_COUNT, LOST_COUNT, WON_COUNT = range(4)  # side_counts' columns
-LOW_SEVENS = types.uint64(0x7F7F7F7F7F7F7F7F)
 
 
 @nb.njit(cache=True, inline="always")
 def zero_bytes(word):
     """How many of the 8 bytes of ``word`` are 0 (a carry-free test of each byte)."""
-    nonzero = ((word & LOW_SEVENS) + LOW_SEVENS) | word  # a byte's high bit: it is not 0
-    return np.int64((((~nonzero & HIGHS) >> types.uint64(7)) * ONES) >> types.uint64(56))
+    return np.int64(((zero_byte_highs(word) >> types.uint64(7)) * ONES) >> types.uint64(56))
 
 
 @nb.njit(cache=True, inline="always")
@@ -1231,34 +1442,29 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
     far = np.zeros(0, dtype=np.uint16)  # the codes, once a level passes ``longest``
     blocks = (size + BLOCK - 1) // BLOCK
     first_level = np.zeros(blocks, dtype=np.uint8)
-    curse_level = np.zeros(blocks, dtype=np.uint8)
+    flagged = np.zeros(blocks, dtype=np.uint8)  # level 1's: the positions whose captures lose
     plans = fill_offsets(capture_plans(table), child_offsets)
     mark_positions(table_id, work[:size], OPEN)
-    missing = initialise(table_id, work[:size], child_dtz, plans, first_level, curse_level)
+    missing = initialise(table_id, work, child_dtz, plans, first_level, flagged)
     if missing:
         raise RuntimeError(f"{table}: {missing} captures lead to tables that are not loaded")
     progress.update("initialise", 1, 1, size)
     cursed = count_between(work, OPEN_CLOSS, OPEN_CLOSS) + count_between(
-        work, HOLDS_CWIN, HOLDS_CWIN) + int(curse_level.any())
+        work, HOLDS_CWIN, HOLDS_CWIN)
     frontier = np.ones(blocks, dtype=np.uint8)  # the mates: anywhere
     touched = np.zeros(blocks, dtype=np.uint8)
-    flagged = np.zeros(blocks, dtype=np.uint8)
     sides = None  # per side to move, side_counts, kept up to date level by level
     d = 1
     while True:
         if d == longest + 1:  # the byte's codes end here: markers, the codes beside
             far = work.astype(np.uint16)
-        if d == 2 or d == CURSE_LEVEL + 1:  # the initialisation decided some at d - 1
+        if d == 2 or d == CURSE_LEVEL + 1:  # the captures decided some at d - 1
             sides = side_counts(table_id, work[:size], d, longest)
         pulled, flagged_all = ways_of_level(sides, size // 2)
         won = find_wins(table_id, work, d, far, longest, frontier, touched, pulled)
         decided = int(won.sum())
         if d == CURSE_LEVEL:
             cursed_win = win_code(CURSE_LEVEL)
-            if d > longest:  # what the initialisation decided at this level: markers now
-                replace_all(work, cursed_win, WIN_NOW, far, cursed_win, touched)
-                replace_all(work, loss_code(CURSE_LEVEL), LOSS_NOW, far,
-                            loss_code(CURSE_LEVEL), touched)
             decided += replace_all(work, HOLDS_CWIN, cursed_win if d <= longest else WIN_NOW,
                                    far, cursed_win, touched)
         find_flags(table_id, work, d, far, longest, frontier, flagged, flagged_all)
@@ -1271,9 +1477,6 @@ def solve(table: str, child_dtz: np.ndarray, child_offsets: np.ndarray, progress
         if d == 1:
             touched |= first_level
             decided += int(first_level.any())
-        elif d == CURSE_LEVEL:
-            touched |= curse_level
-            decided += int(curse_level.any())
         if d > longest:
             age_markers(work)
         progress.update(f"dtz50 level {d}", 0, 0, int(decided))
