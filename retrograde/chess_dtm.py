@@ -13,8 +13,12 @@ on, since under DTM a capture carries the child's distance::
     EXIT_DRAWS   a capture draws: never lost
     EXIT_WINS    the quickest capture wins in ``level`` plies: won then at the latest
 
-A position with no quiet move is decided by its captures alone: it waits in the same form
-(the settle pass finds no quiet move against it), except a draw, decided at once.
+The words start from the captures, seeded child to parent as in
+:mod:`retrograde.chess_dtz50` (each placement without the victim read once in the child
+table, the capture raised in every parent it is reached from), then the mates among the
+positions in check. No position looks for its quiet moves: one that has none is decided by
+its captures alone and waits in the same form (the settle pass finds no quiet move against
+it; a stalemate, never flagged, is drawn at the end).
 
 Level ``d`` = 1, 2, ...:
 
@@ -49,12 +53,12 @@ from databases.errors import DatabaseError
 from games.chess import endgames as E
 from games.value_codes import (CODE_DRAW, INVALID, better, code_distance, is_win, loss_code,
                                parent_code, win_code)
-from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS, WORD_OPEN,
-                                    capture_plans, decode_in_row, decode_valid,
-                                    every_quiet_move_loses, fastest_piece_slot, fill_offsets,
+from retrograde.chess_dtz50 import (BLOCK, GATHERED, MISSING_CHILD, MOST_PREDECESSORS,
+                                    WORD_OPEN, capture_passes, capture_plans, decode_valid,
+                                    escapes_check, every_quiet_move_loses, fill_offsets,
                                     gather_predecessors, index_strides, mark_positions,
-                                    quiet_move_reaching, spec_codes)
-from retrograde.chess_exits import MOST_EXITS, exit_codes
+                                    quiet_move_reaching, seed_task, seed_tasks, spec_codes)
+from retrograde.chess_exits import exit_codes
 from retrograde.unmove import scatter_stride
 from runtime.borrow import borrowed
 
@@ -142,7 +146,8 @@ def word_of_exits(best, moves, quiet, in_check):
 
 @nb.njit(cache=True, inline="always")
 def initial_word(table, index, stm, strides, codes, squares, n, work, child_dtm, plans, found):
-    """The word of the legal position at storage ``index`` (``squares``, ``stm`` to move:
+    """(The DTM slices' initialisation, :mod:`retrograde.chess_dtm_pawns`.) The word of the
+    legal position at storage ``index`` (``squares``, ``stm`` to move:
     :func:`retrograde.chess_dtz50.decode_in_row`) before the levels (see the module
     docstring), from its exits (:func:`retrograde.chess_exits.exit_codes`; ``found``:
     room for them); MISSING_CHILD if a child table is not loaded. A position known to be won
@@ -167,39 +172,101 @@ def initial_word(table, index, stm, strides, codes, squares, n, work, child_dtm,
     return word
 
 
-@nb.njit(types.int64(types.int64, U16, U16, I64_2D, U16), cache=True, parallel=True)
-def initialise(table, work, child_dtm, plans, due):
-    """Every legal position's :func:`initial_word` (``work`` as :func:`start_words` left it)
-    and per block its earliest exit level in ``due``. Returns the number of captures whose
-    table is not loaded."""
+@nb.njit(cache=True, inline="always")
+def exit_rank(word):
+    """How good the captures an open word holds are for the side to move (higher better):
+    none, then losses, the slowest first, a draw, wins, the quickest last."""
+    exit_class = (word >> CLASS_SHIFT) & 3
+    level = word & LEVEL_MASK
+    if exit_class == NO_EXIT:
+        return 0
+    if exit_class == EXIT_LOSES:
+        return 1 + level
+    if exit_class == EXIT_DRAWS:
+        return 2 * (LEVEL_MASK + 1)
+    return 4 * (LEVEL_MASK + 1) - level
+
+
+@nb.njit(cache=True, inline="always")
+def raise_exit(work, parent, child):
+    """Raise the captures the open word at ``parent`` holds to one into a position with DTM
+    code ``child`` (a known win's FLAG kept); a decided word (INVALID, a draw the DTZ50
+    table told) is left alone."""
+    word = np.int64(work[parent])
+    if word < OPEN:
+        return
+    value = parent_code(child)
+    if value == CODE_DRAW:
+        exit_word = open_word(EXIT_DRAWS, 0)
+    elif is_win(value):
+        exit_word = open_word(EXIT_WINS, code_distance(value))
+    else:
+        exit_word = open_word(EXIT_LOSES, code_distance(value))
+    if exit_rank(exit_word) > exit_rank(word):
+        work[parent] = exit_word | (word & FLAG)
+
+
+@nb.njit(types.int64(types.int64, U16, U16, I64_2D, types.int64, types.int64), cache=True,
+         parallel=True)
+def seed_captures(table, work, child_dtm, plans, victim, capturers):
+    """Every capture of ``victim`` by ``capturers``, child to parent
+    (:func:`retrograde.chess_dtz50.seed_task`), raising its parents' exits
+    (:func:`raise_exit`). Returns how many children are in tables not loaded."""
+    tasks = seed_tasks(table, victim, capturers)[0]
+    missing = np.zeros(tasks, dtype=np.int64)
+    for task in prange(tasks):
+        missing[task] = seed_task(table, work, child_dtm, plans, victim, capturers, task,
+                                  raise_exit)
+    return missing.sum()
+
+
+@nb.njit(types.void(types.int64, U16, U16), cache=True, parallel=True)
+def finish_words(table, work, due):
+    """After the captures are seeded: a known win keeps its exits only if a capture wins
+    (else it holds a draw: never lost); a position in check (the same placement with the
+    other side to move is INVALID, which no write here changes) with no capture and no
+    legal quiet move is mated (``loss_code(0)``); per block its earliest pending exit level
+    into ``due``."""
     n = E.COUNT[table]
+    per_side = E.PER_SIDE[table]
     size = work.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
-    missing = np.zeros(blocks, dtype=np.int64)
     strides = index_strides(table)
-    stride = scatter_stride(blocks)
-    fast = fastest_piece_slot(table)
-    for k in prange(blocks):
-        block = k * stride % blocks
+    for block in prange(blocks):
         codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
-        found = np.empty(MOST_EXITS, dtype=np.int64)
         earliest = NONE_DUE
-        row = -1
         for index in range(block * BLOCK, min(size, (block + 1) * BLOCK)):
-            if work[index] < OPEN:  # not a legal position, or known to be drawn
+            word = np.int64(work[index])
+            if word < OPEN:
                 continue
-            stm, row = decode_in_row(table, index, squares, fast, row)
-            word = initial_word(table, index, stm, strides, codes, squares, n, work, child_dtm,
-                                plans, found)
-            if word == MISSING_CHILD:
-                missing[block] += 1
-                word = OPEN
-            work[index] = word
+            exit_class = (word >> CLASS_SHIFT) & 3
+            if word & FLAG:  # a known win
+                word = word & ~FLAG if exit_class == EXIT_WINS else open_word(EXIT_DRAWS, 0)
+                work[index] = word
+            elif exit_class == NO_EXIT and work[index - per_side if index >= per_side
+                                                else index + per_side] == INVALID:
+                stm = decode_valid(table, index, squares)
+                if not escapes_check(table, index, stm, strides, codes, squares, n, work):
+                    work[index] = loss_code(0)
+                    continue
             if pending_level(word) >= 0:
                 earliest = min(earliest, pending_level(word))
         due[block] = earliest
-    return missing.sum()
+
+
+def initialise(table: int, work: np.ndarray, child_dtm: np.ndarray, plans: np.ndarray,
+               due: np.ndarray) -> int:
+    """Every legal position's word before the levels (``work`` as :func:`start_words` left
+    it): its best capture, seeded child to parent (:func:`seed_captures`, every pass of
+    :func:`retrograde.chess_dtz50.capture_passes`), then :func:`finish_words` (the mates,
+    the known wins, ``due``). A position with no quiet move waits in the same form (the
+    settle pass finds no quiet move against it; a stalemate, never flagged, is drawn at the
+    end). Returns how many children are in tables not loaded."""
+    missing = sum(seed_captures(table, work, child_dtm, plans, victim, capturers)
+                  for victim, capturers in capture_passes(table))
+    finish_words(table, work, due)
+    return missing
 
 
 @nb.njit(types.int64(I64, types.int64, U16, types.int64, types.boolean, U8), cache=True)
