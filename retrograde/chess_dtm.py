@@ -232,7 +232,9 @@ def finish_words(table, work, due):
     size = work.shape[0]
     blocks = (size + BLOCK - 1) // BLOCK
     strides = index_strides(table)
-    for block in prange(blocks):
+    stride = scatter_stride(blocks)  # (positions in check cluster: spread them over the threads)
+    for k in prange(blocks):
+        block = k * stride % blocks
         codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         earliest = NONE_DUE

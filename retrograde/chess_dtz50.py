@@ -1096,7 +1096,9 @@ def find_mates(table, work, first_level, flagged_blocks):
     blocks = (size + BLOCK - 1) // BLOCK
     strides = index_strides(table)
     won_in_one = win_code(1)
-    for block in prange(blocks):
+    stride = scatter_stride(blocks)  # (positions in check cluster: spread them over the threads)
+    for k in prange(blocks):
+        block = k * stride % blocks
         codes = spec_codes(table)
         squares = np.empty(n, dtype=np.int64)
         for w in range(block * WORDS_PER_BLOCK, min(words.shape[0], (block + 1) * WORDS_PER_BLOCK)):
