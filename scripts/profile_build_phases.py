@@ -24,14 +24,16 @@ from pathlib import Path
 
 import numba
 
-# the kernels each generator module's solve() calls, timed under "<stage> <name>"
+# the kernels each generator module's solve() calls, timed under "<stage> <name>" (a step's
+# parts, e.g. initialise's seed_captures, are timed inside it as well)
 GENERATOR_KERNELS = {
-    "chess_dtz50": ("dtz50", ("mark_positions", "initialise", "side_counts", "spread",
-                              "pull_wins", "flag_every_open", "settle", "replace_all",
-                              "age_markers", "close", "close_far")),
+    "chess_dtz50": ("dtz50", ("mark_positions", "initialise", "seed_captures", "find_mates",
+                              "side_counts", "spread", "pull_wins", "flag_every_open",
+                              "settle", "replace_all", "age_markers", "close", "close_far")),
     "chess_dtz50_pawns": ("dtz50", ("mark_positions", "solve_slices", "merge_codes")),
-    "chess_dtm": ("dtm", ("start_words", "initialise", "mark_candidates", "spread", "pull_wins",
-                          "come_due", "settle", "close")),
+    "chess_dtm": ("dtm", ("start_words", "initialise", "seed_captures", "finish_words",
+                          "mark_candidates", "spread", "pull_wins", "come_due", "settle",
+                          "close")),
     "chess_dtm_pawns": ("dtm", ("start_words", "solve_slices")),
 }
 
