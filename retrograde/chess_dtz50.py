@@ -692,12 +692,11 @@ def seed_tasks(table, victim, capturers):
     node, kings on the long diagonal, from that placement's own other node), so those
     passes run on every thread; a king's origin may leave the frame and like pieces reach
     one parent twice, so those run as one task."""
-    group = E.GROUPS[table, :, 1]
     strides = index_strides(table)
-    victims = E.GROUPS[table, strides[E.MAX_PIECES + victim]]
+    victims = E.GROUPS[table, strides[E.MAX_PIECES + victim]]  # (first, count, values)
     bases = E.PER_SIDE[table] // victims[2]
     alone = capturers >= 2 and victims[1] == 1 \
-        and group[strides[E.MAX_PIECES + capturers]] == 1
+        and E.GROUPS[table, strides[E.MAX_PIECES + capturers], 1] == 1
     per_task = SEED_BASES if alone else bases
     return (bases + per_task - 1) // per_task, per_task
 
