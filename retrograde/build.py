@@ -287,11 +287,18 @@ class LocalStages:
                                                  request.max_pieces, request.force,
                                                  request.show_progress)
         announce_rebuilds(request.notify, unusable, "")
-        log = table_log(len(to_build), "tables", request.show_progress)
+        log = table_log(len(to_build), "tables", request.show_progress,
+                        work=stage_work(family, to_build))
         for table in to_build:
             with log.timing(table):
-                build_one(family, table, root, request.show_progress, request.compression)
+                build_one(family, table, root, request.show_progress, request.compression,
+                          stage=log)
         return {"built": to_build, "skipped": skipped, "rebuilt": unusable}
+
+
+def stage_work(family, tables: list[str]) -> dict[str, int]:
+    """Each table's entries: the work a stage's estimate of its time left weighs it by."""
+    return {table: family.size(table) for table in tables}
 
 
 def forced_tables(family, tables: list[str] | None, max_pieces: int | None) -> list[str]:
@@ -307,10 +314,10 @@ def pack_wdl50_tables(family, tables: list[str] | None, root, *, max_pieces: int
     whose pack is missing, unreadable, or packed from another build of its DTZ50 table.
     Returns the tables packed."""
     planned = plan_packs(family, tables, root, max_pieces=max_pieces)
-    log = table_log(len(planned), "WDL50 packs", show_progress)
+    log = table_log(len(planned), "WDL50 packs", show_progress, work=stage_work(family, planned))
     for table in planned:
         with log.timing(table):
-            pack_one(family, table, Path(root), show_progress)
+            pack_one(family, table, Path(root), show_progress, stage=log)
     return planned
 
 
@@ -325,11 +332,12 @@ def plan_packs(family, tables: list[str] | None, root, *, max_pieces: int | None
             and not pack_is_current(root, family, table)]
 
 
-def pack_one(family, table: str, root: Path, show_progress: bool | None) -> None:
-    """Pack one table's WDL50 (its DTZ50 table and its children's on disk)."""
+def pack_one(family, table: str, root: Path, show_progress: bool | None, stage=None) -> None:
+    """Pack one table's WDL50 (its DTZ50 table and its children's on disk); ``stage``: the
+    build's :class:`retrograde.progress.TableLog`, named on the progress line."""
     from retrograde.pack import pack_table  # here: compiles its kernels
 
-    progress = Progress(f"{family.game.name} {table} WDL50 pack", show_progress) \
+    progress = Progress(f"{family.game.name} {table} WDL50 pack", show_progress, stage=stage) \
         if show_progress is not False else Silent()
     pack_table(root, family, table, progress=progress)
     progress.done()
@@ -351,10 +359,10 @@ def build_dtz50_tables(family, tables: list[str] | None, root, *, max_pieces: in
     bytes on the way (chess tables with pawns) is packed at once, and appended to
     ``packed``."""
     planned = plan_dtz50(family, tables, root, max_pieces=max_pieces, renewed=renewed, notify=notify)
-    log = table_log(len(planned), "DTZ50 tables", show_progress)
+    log = table_log(len(planned), "DTZ50 tables", show_progress, work=stage_work(family, planned))
     for table in planned:
         with log.timing(table):
-            if build_dtz50_one(family, table, root, show_progress, compression, pack) \
+            if build_dtz50_one(family, table, root, show_progress, compression, pack, stage=log) \
                     and packed is not None:
                 packed.append(table)
     return planned
@@ -384,16 +392,18 @@ def plan_dtz50(family, tables: list[str] | None, root, *, max_pieces: int | None
 
 
 def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,
-                    compression: str, pack: bool = False) -> bool:
+                    compression: str, pack: bool = False, stage=None) -> bool:
     """Solve the DTZ50 table of ``table`` (its rule-free table and its children's DTZ50
     tables on disk) and write it atomically. With ``pack``, a chess table with pawns is
     packed too, from the stored bytes its generator made group by group (no pass of the
-    pack's own over its moves out); returns whether it was packed."""
+    pack's own over its moves out); returns whether it was packed. ``stage``: as
+    :func:`pack_one`'s."""
     from retrograde.dtz50 import (can_use_unmoves, solve_chess_pawn_dtz50,  # here: compiles
                                   solve_dtz50, solve_dtz50_by_unmoves, solve_dtz50_in_one_byte)
 
     game = family.game.name
-    progress = Progress(f"{game} {table} DTZ50", show_progress) if show_progress is not False \
+    progress = Progress(f"{game} {table} DTZ50", show_progress, stage=stage) \
+        if show_progress is not False \
         else Silent()
     started = time.perf_counter()
     stored, method = None, "one-byte"
@@ -423,7 +433,7 @@ def build_dtz50_one(family, table: str, root: Path, show_progress: bool | None,
     del codes
     from retrograde.pack import pack_table
 
-    progress = Progress(f"{game} {table} WDL50 pack", show_progress) \
+    progress = Progress(f"{game} {table} WDL50 pack", show_progress, stage=stage) \
         if show_progress is not False else Silent()
     pack_table(root, family, table, progress=progress, values=stored)
     progress.done()
@@ -445,11 +455,12 @@ def clean_temporaries(root: Path, game: str, notify) -> list[str]:
 
 
 def build_one(family, table: str, root: Path, show_progress: bool | None,
-              compression: str) -> None:
-    """Solve one table (its dependencies on disk) and write it atomically."""
+              compression: str, stage=None) -> None:
+    """Solve one table (its dependencies on disk) and write it atomically; ``stage``: as
+    :func:`pack_one`'s."""
     game = family.game.name
-    progress = Progress(f"{game} {table}", show_progress) if show_progress is not False \
-        else Silent()
+    progress = Progress(f"{game} {table}", show_progress, stage=stage) \
+        if show_progress is not False else Silent()
     table_started = time.perf_counter()
     codes, method = solve_table(family, table, root, progress)
     seconds = time.perf_counter() - table_started
