@@ -452,7 +452,9 @@ def _run_on_cluster(scheduler: str, connect_timeout: float | None, family, to_bu
         return {}
     timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
     with connect(scheduler, root, family.game.name, timeout) as client:
-        progress = BuildProgress(len(to_build), show_progress, what=what)
+        progress = BuildProgress(len(to_build), show_progress, what=what,
+                                 work={table: family.size(table) for table in to_build},
+                                 workers=len(client.scheduler_info()["workers"]))
         try:
             return _schedule(client, family, to_build, root, progress, task, arguments, kind=kind, ordered=ordered)
         finally:
@@ -515,16 +517,19 @@ def _failure_message(table: str, future, finished: int) -> str:
 class BuildProgress:
     """``tables done/total built, running or queued: ...`` on one rewritten stderr line
     (terminal only; elsewhere, by default, a line per finished table: :func:`table_log`);
-    ``what`` names the tables ("DTZ50 tables")."""
+    ``what`` names the tables ("DTZ50 tables"); ``work`` (each table's entries) and
+    ``workers`` give the estimate of the stage's time left."""
 
     SHOWN = 4  # running tables named on the line
 
-    def __init__(self, total: int, enabled: bool | None = None, stream=None, what: str = "tables"):
+    def __init__(self, total: int, enabled: bool | None = None, stream=None, what: str = "tables",
+                 work: dict[str, int] | None = None, workers: int = 1):
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.total = total
         self.what = what
-        self.log = table_log(total, what, enabled, stream=self.stream)
+        self.log = table_log(total, what, enabled, stream=self.stream, work=work,
+                             workers=workers)
 
     def show(self, finished: dict, running: list[str]) -> None:
         """Redraw the line (or log the tables finished since the last call)."""
@@ -534,7 +539,8 @@ class BuildProgress:
             return
         names = " ".join(running[:self.SHOWN]) + (" ..." if len(running) > self.SHOWN else "")
         self.stream.write(f"\r\x1b[K{self.what} {len(finished)}/{self.total} built"
-                          + (f", running or queued: {names}" if names else ""))
+                          + self.log.time_left()
+                          + (f"; running or queued: {names}" if names else ""))
         self.stream.flush()
 
     def done(self) -> None:

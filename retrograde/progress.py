@@ -29,11 +29,14 @@ class StageClock:
     finished tables took per unit of work, times the work left, less what the table under way
     has had already. A table's work is its entries plus FIXED_WORK. The stage's first table
     is left out of the rate (it pays for loading, or compiling, the kernels: minutes for a
-    table that then takes a second), so there is no estimate before the second is finished."""
+    table that then takes a second), so there is no estimate before the second is finished.
+    With ``workers`` building tables side by side (a cluster), the work left is shared out
+    among them."""
 
-    def __init__(self, work: dict[str, int], now=time.perf_counter):
+    def __init__(self, work: dict[str, int], now=time.perf_counter, workers: int = 1):
         self.work = {table: int(entries) + FIXED_WORK for table, entries in work.items()}
         self.now = now
+        self.workers = max(1, workers)
         self.work_left = sum(self.work.values())  # of the tables not finished
         self.work_done = 0  # of the finished tables but the first
         self.seconds_spent = 0.0
@@ -60,7 +63,7 @@ class StageClock:
         if not self.work_done:
             return None
         rate = self.seconds_spent / self.work_done
-        left = rate * self.work_left
+        left = rate * self.work_left / self.workers
         if self.current is None:
             return left
         # the table under way: what its work should take, less what it has had (not below
@@ -159,10 +162,10 @@ class TableLog:
 
 
 def table_log(total: int, what: str, show_progress: bool | None, stream=None,
-              work: dict[str, int] | None = None) -> TableLog:
+              work: dict[str, int] | None = None, workers: int = 1) -> TableLog:
     """The per-table log of a build whose progress display is ``show_progress`` (None: the
     default, where the log is written when stderr is not a terminal; False, as under --json, or
     True, a forced progress line: none); ``work``, the entries of each table of the stage,
-    gives the estimate of the time left (:class:`StageClock`)."""
+    gives the estimate of the time left (:class:`StageClock`, ``workers`` side by side)."""
     return TableLog(total, what, enabled=None if show_progress is None else False, stream=stream,
-                    clock=StageClock(work) if work is not None else None)
+                    clock=StageClock(work, workers=workers) if work is not None else None)

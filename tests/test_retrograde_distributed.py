@@ -345,7 +345,7 @@ def test_progress_line_names_done_total_and_running_tables():
     stream = io.StringIO()
     progress = dist.BuildProgress(6, enabled=True, stream=stream)
     progress.show({"KvK": {}}, ["KBvK", "KNvK", "KQvK", "KRvK", "KPvK"])
-    assert stream.getvalue().endswith("tables 1/6 built, running or queued: KBvK KNvK KQvK KRvK ...")
+    assert stream.getvalue().endswith("tables 1/6 built; running or queued: KBvK KNvK KQvK KRvK ...")
     silent = io.StringIO()
     dist.BuildProgress(6, enabled=False, stream=silent).show({}, ["KvK"])
     assert silent.getvalue() == ""
@@ -359,6 +359,20 @@ def test_progress_off_a_terminal_is_a_line_per_finished_table():
     progress.show({"KvK": {"seconds": 1.5}}, ["KQvK", "KRvK"])
     progress.show({"KvK": {"seconds": 1.5}, "KQvK": {"seconds": 10.0}}, ["KRvK"])
     assert stream.getvalue() == "DTZ50 tables 1/3: KvK in 1.5 s\nDTZ50 tables 2/3: KQvK in 10.0 s\n"
+
+
+def test_a_cluster_build_shares_the_time_left_among_its_workers():
+    stream = io.StringIO()
+    progress = dist.BuildProgress(4, stream=stream, what="DTZ50 tables", workers=2,
+                                  work={"KvK": 0, "KQvK": 0, "KRvK": 0, "KBvK": 0})
+    done = {}
+    for table, seconds in (("KvK", 200.0), ("KQvK", 120.0), ("KRvK", 60.0)):
+        done[table] = {"seconds": seconds}
+        progress.show(done, [])
+    assert stream.getvalue().splitlines() == [  # the first table (the kernels' load) not counted
+        "DTZ50 tables 1/4: KvK in 200.0 s",
+        "DTZ50 tables 2/4: KQvK in 120.0 s, about 2 min left in this stage",  # 2 x 120 / 2
+        "DTZ50 tables 3/4: KRvK in 60.0 s, about 45 s left in this stage"]  # 1 x 90 / 2
 
 
 def test_a_build_logged_to_a_file_names_each_table_as_it_finishes(capsys, tmp_path):
