@@ -62,7 +62,8 @@ def wait_for_solvers_handlers(process: subprocess.Popen, timeout: float = 60) ->
 
 
 # What a build whose stderr is not a terminal writes before it stops: a line per finished table.
-TABLE_LOG_LINE = re.compile(r"^(DTZ50 tables|WDL50 packs|tables) \d+/\d+: \w+ in \d+\.\d s$")
+TABLE_LOG_LINE = re.compile(r"^(DTZ50 tables|WDL50 packs|tables) \d+/\d+: \w+ in \d+\.\d s"
+                            r"(, about [\w ]+ left in this stage)?$")
 
 
 def build_stderr_is_one_line_after_its_log(err: str, message: str) -> bool:
