@@ -28,7 +28,7 @@ from databases.families import get_family
 from databases.location import DTZ50, WDL50, table_path
 from databases.writer import DEFAULT_COMPRESSION, remove_leftover_temporaries
 from retrograde.build import (BuildRequest, announce_rebuilds, build_dtz50_one, build_order, build_tables,
-                              pack_one, plan_build, plan_dtz50, plan_packs, run_stages)
+                              pack_one, plan_build, plan_dtz50, plan_packs, run_stages, stage_work)
 from retrograde.progress import table_log
 from retrograde.tables import is_built
 
@@ -452,9 +452,9 @@ def _run_on_cluster(scheduler: str, connect_timeout: float | None, family, to_bu
         return {}
     timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
     with connect(scheduler, root, family.game.name, timeout) as client:
+        slots = sum(worker["nthreads"] for worker in client.scheduler_info()["workers"].values())
         progress = BuildProgress(len(to_build), show_progress, what=what,
-                                 work={table: family.size(table) for table in to_build},
-                                 workers=len(client.scheduler_info()["workers"]))
+                                 work=stage_work(family, to_build), workers=slots)
         try:
             return _schedule(client, family, to_build, root, progress, task, arguments, kind=kind, ordered=ordered)
         finally:
@@ -515,10 +515,12 @@ def _failure_message(table: str, future, finished: int) -> str:
 
 
 class BuildProgress:
-    """``tables done/total built, running or queued: ...`` on one rewritten stderr line
-    (terminal only; elsewhere, by default, a line per finished table: :func:`table_log`);
-    ``what`` names the tables ("DTZ50 tables"); ``work`` (each table's entries) and
-    ``workers`` give the estimate of the stage's time left."""
+    """``tables done/total built, about 12 min left in this stage; running or queued: ...`` on
+    one rewritten stderr line (terminal only; elsewhere, by default, a line per finished table:
+    :func:`table_log`); ``what`` names the tables ("DTZ50 tables"); ``work`` (each table's
+    entries) and ``workers`` (the tasks the cluster runs at once, counted when it connected)
+    give the estimate of the stage's time left, each worker's first table (its kernels
+    loaded) left out of the rate."""
 
     SHOWN = 4  # running tables named on the line
 
@@ -530,11 +532,15 @@ class BuildProgress:
         self.what = what
         self.log = table_log(total, what, enabled, stream=self.stream, work=work,
                              workers=workers)
+        self.workers_seen: set[str] = set()
 
     def show(self, finished: dict, running: list[str]) -> None:
         """Redraw the line (or log the tables finished since the last call)."""
         for table in list(finished)[self.log.count:]:
-            self.log.finished(table, finished[table].get("seconds", 0.0))
+            worker = finished[table].get("worker")
+            self.log.finished(table, finished[table].get("seconds", 0.0),
+                              counted=worker in self.workers_seen)
+            self.workers_seen.add(worker)
         if not self.enabled:
             return
         names = " ".join(running[:self.SHOWN]) + (" ..." if len(running) > self.SHOWN else "")

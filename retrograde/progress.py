@@ -31,7 +31,7 @@ class StageClock:
     is left out of the rate (it pays for loading, or compiling, the kernels: minutes for a
     table that then takes a second), so there is no estimate before the second is finished.
     With ``workers`` building tables side by side (a cluster), the work left is shared out
-    among them."""
+    among them, and the caller tells which tables were a worker's first (:meth:`finish`)."""
 
     def __init__(self, work: dict[str, int], now=time.perf_counter, workers: int = 1):
         self.work = {table: int(entries) + FIXED_WORK for table, entries in work.items()}
@@ -48,18 +48,19 @@ class StageClock:
         """``table`` is under way from now."""
         self.current, self.current_started = table, self.now()
 
-    def finish(self, table: str, seconds: float) -> None:
-        """``table`` finished, ``seconds`` after it started."""
+    def finish(self, table: str, seconds: float, counted: bool | None = None) -> None:
+        """``table`` finished, ``seconds`` after it started; ``counted``: whether its time
+        goes into the rate (None: unless it is the stage's first table)."""
         work = self.work.get(table, FIXED_WORK)
         self.work_left = max(0, self.work_left - work)
-        if self.finished_count:
+        if self.finished_count if counted is None else counted:
             self.work_done += work
             self.seconds_spent += seconds
         self.finished_count += 1
         self.current = None
 
     def seconds_left(self) -> float | None:
-        """The estimate (None before any table is finished)."""
+        """The estimate (None until a table whose time counts is finished)."""
         if not self.work_done:
             return None
         rate = self.seconds_spent / self.work_done
@@ -68,7 +69,8 @@ class StageClock:
             return left
         # the table under way: what its work should take, less what it has had (not below
         # the tables after it: it may take longer than its share)
-        after = rate * max(0, self.work_left - self.work.get(self.current, FIXED_WORK))
+        after = rate * max(0, self.work_left - self.work.get(self.current, FIXED_WORK)) \
+            / self.workers
         return max(after, left - (self.now() - self.current_started))
 
 
@@ -139,9 +141,10 @@ class TableLog:
 
     def time_left(self) -> str:
         """``, about 12 min left in this stage`` while the stage has tables to go and an
-        estimate, else nothing."""
+        estimate, else nothing (nor when the last table outlasts its share: no "1 s left"
+        for minutes)."""
         left = self.clock.seconds_left() if self.clock is not None else None
-        if left is None or self.count >= self.total:
+        if left is None or left < 0.5 or self.count >= self.total:
             return ""
         return f", about {duration_text(left)} left in this stage"
 
@@ -150,11 +153,12 @@ class TableLog:
         this stage``."""
         return f"{self.what} {min(self.count + 1, self.total)}/{self.total}{self.time_left()}"
 
-    def finished(self, table: str, seconds: float) -> None:
-        """Count ``table`` as done, ``seconds`` after it started, and write its line."""
+    def finished(self, table: str, seconds: float, counted: bool | None = None) -> None:
+        """Count ``table`` as done, ``seconds`` after it started, and write its line
+        (``counted``: as :meth:`StageClock.finish`'s)."""
         self.count += 1
         if self.clock is not None:
-            self.clock.finish(table, seconds)
+            self.clock.finish(table, seconds, counted)
         if self.enabled:
             self.stream.write(f"{self.what} {self.count}/{self.total}: {table} in {seconds:.1f} s"
                               f"{self.time_left()}\n")

@@ -68,3 +68,17 @@ def test_the_progress_line_names_the_stage_and_its_table():
     assert "[tables 2/4] chess KQvK: initialise  50.0%" in stream.getvalue()
     silent = TableLog(2, "tables", enabled=False)  # no clock: no estimate
     assert silent.status() == "tables 1/2"
+
+
+def test_no_estimate_once_the_last_table_outlasts_its_share():
+    time = FakeTime()
+    log = TableLog(3, "tables", enabled=False, clock=StageClock({"KvK": 0, "KQvK": 0, "KRvK": 0},
+                                                                now=time))
+    for table in ("KvK", "KQvK"):
+        log.clock.start(table)
+        time.now += 10.0
+        log.finished(table, 10.0)
+    log.clock.start("KRvK")
+    assert log.status() == "tables 3/3, about 10 s left in this stage"
+    time.now += 60.0
+    assert log.status() == "tables 3/3"  # not "about 1 s left" for a minute

@@ -363,16 +363,18 @@ def test_progress_off_a_terminal_is_a_line_per_finished_table():
 
 def test_a_cluster_build_shares_the_time_left_among_its_workers():
     stream = io.StringIO()
-    progress = dist.BuildProgress(4, stream=stream, what="DTZ50 tables", workers=2,
-                                  work={"KvK": 0, "KQvK": 0, "KRvK": 0, "KBvK": 0})
+    progress = dist.BuildProgress(5, stream=stream, what="DTZ50 tables", workers=2,
+                                  work={"KvK": 0, "KQvK": 0, "KRvK": 0, "KBvK": 0, "KNvK": 0})
     done = {}
-    for table, seconds in (("KvK", 200.0), ("KQvK", 120.0), ("KRvK", 60.0)):
-        done[table] = {"seconds": seconds}
+    for table, worker, seconds in (("KvK", "a", 200.0), ("KQvK", "b", 150.0),
+                                   ("KRvK", "a", 60.0), ("KBvK", "b", 120.0)):
+        done[table] = {"seconds": seconds, "worker": worker}
         progress.show(done, [])
-    assert stream.getvalue().splitlines() == [  # the first table (the kernels' load) not counted
-        "DTZ50 tables 1/4: KvK in 200.0 s",
-        "DTZ50 tables 2/4: KQvK in 120.0 s, about 2 min left in this stage",  # 2 x 120 / 2
-        "DTZ50 tables 3/4: KRvK in 60.0 s, about 45 s left in this stage"]  # 1 x 90 / 2
+    assert stream.getvalue().splitlines() == [  # each worker's first table (its kernels) not counted
+        "DTZ50 tables 1/5: KvK in 200.0 s",
+        "DTZ50 tables 2/5: KQvK in 150.0 s",
+        "DTZ50 tables 3/5: KRvK in 60.0 s, about 60 s left in this stage",  # 2 x 60 / 2
+        "DTZ50 tables 4/5: KBvK in 120.0 s, about 45 s left in this stage"]  # 1 x 90 / 2
 
 
 def test_a_build_logged_to_a_file_names_each_table_as_it_finishes(capsys, tmp_path):
